@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { ContentBlock } from "./content-blocks.js";
+import { ErrorType } from "./error-types.js";
+import { Identifier, ToolName } from "./ids.js";
+import { FilteredTool, SkillManifest } from "./skill-manifest.js";
+
+export const PROTOCOL_VERSION = 1;
+
+/** Heartbeat strings: the hub answers PING with PONG through the WebSocket auto-response. */
+export const PING_FRAME = '{"type":"ping"}';
+export const PONG_FRAME = '{"type":"pong"}';
+
+// ---- hub → device ---------------------------------------------------------------------
+
+/** Seed 000 "Tool Command Schema", with `type` added. */
+export const ToolCommandFrame = z.object({
+  type: z.literal("command"),
+  command: z.literal("tool"),
+  request_id: Identifier,
+  payload: z.object({
+    tool: ToolName,
+    parameters: z.record(z.string(), z.unknown()),
+    timeout_ms: z.number().int().positive(),
+    request_id: Identifier,
+  }),
+});
+export type ToolCommandFrame = z.infer<typeof ToolCommandFrame>;
+
+export const CancelCommandFrame = z.object({
+  type: z.literal("command"),
+  command: z.literal("cancel"),
+  request_id: Identifier,
+});
+export type CancelCommandFrame = z.infer<typeof CancelCommandFrame>;
+
+/** The hub has accepted these results; the agent may forget them (it still dedupes by TTL). */
+export const AckFrame = z.object({ type: z.literal("ack"), request_ids: z.array(Identifier) });
+export type AckFrame = z.infer<typeof AckFrame>;
+
+/** The hub refused a frame; sent before the socket is closed for repeated bad frames. */
+export const RejectedFrame = z.object({
+  type: z.literal("rejected"),
+  reason: z.string(),
+  request_id: z.string().optional(),
+});
+export type RejectedFrame = z.infer<typeof RejectedFrame>;
+
+export const HubFrame = z.union([ToolCommandFrame, CancelCommandFrame, AckFrame, RejectedFrame]);
+export type HubFrame = z.infer<typeof HubFrame>;
+
+// ---- device → hub ---------------------------------------------------------------------
+
+export const HelloFrame = z.object({
+  type: z.literal("hello"),
+  protocol: z.literal(PROTOCOL_VERSION),
+  agent_id: Identifier,
+  version: z.string().max(64),
+  capabilities: z.array(z.string()).default([]),
+  skills: z.array(SkillManifest).default([]),
+  /** request ids the agent has a result for, or is still running */
+  held: z.array(Identifier).default([]),
+  /** tools found on disk but not advertised, with the reason */
+  filtered: z.array(FilteredTool).default([]),
+});
+export type HelloFrame = z.infer<typeof HelloFrame>;
+
+/** Reported when stdout was cut at the agent's output cap (seed 000 open question 1). */
+const Truncation = {
+  truncated: z.boolean().optional(),
+  bytes_total: z.number().int().nonnegative().optional(),
+  bytes_returned: z.number().int().nonnegative().optional(),
+};
+
+/** Seed 000 success report, with `type` and `request_id` added. */
+export const SuccessResultFrame = z.object({
+  type: z.literal("result"),
+  request_id: Identifier,
+  status: z.literal("success"),
+  tool: ToolName,
+  result: z.string(),
+  stderr: z.string().default(""),
+  exit_code: z.number().int().default(0),
+  elapsed_ms: z.number().nonnegative().default(0),
+  content: z.array(ContentBlock).optional(),
+  ...Truncation,
+});
+export type SuccessResultFrame = z.infer<typeof SuccessResultFrame>;
+
+/** Seed 000 error report, with `type` and `request_id` added. */
+export const ErrorResultFrame = z.object({
+  type: z.literal("result"),
+  request_id: Identifier,
+  status: z.literal("error"),
+  tool: ToolName,
+  error: z.string(),
+  error_type: ErrorType,
+  elapsed_ms: z.number().nonnegative().optional(),
+  stderr: z.string().optional(),
+  exit_code: z.number().int().optional(),
+  ...Truncation,
+});
+export type ErrorResultFrame = z.infer<typeof ErrorResultFrame>;
+
+export const ResultFrame = z.discriminatedUnion("status", [SuccessResultFrame, ErrorResultFrame]);
+export type ResultFrame = z.infer<typeof ResultFrame>;
+
+export const ProgressFrame = z.object({
+  type: z.literal("progress"),
+  request_id: Identifier,
+  content: z.array(ContentBlock).min(1),
+});
+export type ProgressFrame = z.infer<typeof ProgressFrame>;
+
+export const DeviceFrame = z.union([HelloFrame, ResultFrame, ProgressFrame]);
+export type DeviceFrame = z.infer<typeof DeviceFrame>;
+
+/** Tool outcome as the conversation sees it: a result frame without the transport fields. */
+export type ToolOutcome =
+  | Omit<SuccessResultFrame, "type" | "request_id">
+  | Omit<ErrorResultFrame, "type" | "request_id">;

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { Identifier } from "./ids.js";
+
+export const MAX_MESSAGE_TEXT = 32_000;
+
+/** POST /v1/messages */
+export const MessageRequest = z
+  .object({
+    agent_id: Identifier,
+    conversation_id: Identifier.optional(),
+    text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
+  })
+  .strict();
+export type MessageRequest = z.infer<typeof MessageRequest>;
+
+/** `?wait=N`: seconds, 0-60. */
+export const WaitQuery = z.coerce.number().int().min(0).max(60);
+
+export const MessageAccepted = z.object({ conversation_id: z.string(), message_id: z.string() });
+export type MessageAccepted = z.infer<typeof MessageAccepted>;
+
+export const ConversationStatus = z.enum(["idle", "running", "completed", "failed", "cancelled"]);
+export type ConversationStatus = z.infer<typeof ConversationStatus>;
+
+export const ToolCallSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.unknown(),
+  status: z.enum(["pending", "success", "error", "blocked"]),
+  error_type: z.string().optional(),
+  elapsed_ms: z.number().optional(),
+});
+export type ToolCallSummary = z.infer<typeof ToolCallSummary>;
+
+/** The 200 answer of `POST /v1/messages?wait=N`. */
+export const WaitReply = z.object({
+  conversation_id: z.string(),
+  message_id: z.string(),
+  status: ConversationStatus,
+  reply: z.string().nullable(),
+  tool_calls: z.array(ToolCallSummary),
+  iterations: z.number().int(),
+  stop_reason: z.string().nullable().optional(),
+});
+export type WaitReply = z.infer<typeof WaitReply>;
+
+/** RFC 9457 problem details, as every 4xx/5xx of the API answers. */
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: { path: string; message: string }[];
+};

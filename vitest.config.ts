@@ -1,0 +1,51 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Three suites: pure logic in Node, the worker inside workerd, and real processes end to end.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 20_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                API_TOKEN: "test-api-token",
+                ADMIN_TOKEN: "test-admin-token",
+                DEVICE_TOKENS: "pi-1:device-secret-1,pi-2:device-secret-2",
+                OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+                OPENAI_API_KEY: "unused",
+                LLM_MODEL: "scripted",
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // 2-core machines: real wrangler + agents per file; run files one at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
