@@ -111,7 +111,8 @@ export const ProgressFrame = z.object({
 });
 export type ProgressFrame = z.infer<typeof ProgressFrame>;
 
-export const DeviceFrame = z.union([HelloFrame, ResultFrame, ProgressFrame]);
+// Discriminated on `type` (then `status`), so an error names the field that failed.
+export const DeviceFrame = z.discriminatedUnion("type", [HelloFrame, ResultFrame, ProgressFrame]);
 export type DeviceFrame = z.infer<typeof DeviceFrame>;
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */

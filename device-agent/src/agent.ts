@@ -1,0 +1,136 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { HelloFrame, PROTOCOL_VERSION, type HubFrame } from "../../protocol/index.js";
+import type { AgentConfig } from "./config.js";
+import { HubConnection } from "./connection.js";
+import { Dispatcher } from "./dispatcher.js";
+import { ToolExecutor } from "./executor/executor.js";
+import type { Logger } from "./log.js";
+import { ResultStore } from "./result-store.js";
+import { probeBwrap, type BwrapStatus } from "./sandbox/bubblewrap.js";
+import { buildDenyRules } from "./sandbox/deny-list.js";
+import { loadSkills, type LoadedSkills } from "./skills/load-skills.js";
+import { agentVersion } from "./version.js";
+import { WorkQueue } from "./work-queue.js";
+
+export type RunningAgent = {
+  connection: HubConnection;
+  dispatcher: Dispatcher;
+  loaded: LoadedSkills;
+  /** stop taking work, let running tools finish (up to the grace), close with 1000 */
+  stop(): Promise<void>;
+};
+
+export type Prepared = { loaded: LoadedSkills; bwrap: BwrapStatus; warnings: string[] };
+
+/** Skills and sandbox, as both `run` and `doctor` see them. */
+export function prepare(config: AgentConfig): Prepared {
+  const bwrap: BwrapStatus = config.sandboxing === "none" ? { usable: false, reason: "sandboxing = none" } : probeBwrap();
+  const loaded = loadSkills(config.skills, {
+    capabilities: config.capabilities,
+    sandboxing: config.sandboxing,
+    bwrapUsable: bwrap.usable,
+    toolTimeoutCeilingMs: config.toolTimeoutCeilingMs,
+  });
+  const warnings: string[] = [];
+  const wantBwrap = [...loaded.tools.values()].filter((t) => t.manifest.sandboxing !== "none");
+  for (const tool of wantBwrap) {
+    if (tool.manifest.sandboxing === "firejail") {
+      warnings.push(`tool '${tool.manifest.name}' asks for firejail, which this agent does not support: it runs WITHOUT a sandbox`);
+    } else if (config.sandboxing === "none") {
+      warnings.push(`tool '${tool.manifest.name}' asks for bubblewrap, but sandboxing = none: it runs WITHOUT a sandbox`);
+    } else if (!bwrap.usable) {
+      warnings.push(`tool '${tool.manifest.name}' asks for bubblewrap, but ${bwrap.reason}: it runs WITHOUT a sandbox`);
+    }
+  }
+  return { loaded, bwrap, warnings };
+}
+
+export function workspaceProblem(workspace: string): string | null {
+  try {
+    return statSync(workspace).isDirectory() ? null : `workspace ${workspace} is not a directory`;
+  } catch {
+    return `workspace ${workspace} does not exist`;
+  }
+}
+
+export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningAgent> {
+  const { loaded, bwrap, warnings } = prepare(config);
+  for (const e of loaded.errors) log.error("skill not loaded", { file: e.file, tool: e.tool, reason: e.reason });
+  for (const f of loaded.filtered) log.warn("tool not advertised", { skill: f.skill, tool: f.tool, reason: f.reason });
+  for (const w of warnings) log.warn(w);
+  log.info("skills loaded", {
+    skills: loaded.skills.map((s) => s.name),
+    tools: [...loaded.tools.keys()],
+    capabilities: loaded.capabilities,
+    sandbox: bwrap.usable ? "bubblewrap" : "unavailable",
+  });
+
+  const store = await ResultStore.open({
+    dir: join(config.stateDir, "results"),
+    maxEntries: config.resultMax,
+    ttlMs: config.resultTtlMs,
+    onWarning: (msg, fields) => log.warn(msg, fields),
+  });
+  const executor = new ToolExecutor({
+    tools: loaded.tools,
+    workspace: config.workspace,
+    outputCapBytes: config.outputCapBytes,
+    killGraceMs: config.killGraceMs,
+    sandboxing: config.sandboxing,
+    bwrap,
+    denyRules: buildDenyRules(config.bashDeny, config.bashDenyDefaults),
+    toolEnv: config.toolEnv,
+    hiddenPaths: [config.stateDir, ...(config.configFile ? [config.configFile] : [])],
+    baseEnv: env,
+  });
+  const version = agentVersion();
+  let connection: HubConnection;
+  const dispatcher = new Dispatcher({
+    executor,
+    store,
+    queue: new WorkQueue(config.maxConcurrent),
+    send: (frame) => connection.send(frame),
+    log,
+  });
+  connection = new HubConnection({
+    url: config.url,
+    agentId: config.agentId,
+    token: config.token,
+    heartbeatMs: config.heartbeatMs,
+    reconnectMinMs: config.reconnectMinMs,
+    reconnectMaxMs: config.reconnectMaxMs,
+    log,
+    hello: () =>
+      HelloFrame.parse({
+        type: "hello",
+        protocol: PROTOCOL_VERSION,
+        agent_id: config.agentId,
+        version,
+        capabilities: loaded.capabilities,
+        skills: loaded.skills,
+        held: dispatcher.held(),
+        filtered: loaded.filtered,
+      }),
+    onOpen: () => {
+      for (const result of dispatcher.unackedResults()) connection.send(result);
+    },
+    onFrame: (frame: HubFrame) => {
+      if (frame.type === "ack") void dispatcher.onAck(frame.request_ids);
+      else if (frame.type === "command" && frame.command === "tool") dispatcher.onCommand(frame);
+      else if (frame.type === "command" && frame.command === "cancel") dispatcher.onCancel(frame.request_id);
+    },
+  });
+  connection.start();
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info("shutting down", { in_flight: dispatcher.inFlight, grace_ms: config.shutdownGraceMs });
+      await dispatcher.shutdown(config.shutdownGraceMs);
+      await store.flush();
+      await connection.close();
+      log.info("stopped");
+    })());
+  return { connection, dispatcher, loaded, stop };
+}

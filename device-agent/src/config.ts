@@ -1,0 +1,188 @@
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { Identifier } from "../../protocol/index.js";
+import { parseArgs, readConfigFile, readEnv, type Layer, type Sourced } from "./config-sources.js";
+import { SETTINGS, type SettingKey } from "./config-settings.js";
+import { LOG_LEVELS, type LogLevel } from "./log.js";
+
+export type SandboxMode = "auto" | "required" | "none";
+
+export type AgentConfig = {
+  url: string;
+  agentId: string;
+  token: string;
+  /** absolute skill folders */
+  skills: string[];
+  workspace: string;
+  /** null: not restricted, the agent grants every permission its loaded tools use */
+  capabilities: string[] | null;
+  maxConcurrent: number;
+  outputCapBytes: number;
+  stateDir: string;
+  logLevel: LogLevel;
+  sandboxing: SandboxMode;
+  /** device-wide ceiling on any tool's timeout; null: only the tools' own max_timeout_ms */
+  toolTimeoutCeilingMs: number | null;
+  killGraceMs: number;
+  heartbeatMs: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  shutdownGraceMs: number;
+  resultTtlMs: number;
+  resultMax: number;
+  bashDeny: string[];
+  bashDenyDefaults: boolean;
+  /** `[tools.env]`: extra environment for tool binaries (API keys and tool settings) */
+  toolEnv: Record<string, string>;
+  configFile: string | null;
+};
+
+export const DEFAULTS = {
+  maxConcurrent: 5,
+  outputCapBytes: 1024 * 1024,
+  logLevel: "info",
+  sandboxing: "auto",
+  killGraceMs: 2_000,
+  heartbeatMs: 20_000,
+  reconnectMinMs: 500,
+  reconnectMaxMs: 30_000,
+  shutdownGraceMs: 10_000,
+  resultTtlMs: 24 * 60 * 60 * 1000,
+  resultMax: 1000,
+  bashDenyDefaults: true,
+} as const;
+
+/** Flags and env give text, TOML gives typed values: accept both, then hold them to one rule. */
+const int = (min: number) =>
+  z
+    .union([z.number(), z.string().trim().regex(/^-?\d+$/, "expected an integer").transform(Number)])
+    .pipe(z.number().int("expected an integer").min(min, `must be at least ${min}`));
+const bool = z.union([
+  z.boolean(),
+  z.enum(["true", "1", "yes"]).transform(() => true),
+  z.enum(["false", "0", "no"]).transform(() => false),
+]);
+const list = z.array(z.string().min(1));
+const regexList = z.array(
+  z.string().refine((s) => {
+    try {
+      new RegExp(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a valid regular expression"),
+);
+
+const SETTING_SCHEMAS: Record<SettingKey, z.ZodType> = {
+  url: z
+    .string()
+    .url("expected a URL")
+    .refine((u) => /^(https?|wss?):\/\//.test(u), "expected an http(s):// or ws(s):// URL"),
+  agentId: Identifier,
+  token: z.string().min(1, "must not be empty"),
+  skills: list.min(1, "give at least one skill folder"),
+  workspace: z.string().min(1),
+  capabilities: list,
+  maxConcurrent: int(1),
+  outputCapBytes: int(1024),
+  stateDir: z.string().min(1),
+  logLevel: z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]]),
+  sandboxing: z.enum(["auto", "required", "none"]),
+  toolTimeoutCeilingMs: int(1),
+  killGraceMs: int(0),
+  heartbeatMs: int(50),
+  reconnectMinMs: int(1),
+  reconnectMaxMs: int(1),
+  shutdownGraceMs: int(0),
+  resultTtlMs: int(1000),
+  resultMax: int(1),
+  bashDeny: regexList,
+  bashDenyDefaults: bool,
+};
+
+const REQUIRED: SettingKey[] = ["url", "agentId", "token", "skills"];
+
+export type LoadedArgs = { command: "help" } | { command: "run" | "doctor"; config: AgentConfig };
+type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function describe(key: SettingKey): string {
+  const def = SETTINGS.find((s) => s.key === key)!;
+  return `${def.flag}, ${def.env} or [${def.toml[0]}] ${def.toml[1]}`;
+}
+
+/** Precedence: flags > environment > config file > defaults. Errors name the one bad setting. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): Result<LoadedArgs> {
+  const args = parseArgs(argv);
+  if (!args.ok) return args;
+  const command = args.value.command;
+  if (command === "help") return { ok: true, value: { command } };
+  const envLayer = readEnv(env);
+  const configFile = args.value.configFile ?? (env.EDGELOOP_CONFIG ? resolve(cwd, env.EDGELOOP_CONFIG) : undefined);
+  let fileLayer: Layer = {};
+  let toolEnv: Record<string, string> = {};
+  if (configFile) {
+    const file = readConfigFile(configFile);
+    if (!file.ok) return file;
+    fileLayer = file.value.layer;
+    toolEnv = file.value.toolEnv;
+  }
+  const merged: Layer = { ...fileLayer, ...envLayer, ...args.value.layer };
+
+  const values: Partial<Record<SettingKey, unknown>> = {};
+  for (const key of Object.keys(merged) as SettingKey[]) {
+    const sourced = merged[key] as Sourced;
+    const parsed = SETTING_SCHEMAS[key].safeParse(sourced.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const where = issue.path.length > 0 ? ` (item ${issue.path.join(".")})` : "";
+      return { ok: false, error: `invalid setting ${sourced.source}${where}: ${issue.message}` };
+    }
+    values[key] = parsed.data;
+  }
+  for (const key of REQUIRED) {
+    if (values[key] === undefined) return { ok: false, error: `missing setting ${describe(key)}` };
+  }
+  const rel = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
+  const workspace = rel((values.workspace as string | undefined) ?? cwd);
+  const config: AgentConfig = {
+    url: values.url as string,
+    agentId: values.agentId as string,
+    token: values.token as string,
+    skills: (values.skills as string[]).map(rel),
+    workspace,
+    capabilities: (values.capabilities as string[] | undefined) ?? null,
+    maxConcurrent: (values.maxConcurrent as number | undefined) ?? DEFAULTS.maxConcurrent,
+    outputCapBytes: (values.outputCapBytes as number | undefined) ?? DEFAULTS.outputCapBytes,
+    stateDir: rel((values.stateDir as string | undefined) ?? join(workspace, ".edgeloop")),
+    logLevel: (values.logLevel as LogLevel | undefined) ?? DEFAULTS.logLevel,
+    sandboxing: (values.sandboxing as SandboxMode | undefined) ?? DEFAULTS.sandboxing,
+    toolTimeoutCeilingMs: (values.toolTimeoutCeilingMs as number | undefined) ?? null,
+    killGraceMs: (values.killGraceMs as number | undefined) ?? DEFAULTS.killGraceMs,
+    heartbeatMs: (values.heartbeatMs as number | undefined) ?? DEFAULTS.heartbeatMs,
+    reconnectMinMs: (values.reconnectMinMs as number | undefined) ?? DEFAULTS.reconnectMinMs,
+    reconnectMaxMs: (values.reconnectMaxMs as number | undefined) ?? DEFAULTS.reconnectMaxMs,
+    shutdownGraceMs: (values.shutdownGraceMs as number | undefined) ?? DEFAULTS.shutdownGraceMs,
+    resultTtlMs: (values.resultTtlMs as number | undefined) ?? DEFAULTS.resultTtlMs,
+    resultMax: (values.resultMax as number | undefined) ?? DEFAULTS.resultMax,
+    bashDeny: (values.bashDeny as string[] | undefined) ?? [],
+    bashDenyDefaults: (values.bashDenyDefaults as boolean | undefined) ?? DEFAULTS.bashDenyDefaults,
+    toolEnv,
+    configFile: configFile ?? null,
+  };
+  if (config.reconnectMaxMs < config.reconnectMinMs) {
+    return { ok: false, error: `invalid setting ${describe("reconnectMaxMs")}: must be at least reconnect_min_ms` };
+  }
+  return { ok: true, value: { command, config } };
+}
+
+export const HELP = `edgeloop-agent [run|doctor] [flags]
+
+Runs tools for an edgeloop hub on this device. Settings come from flags, EDGELOOP_* environment
+variables or a TOML file (--config); flags win over env, env over the file.
+
+${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
+  --config               EDGELOOP_CONFIG (TOML file, see docs/device-agent.md)
+
+  doctor                 check skills, sandbox and the server connection, then exit
+`;

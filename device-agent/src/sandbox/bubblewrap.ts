@@ -1,0 +1,72 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { dirname, relative, isAbsolute } from "node:path";
+import { findOnPath } from "../skills/find-executable.js";
+
+export type BwrapStatus = { usable: true; path: string } | { usable: false; reason: string };
+
+/**
+ * bwrap on PATH is not enough: kernels or AppArmor profiles that forbid unprivileged user
+ * namespaces (Ubuntu 24.04 by default) make every run fail. Run a no-op sandbox once to know.
+ */
+export function probeBwrap(pathEnv = process.env.PATH ?? ""): BwrapStatus {
+  const path = findOnPath("bwrap", pathEnv);
+  if (!path) return { usable: false, reason: "bwrap is not installed (apt install bubblewrap)" };
+  const probe = spawnSync(path, ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"], {
+    timeout: 5_000,
+    encoding: "utf8",
+  });
+  if (probe.status === 0) return { usable: true, path };
+  const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split("\n")[0];
+  return { usable: false, reason: `bwrap is installed but cannot create a sandbox: ${why}` };
+}
+
+export type BwrapPlan = {
+  workspace: string;
+  skillDir: string;
+  network: boolean;
+  /** paths that must not be readable inside (the agent's state dir, its config file) */
+  hide: string[];
+};
+
+/** Folders that hold other users' files, secrets and sockets: replaced by empty tmpfs. */
+const MASKED_DIRS = ["/home", "/root", "/run", "/etc/edgeloop", "/var/lib/edgeloop"];
+
+function inside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * The bwrap arguments that come before `-- binary args`. Mount order matters: later mounts go on
+ * top, so the masks come first and what the tool needs is bound back on top of them.
+ */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  for (const dir of MASKED_DIRS) if (existsSync(dir)) args.push("--tmpfs", dir);
+  // Bind back what the tool needs to run: node (for #!/usr/bin/env node tools) and its skill folder.
+  const nodePrefix = dirname(dirname(process.execPath));
+  if (MASKED_DIRS.some((m) => inside(m, nodePrefix)) || inside("/tmp", nodePrefix)) {
+    args.push("--ro-bind", nodePrefix, nodePrefix);
+  }
+  args.push("--ro-bind", plan.skillDir, plan.skillDir);
+  if (plan.network) args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
+  args.push("--bind", plan.workspace, plan.workspace);
+  for (const path of plan.hide) {
+    if (!existsSync(path)) continue;
+    // A file is hidden by binding /dev/null over it, a folder by an empty tmpfs.
+    args.push(...(isDirectory(path) ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));
+  }
+  args.push("--unshare-all");
+  if (plan.network) args.push("--share-net");
+  args.push("--die-with-parent", "--new-session", "--chdir", plan.workspace);
+  return args;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,19 @@
+import type { FilteredTool, ToolManifest } from "../../../protocol/index.js";
+import type { ToolOutputMode } from "./skill-toml.js";
+
+/** What the agent keeps about an advertised tool beyond its manifest: where it runs from and how. */
+export type LoadedTool = {
+  manifest: ToolManifest;
+  skill: string;
+  skillDir: string;
+  /** absolute, checked executable at load time */
+  binaryPath: string;
+  output: ToolOutputMode;
+};
+
+export type FilterKind = "binary" | "requires" | "capability" | "sandbox" | "duplicate";
+
+/** A tool that was found and is valid but not advertised; `kind` tells doctor whether it is a problem. */
+export type FilteredToolInfo = FilteredTool & { kind: FilterKind };
+
+export type SkillLoadError = { file: string; tool?: string; reason: string };

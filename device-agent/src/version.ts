@@ -1,0 +1,15 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+const PackageJson = z.object({ version: z.string().min(1).max(64) });
+
+/** The agent reports the package version in `hello`; read once from the repo's package.json. */
+export function agentVersion(): string {
+  try {
+    const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+    const parsed = PackageJson.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

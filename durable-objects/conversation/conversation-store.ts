@@ -1,0 +1,110 @@
+import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { ChatMessage, Effect, LoopState } from "./core/index.js";
+
+/** Effects that leave the object (LLM, device hub); kept in an outbox until they finish. */
+export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" }>;
+export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
+
+/**
+ * The conversation's SQLite: loop state (without messages), the message history (append-only),
+ * the event log, the outbox of effects started but not finished, and deadlines.
+ */
+export class ConversationStore {
+  private persistedMessages = 0;
+
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at INTEGER NOT NULL, json TEXT NOT NULL)");
+    sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
+      done INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL)`);
+    sql.exec("CREATE TABLE IF NOT EXISTS deadlines (key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+  }
+
+  loadState(): LoopState | null {
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'state'").toArray()[0];
+    if (!row) return null;
+    const state = JSON.parse(row.v) as LoopState;
+    state.messages = this.sql
+      .exec<{ json: string }>("SELECT json FROM messages ORDER BY seq")
+      .toArray()
+      .map((r) => JSON.parse(r.json) as ChatMessage);
+    this.persistedMessages = state.messages.length;
+    return state;
+  }
+
+  /** Messages only ever grow, so only the new ones are written. */
+  saveState(state: LoopState): void {
+    const { messages, ...rest } = state;
+    this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(rest));
+    for (let i = this.persistedMessages; i < messages.length; i++) {
+      this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, JSON.stringify(messages[i]));
+    }
+    this.persistedMessages = messages.length;
+  }
+
+  appendEvent(event: ConversationEventData, at: number): ConversationEvent {
+    const row = this.sql
+      .exec<{ seq: number }>("INSERT INTO events (type, at, json) VALUES (?, ?, ?) RETURNING seq", event.type, at, JSON.stringify(event))
+      .one();
+    return { ...event, seq: row.seq, at };
+  }
+
+  events(afterSeq = 0, limit = 1000): ConversationEvent[] {
+    return this.sql
+      .exec<{ seq: number; at: number; json: string }>("SELECT seq, at, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
+      .toArray()
+      .map((r) => ({ ...(JSON.parse(r.json) as ConversationEventData), seq: r.seq, at: r.at }));
+  }
+
+  /** Returns the row id, or null if an effect with that key was already recorded. */
+  addOutbox(key: string, effect: OutboundEffect, now: number): number | null {
+    const rows = this.sql
+      .exec<{ id: number }>("INSERT INTO outbox (key, effect, next_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id", key, JSON.stringify(effect), now)
+      .toArray();
+    return rows[0]?.id ?? null;
+  }
+
+  finishOutbox(id: number): void {
+    this.sql.exec("UPDATE outbox SET done = 1 WHERE id = ?", id);
+  }
+
+  retryOutboxLater(id: number, at: number): void {
+    this.sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", at, id);
+  }
+
+  pendingOutbox(): OutboxRow[] {
+    return this.sql
+      .exec<{ id: number; effect: string; attempts: number; next_at: number }>("SELECT id, effect, attempts, next_at FROM outbox WHERE done = 0 ORDER BY id")
+      .toArray()
+      .map((r) => ({ id: r.id, effect: JSON.parse(r.effect) as OutboundEffect, attempts: r.attempts, next_at: r.next_at }));
+  }
+
+  setDeadline(key: string, at: number): void {
+    this.sql.exec("INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at", key, at);
+  }
+
+  clearDeadline(key: string): void {
+    this.sql.exec("DELETE FROM deadlines WHERE key = ?", key);
+  }
+
+  dueDeadlines(now: number): string[] {
+    return this.sql.exec<{ key: string }>("SELECT key FROM deadlines WHERE at <= ? ORDER BY at", now).toArray().map((r) => r.key);
+  }
+
+  nextDeadline(): number | null {
+    return this.sql.exec<{ at: number | null }>("SELECT MIN(at) AS at FROM deadlines").one().at ?? null;
+  }
+}
+
+export function outboxKey(effect: OutboundEffect): string {
+  switch (effect.type) {
+    case "call_llm":
+      return `llm:${effect.call_id}`;
+    case "dispatch_tool":
+      return `dispatch:${effect.request_id}`;
+    case "cancel_tool":
+      return `cancel:${effect.request_id}`;
+  }
+}

@@ -1,0 +1,30 @@
+/** The LLM edge of the conversation loop: runs in workerd and Node alike (no platform imports). */
+export { callLlm, LLM_DEFAULTS } from "./llm-client.js";
+export { StreamAssembler, assembleChunks, fromCompletion, generatedCallId } from "./stream-assembler.js";
+export type { CompletionConversion } from "./stream-assembler.js";
+export { extractTextToolCalls, withTextToolCalls } from "./text-tool-calls.js";
+export type { TextToolCall, TextToolCallExtraction } from "./text-tool-calls.js";
+export {
+  TEXT_PROTOCOL_RESULT_PREFIX,
+  isTextProtocolToolResult,
+  textProtocolSystemSection,
+  textProtocolToolsFrom,
+  toTextProtocolMessages,
+  toolCallCorrectionRequest,
+} from "./text-protocol-prompts.js";
+export type { TextProtocolTool } from "./text-protocol-prompts.js";
+export { capRetryAfter, retryAfterMillis } from "./retry-after-cap.js";
+export type {
+  ChatMessage,
+  ChatTool,
+  ChatToolChoice,
+  LlmCallOptions,
+  LlmConfig,
+  LlmError,
+  LlmErrorKind,
+  LlmRequest,
+  LlmResult,
+  LlmToolCall,
+  LlmTurn,
+  LlmUsage,
+} from "./types.js";

@@ -1,0 +1,84 @@
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+} from "openai/resources/chat/completions";
+
+/** A message as the Chat Completions API takes it; the conversation stores exactly this. */
+export type ChatMessage = ChatCompletionMessageParam;
+export type ChatTool = ChatCompletionTool;
+export type ChatToolChoice = ChatCompletionToolChoiceOption;
+
+/** One tool call, arguments kept as the raw JSON text the model wrote (validated later). */
+export type LlmToolCall = { id: string; name: string; arguments: string };
+
+export type LlmUsage = { prompt_tokens: number; completion_tokens: number };
+
+/** What one model response amounts to, whatever the provider's dialect was. */
+export type LlmTurn = {
+  content: string | null;
+  toolCalls: LlmToolCall[];
+  /**
+   * The provider's finish reason, except that "stop"/null with tool calls present reads
+   * "tool_calls" (several providers finish tool calls with "stop"). "length" is kept: it means
+   * the arguments may be cut off.
+   */
+  finishReason: string | null;
+  usage?: LlmUsage;
+  /** The tool calls were written as text in `content` (JSON or `<tool_call>`), not native. */
+  textProtocol?: boolean;
+  /** The model clearly tried to write a text tool call but it did not parse: why. */
+  malformedToolCall?: string;
+};
+
+export type LlmConfig = {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Retries of 408/409/429/5xx and connection failures, done by the openai client. Default 3. */
+  maxRetries?: number;
+  /** Per attempt until response headers, then the longest silence allowed inside a stream. */
+  timeoutMs?: number;
+  /** Default true. */
+  stream?: boolean;
+  /** "text": the model has no native tool calling; tools are described in the system prompt. */
+  toolProtocol?: "native" | "text";
+  /**
+   * Longest Retry-After we sleep through inside one call (default 30000). A server asking for
+   * longer gets no in-call retry: the error comes back with `retryAfterMs` so the caller can
+   * schedule the retry (a DO alarm) instead of holding the request open.
+   */
+  maxRetryAfterMs?: number;
+  /** Send `stream_options.include_usage` (default true); a few servers reject the field. */
+  streamUsage?: boolean;
+  temperature?: number;
+};
+
+export type LlmRequest = {
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  toolChoice?: ChatToolChoice;
+};
+
+export type LlmCallOptions = {
+  /**
+   * Seed for ids given to tool calls that came without one: `call_<seed>_<index>`. Pass something
+   * stable per LLM call (conversation id + iteration) so a retried call yields the same ids.
+   */
+  idSeed?: string;
+  fetch?: typeof fetch;
+  onDelta?: (text: string) => void;
+  signal?: AbortSignal;
+};
+
+export type LlmErrorKind = "http" | "network" | "timeout" | "invalid_response";
+
+export type LlmError = {
+  kind: LlmErrorKind;
+  status?: number;
+  message: string;
+  /** The server's Retry-After when it was longer than we wait in-call (see maxRetryAfterMs). */
+  retryAfterMs?: number;
+};
+
+export type LlmResult = { ok: true; turn: LlmTurn } | { ok: false; error: LlmError };

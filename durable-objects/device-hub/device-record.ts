@@ -1,0 +1,53 @@
+import type { FilteredTool, HelloFrame, SkillManifest } from "../../protocol/index.js";
+
+/** What the hub knows about its device, kept across restarts so tools are known while offline. */
+export type DeviceRecord = {
+  agent_id: string;
+  version: string | null;
+  capabilities: string[];
+  skills: SkillManifest[];
+  filtered: FilteredTool[];
+  last_seen: number | null;
+  connected_at: number | null;
+};
+
+export function emptyRecord(agentId: string): DeviceRecord {
+  return { agent_id: agentId, version: null, capabilities: [], skills: [], filtered: [], last_seen: null, connected_at: null };
+}
+
+export function recordFromHello(prev: DeviceRecord, hello: HelloFrame, now: number): DeviceRecord {
+  return {
+    ...prev,
+    agent_id: hello.agent_id,
+    version: hello.version,
+    capabilities: hello.capabilities,
+    skills: hello.skills,
+    filtered: hello.filtered,
+    last_seen: now,
+    connected_at: now,
+  };
+}
+
+export class DeviceStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec("CREATE TABLE IF NOT EXISTS device (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+  }
+
+  load(agentId: string): DeviceRecord {
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'record'").toArray()[0];
+    return row ? (JSON.parse(row.v) as DeviceRecord) : emptyRecord(agentId);
+  }
+
+  save(record: DeviceRecord): void {
+    this.sql.exec("INSERT INTO device (k, v) VALUES ('record', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(record));
+  }
+
+  count(name: string, by = 1): void {
+    this.sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n", name, by);
+  }
+
+  counters(): Record<string, number> {
+    return Object.fromEntries(this.sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
+  }
+}

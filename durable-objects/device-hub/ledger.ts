@@ -1,0 +1,132 @@
+import type { ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
+
+/**
+ * The hub's command ledger, in the DO's SQLite. A command is `queued` until the device has it,
+ * `sent` once written to its socket, and `done` once it has an outcome (from the device or from
+ * the deadline). `delivered` says the conversation has taken the outcome.
+ */
+export type LedgerState = "queued" | "sent" | "done";
+
+export type LedgerRow = {
+  request_id: string;
+  conversation_id: string;
+  tool_call_id: string;
+  tool: string;
+  frame: ToolCommandFrame;
+  state: LedgerState;
+  deadline: number;
+  created_at: number;
+  outcome: ToolOutcome | null;
+  delivered: boolean;
+};
+
+type RawRow = {
+  request_id: string;
+  conversation_id: string;
+  tool_call_id: string;
+  tool: string;
+  frame: string;
+  state: string;
+  deadline: number;
+  created_at: number;
+  outcome: string | null;
+  delivered: number;
+};
+
+/** Done and delivered commands are kept this long, so a late duplicate is recognised. */
+const KEEP_DONE_MS = 60 * 60 * 1000;
+
+export class Ledger {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
+      request_id TEXT PRIMARY KEY,
+      conversation_id TEXT NOT NULL,
+      tool_call_id TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      frame TEXT NOT NULL,
+      state TEXT NOT NULL,
+      deadline INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      outcome TEXT,
+      delivered INTEGER NOT NULL DEFAULT 0
+    )`);
+    sql.exec("CREATE INDEX IF NOT EXISTS ledger_open ON ledger(state, deadline)");
+  }
+
+  get(requestId: string): LedgerRow | null {
+    const rows = this.sql.exec<RawRow>("SELECT * FROM ledger WHERE request_id = ?", requestId).toArray();
+    return rows[0] ? decode(rows[0]) : null;
+  }
+
+  /** Returns false when the request id is already known: a re-dispatch changes nothing. */
+  insert(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
+    const cursor = this.sql.exec(
+      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
+      row.request_id,
+      row.conversation_id,
+      row.tool_call_id,
+      row.tool,
+      JSON.stringify(row.frame),
+      row.state,
+      row.deadline,
+      row.created_at,
+    );
+    return cursor.rowsWritten > 0;
+  }
+
+  markSent(requestId: string): void {
+    this.sql.exec("UPDATE ledger SET state = 'sent' WHERE request_id = ? AND state = 'queued'", requestId);
+  }
+
+  /** Record the outcome once; returns false if the command already had one. */
+  complete(requestId: string, outcome: ToolOutcome): boolean {
+    const cursor = this.sql.exec(
+      "UPDATE ledger SET state = 'done', outcome = ? WHERE request_id = ? AND state != 'done'",
+      JSON.stringify(outcome),
+      requestId,
+    );
+    return cursor.rowsWritten > 0;
+  }
+
+  markDelivered(requestId: string): void {
+    this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", requestId);
+  }
+
+  open(): LedgerRow[] {
+    return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' ORDER BY created_at").toArray().map(decode);
+  }
+
+  expired(now: number): LedgerRow[] {
+    return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now).toArray().map(decode);
+  }
+
+  undelivered(): LedgerRow[] {
+    return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state = 'done' AND delivered = 0").toArray().map(decode);
+  }
+
+  nextDeadline(): number | null {
+    const row = this.sql.exec<{ d: number | null }>("SELECT MIN(deadline) AS d FROM ledger WHERE state != 'done'").one();
+    return row.d ?? null;
+  }
+
+  prune(now: number): void {
+    this.sql.exec("DELETE FROM ledger WHERE state = 'done' AND delivered = 1 AND created_at < ?", now - KEEP_DONE_MS);
+  }
+
+  counts(): Record<LedgerState, number> {
+    const out: Record<LedgerState, number> = { queued: 0, sent: 0, done: 0 };
+    for (const r of this.sql.exec<{ state: LedgerState; n: number }>("SELECT state, COUNT(*) AS n FROM ledger GROUP BY state")) out[r.state] = r.n;
+    return out;
+  }
+}
+
+function decode(r: RawRow): LedgerRow {
+  return {
+    ...r,
+    frame: JSON.parse(r.frame) as ToolCommandFrame,
+    state: r.state as LedgerState,
+    outcome: r.outcome ? (JSON.parse(r.outcome) as ToolOutcome) : null,
+    delivered: r.delivered === 1,
+  };
+}

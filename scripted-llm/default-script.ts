@@ -1,0 +1,36 @@
+import type { ScriptRuleInput } from "./script.js";
+
+/**
+ * The bundled model `npm start` uses when no real LLM is configured: enough to see the whole
+ * loop work (a tool runs on the device, its output comes back into the answer) without a key.
+ * Rules are tried in order; the catch-all comes last.
+ */
+export const defaultRules: ScriptRuleInput[] = [
+  // Smoke tests: "echo: hello" answers "hello", no tools.
+  { match: "^\\s*echo:\\s*(.*?)\\s*$", turns: [{ content: "{{match_1}}" }] },
+  {
+    match: "\\bcommits?\\b|\\bgit log\\b",
+    turns: [
+      { content: "Let me look at the history.", tool_calls: [{ name: "git_log", arguments: { max_count: 5 } }] },
+      { tool_calls: [{ name: "git_diff", arguments: { commit: "HEAD" } }] },
+      { content: "Here are the latest commits and what the last one changed:\n\n{{tool_results}}" },
+    ],
+  },
+  {
+    // "read notes/todo.md", "please read /etc/hostname." (trailing punctuation is not the path)
+    match: "\\bread\\s+(?:the\\s+file\\s+)?([^\\s,;!?'\"`]*[^\\s,;!?'\"`.])",
+    turns: [
+      { tool_calls: [{ name: "read", arguments: { path: "{{match_1}}" } }] },
+      { content: "Here is {{match_1}}:\n\n{{last_tool_result}}" },
+    ],
+  },
+  {
+    turns: [
+      { content: "Let me check the device.", tool_calls: [{ name: "bash", arguments: { command: "uname -srm && uptime" } }] },
+      { content: "I'm the bundled scripted model (no LLM is configured). Your device says:\n\n{{last_tool_result}}" },
+    ],
+  },
+];
+
+/** Same rules, constant-style name. */
+export const DEFAULT_RULES = defaultRules;

@@ -1,0 +1,150 @@
+/**
+ * `npm start`: the whole product on this machine. wrangler dev on 127.0.0.1:8787, one device agent
+ * (pi-1) with the bundled skills in a throwaway workspace, a sample message through the real
+ * webhook, the conversation printed, then it keeps running for more.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startScriptedLlm } from "../scripted-llm/server.js";
+import { defaultRules } from "../scripted-llm/default-script.js";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const PORT = Number(process.env["PORT"] ?? 8787);
+const URL_BASE = `http://127.0.0.1:${PORT}`;
+const AGENT_ID = "pi-1";
+const children: ChildProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+function say(line = ""): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function waitFor(what: string, fn: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await fn().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs / 1000}s`);
+}
+
+function run(name: string, cmd: string, args: string[], env: Record<string, string> = {}, echo = false): ChildProcess {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split("\n")
+      .filter(Boolean)
+      .forEach((l) => process.stdout.write(`  [${name}] ${l}\n`));
+  if (echo) {
+    child.stdout!.on("data", prefix);
+    child.stderr!.on("data", prefix);
+  } else {
+    // Kept quiet so the conversation is readable; errors still show.
+    child.stderr!.on("data", (c: Buffer) => {
+      const text = c.toString();
+      if (/error/i.test(text) && !/Request\.cf|cf object/i.test(text)) prefix(c);
+    });
+    child.stdout!.resume();
+  }
+  child.on("exit", (code, signal) => {
+    if (!shuttingDown) say(`  [${name}] exited (${signal ?? code})`);
+  });
+  children.push(child);
+  return child;
+}
+
+let shuttingDown = false;
+async function shutdown(code = 0): Promise<never> {
+  shuttingDown = true;
+  for (const c of children) {
+    try {
+      process.kill(-c.pid!, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+  for (const close of closers) await close().catch(() => undefined);
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+async function main(): Promise<void> {
+  const apiToken = process.env["API_TOKEN"] ?? `api-${randomBytes(12).toString("hex")}`;
+  const adminToken = process.env["ADMIN_TOKEN"] ?? `admin-${randomBytes(12).toString("hex")}`;
+  const deviceToken = `dev-${randomBytes(12).toString("hex")}`;
+
+  let baseURL = process.env["OPENAI_BASE_URL"];
+  let model = process.env["LLM_MODEL"] ?? "gpt-4o-mini";
+  const vars: Record<string, string> = { API_TOKEN: apiToken, ADMIN_TOKEN: adminToken, DEVICE_TOKENS: `${AGENT_ID}:${deviceToken}` };
+  if (baseURL) {
+    say(`LLM: ${model} at ${baseURL}`);
+    if (process.env["OPENAI_API_KEY"]) vars["OPENAI_API_KEY"] = process.env["OPENAI_API_KEY"];
+  } else {
+    const llm = await startScriptedLlm({ port: 0, rules: defaultRules });
+    closers.push(() => llm.close());
+    baseURL = llm.url;
+    model = "edgeloop-scripted";
+    say("LLM: none configured (OPENAI_BASE_URL is unset), so using the bundled scripted model.");
+    say(`     Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to use a real one.`);
+  }
+  vars["OPENAI_BASE_URL"] = baseURL;
+  vars["LLM_MODEL"] = model;
+
+  say(`Starting the worker (wrangler dev) on ${URL_BASE} ...`);
+  run("worker", join(ROOT, "node_modules/.bin/wrangler"), [
+    "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", join(ROOT, ".wrangler/state"),
+    "--show-interactive-dev-session=false", "--log-level", "warn",
+    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ], { WRANGLER_SEND_METRICS: "false" });
+  await waitFor("the worker", async () => (await fetch(`${URL_BASE}/healthz`)).ok, 90_000);
+
+  const workspace = mkdtempSync(join(tmpdir(), "edgeloop-workspace-"));
+  writeFileSync(join(workspace, "README.txt"), "This is the device's throwaway workspace for `npm start`.\n");
+  say(`Starting device agent '${AGENT_ID}' with the bundled skills; workspace ${workspace}`);
+  run("agent", process.execPath, [
+    join(ROOT, "device-agent/bin/edgeloop-agent.js"),
+    "--url", URL_BASE, "--agent-id", AGENT_ID, "--token", deviceToken, "--workspace", workspace,
+    "--skills", join(ROOT, "skills/desktop-tools"), "--skills", join(ROOT, "skills/pi-tools"),
+  ]);
+  await waitFor("the device agent", async () => {
+    const res = await fetch(`${URL_BASE}/v1/devices/${AGENT_ID}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    return ((await res.json()) as { online?: boolean }).online === true;
+  }, 30_000);
+
+  const text = "What machine is this device, and how long has it been up?";
+  say();
+  say(`> user: ${text}`);
+  const res = await fetch(`${URL_BASE}/v1/messages?wait=60`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ agent_id: AGENT_ID, text }),
+  });
+  const reply = (await res.json()) as { conversation_id: string; status: string; reply: string | null; iterations: number };
+  const conv = (await (await fetch(`${URL_BASE}/v1/conversations/${reply.conversation_id}`, { headers: { authorization: `Bearer ${apiToken}` } })).json()) as {
+    messages: { role: string; content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] }[];
+  };
+  for (const m of conv.messages.slice(1)) {
+    if (m.role === "assistant" && m.tool_calls?.length) {
+      for (const c of m.tool_calls) say(`  tool call  ${c.function.name} ${c.function.arguments}`);
+    } else if (m.role === "tool") {
+      say(`  result     ${(m.content ?? "").trim().replace(/\n/g, "\n             ")}`);
+    }
+  }
+  say(`< assistant (${reply.status}, ${reply.iterations} LLM calls): ${reply.reply ?? "(no reply)"}`);
+  say();
+  say("Running. Send more with:");
+  say(`  curl -s -X POST '${URL_BASE}/v1/messages?wait=60' -H 'authorization: Bearer ${apiToken}' \\`);
+  say(`       -H 'content-type: application/json' -d '{"agent_id":"${AGENT_ID}","text":"list the files in the workspace"}'`);
+  say(`Conversation: curl -s ${URL_BASE}/v1/conversations/${reply.conversation_id} -H 'authorization: Bearer ${apiToken}'`);
+  say("Ctrl-C to stop.");
+}
+
+main().catch((e: unknown) => {
+  say(`npm start failed: ${(e as Error).message}`);
+  void shutdown(1);
+});

@@ -1,0 +1,47 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ADMIN_TOKEN } from "./local-worker.js";
+import { type Child, REPO_ROOT, startChild } from "./processes.js";
+import { waitUntil } from "./wait.js";
+
+export const BUNDLED_SKILLS = [join(REPO_ROOT, "skills/desktop-tools"), join(REPO_ROOT, "skills/pi-tools")];
+
+export type AgentProcess = { child: Child; workspace: string; stateDir: string; stop: () => Promise<void>; kill: () => Promise<void> };
+
+/** A real `edgeloop-agent` child process; resolves once the hub reports it online. */
+export async function startAgent(opts: {
+  url: string;
+  agentId: string;
+  token: string;
+  skills?: string[];
+  workspace?: string;
+  stateDir?: string;
+  extraArgs?: string[];
+  env?: Record<string, string>;
+}): Promise<AgentProcess> {
+  const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), "edgeloop-ws-"));
+  const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "edgeloop-agent-state-"));
+  const args = [
+    join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
+    "--url", opts.url,
+    "--agent-id", opts.agentId,
+    "--token", opts.token,
+    "--workspace", workspace,
+    "--state-dir", stateDir,
+    ...(opts.skills ?? BUNDLED_SKILLS).flatMap((s) => ["--skills", s]),
+    ...(opts.extraArgs ?? []),
+  ];
+  const child = startChild(process.execPath, args, { name: `agent ${opts.agentId}`, env: opts.env ?? {} });
+  try {
+    await waitUntil(
+      () => fetch(`${opts.url}/v1/devices/${opts.agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ online: boolean }>),
+      (v) => v.online === true,
+      { timeoutMs: 30_000, what: `agent ${opts.agentId} online` },
+    );
+  } catch (e) {
+    await child.stop();
+    throw new Error(`${(e as Error).message}\n--- agent output ---\n${child.output()}`);
+  }
+  return { child, workspace, stateDir, stop: () => child.stop("SIGTERM"), kill: () => child.stop("SIGKILL") };
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./free-port.js";
+import { type Child, REPO_ROOT, startChild } from "./processes.js";
+import { waitUntil } from "./wait.js";
+
+export const API_TOKEN = "e2e-api-token";
+export const ADMIN_TOKEN = "e2e-admin-token";
+
+export type LocalWorker = {
+  url: string;
+  port: number;
+  persistDir: string;
+  child: Child;
+  stop: () => Promise<void>;
+  /** kill -9 the runtime, as a crash or a deploy would */
+  kill: () => Promise<void>;
+};
+
+/** The real worker under `wrangler dev`, on a free port, with its state in a temp dir. */
+export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number }): Promise<LocalWorker> {
+  const port = opts.port ?? (await freePort());
+  const persistDir = opts.persistDir ?? mkdtempSync(join(tmpdir(), "edgeloop-state-"));
+  const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
+  const args = [
+    "dev",
+    "--ip", "127.0.0.1",
+    "--port", String(port),
+    "--inspector-port", String(await freePort()),
+    "--persist-to", persistDir,
+    "--show-interactive-dev-session=false",
+    "--log-level", "warn",
+    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ];
+  const child = startChild(join(REPO_ROOT, "node_modules/.bin/wrangler"), args, {
+    name: "worker",
+    env: { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntil(() => fetch(`${url}/healthz`).then((r) => r.status), (s) => s === 200, { timeoutMs: 90_000, what: "wrangler dev" });
+  } catch (e) {
+    await child.stop();
+    throw new Error(`${(e as Error).message}\n--- wrangler output ---\n${child.output()}`);
+  }
+  return { url, port, persistDir, child, stop: () => child.stop("SIGTERM"), kill: () => child.stop("SIGKILL") };
+}

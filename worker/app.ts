@@ -1,0 +1,19 @@
+import { Hono } from "hono";
+import type { Env } from "./env.js";
+import { problem } from "./problem.js";
+import { conversations } from "./routes/conversations.js";
+import { devices } from "./routes/devices.js";
+import { messages } from "./routes/messages.js";
+
+export const app = new Hono<{ Bindings: Env }>();
+
+app.get("/healthz", (c) => c.json({ ok: true }));
+app.route("/v1/messages", messages);
+app.route("/v1/conversations", conversations);
+app.route("/v1/devices", devices);
+
+app.notFound((c) => problem(c, 404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
+app.onError((err, c) => {
+  console.error(JSON.stringify({ level: "error", msg: "unhandled", error: String(err), stack: (err as Error).stack }));
+  return problem(c, 500, "Internal error", "the request failed; see the worker logs");
+});
