@@ -1,6 +1,5 @@
 // @ts-check
 // Locates and launches the system chromium for the browser tool.
-import { chromium } from "playwright-core";
 import { which } from "./which.mjs";
 import { notFoundError, failedError } from "./exit.mjs";
 
@@ -33,6 +32,8 @@ export function chromiumPath() {
 
 export async function launchChromium() {
   const executablePath = chromiumPath();
+  // Loaded only now: playwright takes seconds to import on a Pi, and refusals need not wait.
+  const { chromium } = await import("playwright-core");
   try {
     return await chromium.launch({ executablePath, headless: true, args: LAUNCH_ARGS });
   } catch (err) {

@@ -74,7 +74,7 @@ export async function fitImage(input, limits) {
   }
   throw failedError(`could not make the image fit in ${limits.maxBytes} bytes`);
 
-  /** @param {{ data: Buffer, info: sharp.OutputInfo }} out @param {string} mimeType */
+  /** @param {{ data: Buffer, info: import("sharp").OutputInfo }} out @param {string} mimeType */
   function done(out, mimeType) {
     return { data: out.data, mimeType, width: out.info.width, height: out.info.height, ...original, resized: true };
   }

@@ -1,8 +1,8 @@
 // read, write, edit, glob, grep against a real temp workspace, including every way out of it.
-import { describe, it, expect, beforeEach } from "vitest";
+import { describe, it, expect, beforeEach, afterAll } from "vitest";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { runTool, tempDir, type ToolRun } from "./skill-runner.js";
+import { removeTempDirs, runTool, tempDir, type ToolRun } from "./skill-runner.js";
 
 let workspace: string;
 let outside: string;
@@ -12,6 +12,8 @@ const OUTSIDE = "<outside>";
 function resolveOutside(p: string | undefined): string | undefined {
   return p === OUTSIDE ? outside : p;
 }
+
+afterAll(removeTempDirs);
 
 beforeEach(() => {
   const base = tempDir("files");
@@ -68,13 +70,14 @@ describe("workspace confinement", () => {
     expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET\n");
   });
 
-  it.each([
+  const globEscapes: Array<[string, { pattern: string; path?: string }]> = [
     ["traversal path", { pattern: "*", path: "../outside" }],
     ["absolute path outside", { pattern: "*", path: OUTSIDE }],
     ["symlinked folder", { pattern: "*", path: "escape" }],
     ["pattern climbing out", { pattern: "../outside/*" }],
     ["absolute pattern", { pattern: "/etc/*" }],
-  ] as const)("glob refuses %s with exit 77", async (_name, params) => {
+  ];
+  it.each(globEscapes)("glob refuses %s with exit 77", async (_name, params) => {
     const run = await dt("dt-glob", { ...params, path: resolveOutside(params.path) });
     expect(run.code).toBe(77);
     expect(run.stdout).not.toContain("secret");

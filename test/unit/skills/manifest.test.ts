@@ -1,13 +1,15 @@
 // Both skill.toml files must load as the device agent will load them, and agree with the binaries.
-import { describe, it, expect } from "vitest";
+import { describe, it, expect, afterAll } from "vitest";
 import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
 import { CATEGORY_TIMEOUTS, ParametersSchema, ToolCategory, ToolManifest } from "../../../protocol/skill-manifest.js";
-import { SKILLS_DIR, runTool, tempDir } from "./skill-runner.js";
+import { SKILLS_DIR, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 type RawTool = Record<string, unknown> & { name: string; binary: string; parameters?: unknown };
 const SKILLS = ["desktop-tools", "pi-tools"] as const;
+
+afterAll(removeTempDirs);
 
 function loadSkill(skill: string): { skill: Record<string, unknown>; tools: RawTool[] } {
   return parse(readFileSync(path.join(SKILLS_DIR, skill, "skill.toml"), "utf8")) as never;

@@ -2,7 +2,7 @@
 // on stdin, cwd = workspace, EDGELOOP_* env. Async spawn on purpose: several tests serve HTTP
 // from this same process, which a blocking spawnSync would starve.
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,9 +22,18 @@ export type RunOptions = {
   args?: string[];
 };
 
-/** A fresh, fully resolved temp dir (macOS's /tmp is a symlink). */
+const createdDirs: string[] = [];
+
+/** A fresh, fully resolved temp dir (macOS's /tmp is a symlink). Remove with removeTempDirs. */
 export function tempDir(prefix: string): string {
-  return realpathSync(mkdtempSync(path.join(tmpdir(), `edgeloop-${prefix}-`)));
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), `edgeloop-${prefix}-`)));
+  createdDirs.push(dir);
+  return dir;
+}
+
+/** For afterAll: deletes every dir tempDir made in this test file. */
+export function removeTempDirs(): void {
+  for (const dir of createdDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export function binaryPath(skill: "desktop-tools" | "pi-tools", binary: string): string {

@@ -1,0 +1,51 @@
+import { startAgent, workspaceProblem } from "./agent.js";
+import { HELP, loadConfig } from "./config.js";
+import { runDoctor } from "./doctor.js";
+import { createLogger } from "./log.js";
+
+/** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
+function die(message: string, code = 2): never {
+  process.stderr.write(`edgeloop-agent: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const loaded = loadConfig(process.argv.slice(2), process.env);
+  if (!loaded.ok) die(loaded.error);
+  if (loaded.value.command === "help") {
+    process.stdout.write(HELP);
+    return;
+  }
+  const { command, config } = loaded.value;
+  if (command === "doctor") {
+    const good = await runDoctor(config);
+    process.exit(good ? 0 : 1);
+  }
+  const wsProblem = workspaceProblem(config.workspace);
+  if (wsProblem) die(`invalid setting --workspace: ${wsProblem}`);
+
+  const log = createLogger(config.logLevel, { agent_id: config.agentId });
+  const agent = await startAgent(config, log);
+  if (agent.loaded.tools.size === 0) log.warn("no tools to advertise: check --skills and the errors above");
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      log.warn("second signal: exiting now", { signal });
+      process.exit(1);
+    }
+    log.info("signal received", { signal });
+    agent.stop().then(
+      () => process.exit(0),
+      (e: Error) => {
+        log.error("shutdown failed", { error: e.message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
+
+main().catch((e: Error) => die(`fatal: ${e.message}`, 1));
