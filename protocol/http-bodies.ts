@@ -1,16 +1,26 @@
 import { z } from "zod";
-import { Identifier } from "./ids.js";
+import { Identifier, ToolName } from "./ids.js";
 
 export const MAX_MESSAGE_TEXT = 32_000;
 
-/** POST /v1/messages */
+/**
+ * POST /v1/messages. Names either the device (`agent_id`) or a `pool` of devices; with a pool,
+ * `tools` lists tools the chosen device must have (the pool's devices without them are skipped).
+ */
 export const MessageRequest = z
   .object({
-    agent_id: Identifier,
+    agent_id: Identifier.optional(),
+    pool: Identifier.optional(),
+    tools: z.array(ToolName).max(64).optional(),
     conversation_id: Identifier.optional(),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
   })
-  .strict();
+  .strict()
+  .superRefine((m, ctx) => {
+    if ((m.agent_id === undefined) === (m.pool === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id or pool" });
+    }
+  });
 export type MessageRequest = z.infer<typeof MessageRequest>;
 
 /** `?wait=N`: seconds, 0-60. */

@@ -7,3 +7,4 @@ export * from "./http-bodies.js";
 export * from "./events.js";
 export * from "./openai-tools.js";
 export * from "./parse.js";
+export * from "./front-door.js";

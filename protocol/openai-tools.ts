@@ -24,8 +24,10 @@ export type ToolSpec = {
   parameters: ToolManifest["parameters"];
   timeout_ms: number;
   max_timeout_ms: number;
-  /** "device" tools go to the agent; "builtin" run in the orchestrator */
-  kind: "device" | "builtin";
+  /** "device" tools go to the agent; "builtin" run in the orchestrator; "webhook" are HTTP calls */
+  kind: "device" | "builtin" | "webhook";
+  /** seed 002: `requires_approval` pauses the call until a person approves it */
+  policy?: "auto" | "requires_approval";
   evoclaw?: ToolMetadata;
 };
 

@@ -71,10 +71,14 @@ export const ToolManifest = z.object({
 });
 export type ToolManifest = z.infer<typeof ToolManifest>;
 
+export const MAX_WORKFLOW_CHARS = 16_384;
+
 export const SkillManifest = z.object({
   name: z.string().min(1).max(128),
   version: z.string().default("0.0.0"),
   description: z.string().optional(),
+  /** the skill's workflow text (its WORKFLOW.md), loaded by the `skill` built-in */
+  workflow: z.string().max(MAX_WORKFLOW_CHARS).optional(),
   tools: z.array(ToolManifest),
 });
 export type SkillManifest = z.infer<typeof SkillManifest>;

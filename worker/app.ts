@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import type { Env } from "./env.js";
 import { problem } from "./problem.js";
+import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { devices } from "./routes/devices.js";
+import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 
 export const app = new Hono<{ Bindings: Env }>();
@@ -11,6 +13,8 @@ app.get("/healthz", (c) => c.json({ ok: true }));
 app.route("/v1/messages", messages);
 app.route("/v1/conversations", conversations);
 app.route("/v1/devices", devices);
+app.route("/v1/audit", audit);
+app.route("/v1/limits", limits);
 
 app.notFound((c) => problem(c, 404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
 app.onError((err, c) => {

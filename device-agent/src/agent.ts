@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { HelloFrame, PROTOCOL_VERSION, type HubFrame } from "../../protocol/index.js";
 import type { AgentConfig } from "./config.js";
 import { HubConnection } from "./connection.js";
+import { MqttTransport } from "./mqtt-transport.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";
 import type { Logger } from "./log.js";
@@ -13,8 +14,11 @@ import { loadSkills, type LoadedSkills } from "./skills/load-skills.js";
 import { agentVersion } from "./version.js";
 import { WorkQueue } from "./work-queue.js";
 
+/** The hub's WebSocket, or seed 000's MQTT topics behind the bridge: the rest of the agent is the same. */
+export type Transport = HubConnection | MqttTransport;
+
 export type RunningAgent = {
-  connection: HubConnection;
+  connection: Transport;
   dispatcher: Dispatcher;
   loaded: LoadedSkills;
   /** stop taking work, let running tools finish (up to the grace), close with 1000 */
@@ -85,7 +89,7 @@ export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.P
     baseEnv: env,
   });
   const version = agentVersion();
-  let connection: HubConnection;
+  let connection: Transport;
   const dispatcher = new Dispatcher({
     executor,
     store,
@@ -93,13 +97,8 @@ export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.P
     send: (frame) => connection.send(frame),
     log,
   });
-  connection = new HubConnection({
-    url: config.url,
+  const link = {
     agentId: config.agentId,
-    token: config.token,
-    heartbeatMs: config.heartbeatMs,
-    reconnectMinMs: config.reconnectMinMs,
-    reconnectMaxMs: config.reconnectMaxMs,
     log,
     hello: () =>
       HelloFrame.parse({
@@ -120,7 +119,18 @@ export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.P
       else if (frame.type === "command" && frame.command === "tool") dispatcher.onCommand(frame);
       else if (frame.type === "command" && frame.command === "cancel") dispatcher.onCancel(frame.request_id);
     },
-  });
+  };
+  connection =
+    config.transport === "mqtt" && config.broker
+      ? new MqttTransport({ ...link, broker: config.broker, reconnectMs: Math.max(config.reconnectMinMs, 1_000) })
+      : new HubConnection({
+          ...link,
+          url: config.url,
+          token: config.token,
+          heartbeatMs: config.heartbeatMs,
+          reconnectMinMs: config.reconnectMinMs,
+          reconnectMaxMs: config.reconnectMaxMs,
+        });
   connection.start();
 
   let stopping: Promise<void> | null = null;

@@ -40,6 +40,13 @@ export const SETTING_KEYS = [
   "resultMax",
   "bashDeny",
   "bashDenyDefaults",
+  "transport",
+  "broker",
+  "brokerUsername",
+  "brokerPassword",
+  "brokerCa",
+  "brokerCert",
+  "brokerKey",
 ] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
@@ -74,6 +81,14 @@ export const SETTINGS: readonly SettingDef[] = [
   def("killGraceMs", "--kill-grace-ms", "EDGELOOP_KILL_GRACE_MS", ["tools", "kill_grace_ms"], "int"),
   { ...def("bashDeny", "--bash-deny", "EDGELOOP_BASH_DENY", ["sandbox", "bash_deny"], "list"), separator: "\n" },
   def("bashDenyDefaults", "--bash-deny-defaults", "EDGELOOP_BASH_DENY_DEFAULTS", ["sandbox", "bash_deny_defaults"], "bool"),
+  // The MQTT transport (docs/mqtt.md): the same topics the bridge serves, no WebSocket from the device.
+  def("transport", "--transport", "EDGELOOP_TRANSPORT", ["agent", "transport"], "string"),
+  def("broker", "--broker", "EDGELOOP_BROKER", ["mqtt", "broker"], "string"),
+  def("brokerUsername", "--broker-username", "EDGELOOP_BROKER_USERNAME", ["mqtt", "username"], "string"),
+  def("brokerPassword", "--broker-password", "EDGELOOP_BROKER_PASSWORD", ["mqtt", "password"], "string"),
+  def("brokerCa", "--broker-ca", "EDGELOOP_BROKER_CA", ["mqtt", "ca"], "string", "single"),
+  def("brokerCert", "--broker-cert", "EDGELOOP_BROKER_CERT", ["mqtt", "cert"], "string", "single"),
+  def("brokerKey", "--broker-key", "EDGELOOP_BROKER_KEY", ["mqtt", "key"], "string", "single"),
 ];
 
 export function settingByFlag(flag: string): SettingDef | undefined {

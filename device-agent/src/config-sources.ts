@@ -95,6 +95,7 @@ const TomlFile = z
         shutdown_grace_ms: z.unknown(),
         result_ttl_ms: z.unknown(),
         result_max: z.unknown(),
+        transport: z.unknown(),
         /** seed 000 writes `type = "desktop"`; accepted, not used */
         type: z.string().optional(),
       })
@@ -116,6 +117,11 @@ const TomlFile = z
       .strict()
       .optional(),
     sandbox: z.object({ bash_deny: z.unknown(), bash_deny_defaults: z.unknown() }).partial().strict().optional(),
+    mqtt: z
+      .object({ broker: z.unknown(), username: z.unknown(), password: z.unknown(), ca: z.unknown(), cert: z.unknown(), key: z.unknown() })
+      .partial()
+      .strict()
+      .optional(),
   })
   .strict();
 

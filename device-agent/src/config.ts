@@ -6,8 +6,14 @@ import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { LOG_LEVELS, type LogLevel } from "./log.js";
 
 export type SandboxMode = "auto" | "required" | "none";
+export type Transport = "websocket" | "mqtt";
+
+/** Broker connection for `--transport mqtt` (docs/mqtt.md). Files are paths to PEM files. */
+export type BrokerConfig = { url: string; username?: string; password?: string; ca?: string; cert?: string; key?: string };
 
 export type AgentConfig = {
+  transport: Transport;
+  /** "" with the MQTT transport (the bridge holds the WebSocket) */
   url: string;
   agentId: string;
   token: string;
@@ -35,6 +41,8 @@ export type AgentConfig = {
   /** `[tools.env]`: extra environment for tool binaries (API keys and tool settings) */
   toolEnv: Record<string, string>;
   configFile: string | null;
+  /** set with the MQTT transport */
+  broker: BrokerConfig | null;
 };
 
 export const DEFAULTS = {
@@ -54,14 +62,15 @@ export const DEFAULTS = {
 
 /** Flags and env give text, TOML gives typed values: accept both, then hold them to one rule. */
 const int = (min: number) =>
-  z
-    .union([z.number(), z.string().trim().regex(/^-?\d+$/, "expected an integer").transform(Number)])
-    .pipe(z.number().int("expected an integer").min(min, `must be at least ${min}`));
-const bool = z.union([
-  z.boolean(),
-  z.enum(["true", "1", "yes"]).transform(() => true),
-  z.enum(["false", "0", "no"]).transform(() => false),
-]);
+  z.preprocess(
+    (v) => (typeof v === "string" && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: "expected an integer" }).int("expected an integer").min(min, `must be at least ${min}`),
+  );
+const BOOL_TEXT: Record<string, boolean> = { true: true, "1": true, yes: true, false: false, "0": false, no: false };
+const bool = z.preprocess(
+  (v) => (typeof v === "string" && v.toLowerCase() in BOOL_TEXT ? BOOL_TEXT[v.toLowerCase()] : v),
+  z.boolean({ error: "expected true or false" }),
+);
 const list = z.array(z.string().min(1));
 const regexList = z.array(
   z.string().refine((s) => {
@@ -99,9 +108,21 @@ const SETTING_SCHEMAS: Record<SettingKey, z.ZodType> = {
   resultMax: int(1),
   bashDeny: regexList,
   bashDenyDefaults: bool,
+  transport: z.enum(["websocket", "mqtt"]),
+  broker: z
+    .string()
+    .url("expected a URL")
+    .refine((u) => /^(mqtts?|wss?|tcp|ssl|tls):\/\//.test(u), "expected an mqtt://, mqtts://, ws:// or wss:// URL"),
+  brokerUsername: z.string().min(1, "must not be empty"),
+  brokerPassword: z.string(),
+  brokerCa: z.string().min(1),
+  brokerCert: z.string().min(1),
+  brokerKey: z.string().min(1),
 };
 
 const REQUIRED: SettingKey[] = ["url", "agentId", "token", "skills"];
+/** Over MQTT the bridge holds the hub's URL and the device's token; the agent needs the broker. */
+const REQUIRED_MQTT: SettingKey[] = ["agentId", "skills", "broker"];
 
 export type LoadedArgs = { command: "help" } | { command: "run" | "doctor"; config: AgentConfig };
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -140,15 +161,17 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     }
     values[key] = parsed.data;
   }
-  for (const key of REQUIRED) {
+  const transport = (values.transport as Transport | undefined) ?? "websocket";
+  for (const key of transport === "mqtt" ? REQUIRED_MQTT : REQUIRED) {
     if (values[key] === undefined) return { ok: false, error: `missing setting ${describe(key)}` };
   }
   const rel = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
   const workspace = rel((values.workspace as string | undefined) ?? cwd);
   const config: AgentConfig = {
-    url: values.url as string,
+    transport,
+    url: (values.url as string | undefined) ?? "",
     agentId: values.agentId as string,
-    token: values.token as string,
+    token: (values.token as string | undefined) ?? "",
     skills: (values.skills as string[]).map(rel),
     workspace,
     capabilities: (values.capabilities as string[] | undefined) ?? null,
@@ -169,7 +192,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     bashDenyDefaults: (values.bashDenyDefaults as boolean | undefined) ?? DEFAULTS.bashDenyDefaults,
     toolEnv,
     configFile: configFile ?? null,
+    broker:
+      transport === "mqtt"
+        ? {
+            url: values.broker as string,
+            username: values.brokerUsername as string | undefined,
+            password: values.brokerPassword as string | undefined,
+            ca: values.brokerCa === undefined ? undefined : rel(values.brokerCa as string),
+            cert: values.brokerCert === undefined ? undefined : rel(values.brokerCert as string),
+            key: values.brokerKey === undefined ? undefined : rel(values.brokerKey as string),
+          }
+        : null,
   };
+  if ((config.broker?.cert === undefined) !== (config.broker?.key === undefined)) {
+    return { ok: false, error: `invalid setting ${describe(config.broker?.cert ? "brokerKey" : "brokerCert")}: a client certificate needs both --broker-cert and --broker-key` };
+  }
   if (config.reconnectMaxMs < config.reconnectMinMs) {
     return { ok: false, error: `invalid setting ${describe("reconnectMaxMs")}: must be at least reconnect_min_ms` };
   }

@@ -2,6 +2,7 @@ import WebSocket from "ws";
 import { prepare, workspaceProblem } from "./agent.js";
 import type { AgentConfig } from "./config.js";
 import { connectUrl } from "./connection.js";
+import { brokerOptions, redactUrl } from "./mqtt-options.js";
 
 export type ReachCheck = { ok: true } | { ok: false; reason: string };
 
@@ -33,6 +34,21 @@ export function checkServer(config: AgentConfig, timeoutMs = 10_000): Promise<Re
     ws.on("close", (code) => finish({ ok: false, reason: `closed before opening (code ${code})` }));
     ws.on("error", (err) => finish({ ok: false, reason: err.message }));
   });
+}
+
+/** With the MQTT transport the agent talks to a broker, not the hub: check that it lets us in. */
+export async function checkBroker(config: AgentConfig, timeoutMs = 10_000): Promise<ReachCheck> {
+  if (!config.broker) return { ok: false, reason: "no broker configured" };
+  const options = brokerOptions(config.broker, { clientId: `edgeloop-doctor-${config.agentId}-${process.pid}`, reconnectPeriod: 0, connectTimeout: timeoutMs });
+  if (!options.ok) return { ok: false, reason: options.error };
+  const { connectAsync } = await import("mqtt");
+  try {
+    const client = await connectAsync(config.broker.url, options.value);
+    await client.endAsync(true);
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
 }
 
 /** Prints a human report; true only if everything needed to serve tools is in place. */
@@ -70,6 +86,15 @@ export async function runDoctor(config: AgentConfig, print: (line: string) => vo
   else note(`bubblewrap unavailable: ${bwrap.reason}`);
   for (const w of warnings) problem(w);
 
+  if (config.transport === "mqtt" && config.broker) {
+    print("broker");
+    const reach = await checkBroker(config);
+    const where = redactUrl(config.broker.url);
+    if (reach.ok) ok(`${where} accepted the connection`);
+    else problem(`${where}: ${reach.reason}`);
+    print(good ? "all good" : "problems found");
+    return good;
+  }
   print("server");
   const reach = await checkServer(config);
   if (reach.ok) ok(`${connectUrl(config.url, config.agentId)} accepted the token`);

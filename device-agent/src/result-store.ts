@@ -124,10 +124,13 @@ export class ResultStore {
 
   /** The hub has the result; keep it (for dedupe, until TTL) but stop re-sending it. */
   async ack(requestIds: string[]): Promise<void> {
+    const writes: Promise<void>[] = [];
     for (const id of requestIds) {
       const record = this.records.get(id);
-      if (record?.state === "done" && !record.acked) await this.put({ ...record, acked: true });
+      // put() updates memory at once, so a reconnect right after an ack never re-sends these
+      if (record?.state === "done" && !record.acked) writes.push(this.put({ ...record, acked: true }));
     }
+    await Promise.all(writes);
   }
 
   /** Forget a "running" marker (a command that was refused before it started). */

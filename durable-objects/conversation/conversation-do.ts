@@ -11,7 +11,12 @@ import {
 import { readConfig } from "../../worker/config.js";
 import type { Env } from "../../worker/env.js";
 import { log } from "../../worker/log.js";
-import { ConversationStore, type OutboundEffect, outboxKey } from "./conversation-store.js";
+import { builtinContext } from "./builtin-context.js";
+import { BUILTINS, builtinToolSpecs, findBuiltin, questionToolSpec } from "./builtins/index.js";
+import { parseWebhookTools, runWebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
+import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
+import { loopConfigFromEnv } from "./loop-config.js";
+import { shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
 import { callLlm } from "./llm/index.js";
 
@@ -20,7 +25,11 @@ export type PostMessageInput = {
   agent_id: string;
   message_id: string;
   text: string;
+  /** deployment settings from the worker; per-message options on top */
   loop: Partial<LoopConfig>;
+  options?: Partial<Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">>;
+  /** set when this conversation is a sub-task (`task`) of another */
+  parent?: ParentLink;
 };
 
 export type ConversationView = {
@@ -29,7 +38,7 @@ export type ConversationView = {
   status: LoopState["status"];
   messages: LoopState["messages"];
   replies: FinishedReply[];
-  pending_tool_calls: { id: string; name: string; state: string }[];
+  pending_tool_calls: { id: string; name: string; state: string; args: Record<string, unknown> | null }[];
   queued_messages: number;
 };
 
@@ -67,11 +76,47 @@ export class ConversationDO extends DurableObject<Env> {
     if (this.state && this.state.agent_id !== input.agent_id) {
       return { ok: false, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
     }
+    const envConfig = loopConfigFromEnv(this.env);
+    if (!envConfig.ok) return { ok: false, error: `server misconfigured: ${envConfig.error}` };
+    const webhooks = parseWebhookTools(this.env.WEBHOOK_TOOLS);
+    if (!webhooks.ok) return { ok: false, error: `server misconfigured: WEBHOOK_TOOLS: ${webhooks.error}` };
     const hub = this.env.DEVICE_HUB.get(this.env.DEVICE_HUB.idFromName(input.agent_id));
     const skills = await hub.getSkills(input.agent_id);
-    if (!this.state) this.state = initialState(input.conversation_id, input.agent_id, input.loop);
-    this.apply({ type: "user_message", message_id: input.message_id, text: input.text, tools: toolSpecsFromSkills(skills) });
+    // The model sees the device's tools, then the orchestrator's; a device tool wins a name clash.
+    const deviceTools = toolSpecsFromSkills(skills);
+    const taken = new Set(deviceTools.map((t) => t.name));
+    const tools = [
+      ...deviceTools,
+      ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhooks.tools)].filter((t) => !taken.has(t.name) && taken.add(t.name)),
+    ];
+    if (!this.state) {
+      this.state = initialState(input.conversation_id, input.agent_id, { ...input.loop, ...envConfig.config });
+      if (input.parent) this.store.putValue("parent", input.parent);
+    }
+    this.apply({ type: "user_message", message_id: input.message_id, text: input.text, tools, ...(input.options ? { config: input.options } : {}) });
     return { ok: true };
+  }
+
+  /** A person's decision on an approval-required call. */
+  async approve(toolCallId: string, approve: boolean, reason?: string): Promise<{ found: boolean; applied: boolean }> {
+    const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
+    if (!call) return { found: false, applied: false };
+    const applied = call.state === "awaiting_approval";
+    this.apply({ type: "approval", tool_call_id: toolCallId, approve, ...(reason ? { reason } : {}) });
+    return { found: true, applied };
+  }
+
+  /** The user's answer to a `question` call. */
+  async answer(toolCallId: string, text: string): Promise<{ found: boolean; applied: boolean }> {
+    const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
+    if (!call) return { found: false, applied: false };
+    const applied = call.kind === "question" && call.state === "dispatched";
+    this.apply({ type: "answer", tool_call_id: toolCallId, text });
+    return { found: true, applied };
+  }
+
+  async getCanvas(): Promise<{ title: string; format: string; content: string; updated_at: number } | null> {
+    return this.store.getValue("builtin:canvas");
   }
 
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
@@ -103,7 +148,7 @@ export class ConversationDO extends DurableObject<Env> {
       status: s.status,
       messages: s.messages,
       replies: s.replies,
-      pending_tool_calls: (s.run?.round ?? []).filter((c) => c.state !== "done").map((c) => ({ id: c.id, name: c.name, state: c.state })),
+      pending_tool_calls: (s.run?.round ?? []).filter((c) => c.state !== "done").map((c) => ({ id: c.id, name: c.name, state: c.kind === "question" && c.state === "dispatched" ? "awaiting_answer" : c.state, args: c.args })),
       queued_messages: s.queue.length,
     };
   }
@@ -155,9 +200,26 @@ export class ConversationDO extends DurableObject<Env> {
           case "clear_deadline":
             this.store.clearDeadline(effect.key);
             break;
-          case "reply":
+          case "reply": {
             replies.push(effect.reply);
+            if (effect.reply.metrics && this.env.METRICS_SHARD) {
+              const m = effect.reply.metrics;
+              const record: OutboundEffect = {
+                type: "record_metrics",
+                message_id: effect.reply.message_id,
+                run: { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m },
+              };
+              const id = this.store.addOutbox(outboxKey(record), record, now);
+              if (id !== null) toPerform.push({ id, effect: record });
+            }
+            const parent = this.store.getValue<ParentLink>("parent");
+            if (parent) {
+              const notify: OutboundEffect = { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) };
+              const id = this.store.addOutbox(outboxKey(notify), notify, now);
+              if (id !== null) toPerform.push({ id, effect: notify });
+            }
             break;
+          }
           default: {
             const id = this.store.addOutbox(outboxKey(effect), effect, now);
             if (id !== null) toPerform.push({ id, effect });
@@ -168,8 +230,8 @@ export class ConversationDO extends DurableObject<Env> {
     this.state = state;
     for (const reply of replies) this.resolveWaiters(reply);
     for (const { id, effect } of toPerform) this.perform(id, effect);
+    this.broadcast(emitted);
     void this.scheduleAlarm();
-    void emitted;
   }
 
   private perform(id: number, effect: OutboundEffect): void {
@@ -197,6 +259,21 @@ export class ConversationDO extends DurableObject<Env> {
             await this.hub().cancel(effect.request_id);
             this.store.finishOutbox(id);
             return;
+          case "run_builtin":
+            return await this.performBuiltin(id, effect);
+          case "record_metrics": {
+            const shards = Number(this.env.METRICS_SHARDS ?? "8") || 8;
+            const ns = this.env.METRICS_SHARD!;
+            await ns.get(ns.idFromName(`shard-${shardFor(this.state!.conversation_id, shards)}`)).record(effect.message_id, effect.run);
+            this.store.finishOutbox(id);
+            return;
+          }
+          case "notify_parent": {
+            const parent = this.env.CONVERSATION.get(this.env.CONVERSATION.idFromName(effect.parent.conversation_id));
+            await parent.deliverToolResult(effect.parent.tool_call_id, effect.parent.request_id, effect.outcome);
+            this.store.finishOutbox(id);
+            return;
+          }
         }
       } catch (e) {
         const row = this.store.pendingOutbox().find((r) => r.id === id);
@@ -222,7 +299,7 @@ export class ConversationDO extends DurableObject<Env> {
     }
     const c = cfg.config;
     const result = await callLlm(
-      { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS },
+      { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS, toolProtocol: c.LLM_TOOL_PROTOCOL },
       { messages: state.messages, tools: withTools ? state.tools.map(toOpenAITool) : [] },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
@@ -240,9 +317,76 @@ export class ConversationDO extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Built-ins and webhook tools run here. A thrown error is an internal error (seed 002): logged
+   * with its detail, while the model only learns that the tool failed.
+   */
+  private async performBuiltin(outboxId: number, effect: Extract<OutboundEffect, { type: "run_builtin" }>): Promise<void> {
+    const state = this.state!;
+    let outcome: ToolOutcome | null;
+    try {
+      const builtin = findBuiltin(effect.tool);
+      if (builtin) {
+        const ctx = builtinContext({
+          env: this.env,
+          store: this.store,
+          conversation_id: state.conversation_id,
+          agent_id: state.agent_id,
+          tool_call_id: effect.tool_call_id,
+          request_id: effect.request_id,
+          startSubtask: (text, agentId) => this.startSubtask(effect.tool_call_id, effect.request_id, text, agentId),
+        });
+        const result = await builtin.run(effect.parameters, ctx);
+        outcome = result.kind === "done" ? result.outcome : null;
+      } else {
+        const webhooks = parseWebhookTools(this.env.WEBHOOK_TOOLS);
+        const tool = webhooks.ok ? webhooks.tools.find((t) => t.name === effect.tool) : undefined;
+        outcome = tool
+          ? await runWebhookTool(tool, effect.parameters, {
+              request_id: effect.request_id,
+              tool_call_id: effect.tool_call_id,
+              conversation_id: state.conversation_id,
+              allowHttp: this.env.ALLOW_HTTP_WEBHOOK_TOOLS === "true",
+              now: () => Date.now(),
+            })
+          : { status: "error", tool: effect.tool, error: `Tool '${effect.tool}' is not available in the orchestrator`, error_type: "not_found" };
+      }
+    } catch (e) {
+      const incident = crypto.randomUUID();
+      log("error", "built-in tool failed", { conversation_id: state.conversation_id, tool: effect.tool, request_id: effect.request_id, incident, error: String(e), stack: (e as Error).stack });
+      outcome = { status: "error", tool: effect.tool, error: `internal error (incident ${incident})`, error_type: "execution_failed" };
+    }
+    if (outcome) this.apply({ type: "tool_result", tool_call_id: effect.tool_call_id, request_id: effect.request_id, outcome }, outboxId);
+    else this.store.finishOutbox(outboxId);
+  }
+
+  /** `task`: a child conversation with its own loop; its reply comes back through notify_parent. */
+  private async startSubtask(toolCallId: string, requestId: string, text: string, agentId: string): Promise<{ conversation_id: string }> {
+    const state = this.state!;
+    // Derived from the request id, so a re-driven call finds the same child instead of a second one.
+    const conversation_id = `task_${requestId.replace(/[^A-Za-z0-9]/g, "").slice(-40)}`;
+    const child = this.env.CONVERSATION.get(this.env.CONVERSATION.idFromName(conversation_id));
+    const existing = await child.getConversation();
+    if (!existing) {
+      const res = await child.postMessage({
+        conversation_id,
+        agent_id: agentId,
+        message_id: `msg_${crypto.randomUUID()}`,
+        text,
+        loop: { max_iterations: state.config.max_iterations, tool_error_limit: state.config.tool_error_limit },
+        parent: { conversation_id: state.conversation_id, tool_call_id: toolCallId, request_id: requestId },
+      });
+      if (!res.ok) throw new Error(`sub-task not started: ${res.error}`);
+    }
+    const known = new Set(this.store.getValue<string[]>("known_conversations") ?? []);
+    known.add(conversation_id);
+    this.store.putValue("known_conversations", [...known]);
+    return { conversation_id };
+  }
+
   /** Deltas are stored as events but are not loop state. */
   private emitLive(event: ConversationEventData): void {
-    this.store.appendEvent(event, Date.now());
+    this.broadcast([this.store.appendEvent(event, Date.now())]);
   }
 
   override async alarm(): Promise<void> {
@@ -306,8 +450,67 @@ export class ConversationDO extends DurableObject<Env> {
     };
   }
 
+  // ---- Server-Sent Events ----------------------------------------------------------------
+
+  private readonly sseClients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+
+  /**
+   * `GET …/events`: every stored event after `Last-Event-ID` (or `?after=`), then live ones as
+   * they happen, each with its sequence number as the SSE id, so a reconnect resumes without gaps
+   * or repeats.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (!url.pathname.endsWith("/events")) return new Response("not found", { status: 404 });
+    if (!this.state) return new Response(JSON.stringify({ type: "about:blank", title: "Not found", status: 404 }), { status: 404, headers: { "content-type": "application/problem+json" } });
+    const after = Number(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0");
+    const from = Number.isFinite(after) && after >= 0 ? Math.floor(after) : 0;
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const encoder = new TextEncoder();
+    let last = from;
+    for (;;) {
+      const batch = this.store.events(last, 500);
+      for (const e of batch) void writer.write(encoder.encode(sseFrame(e)));
+      if (batch.length < 500) break;
+      last = batch[batch.length - 1]!.seq;
+    }
+    this.sseClients.add(writer);
+    const keepAlive = setInterval(() => {
+      writer.write(encoder.encode(": keep-alive\n\n")).catch(() => undefined);
+    }, 15_000);
+    void writer.closed.catch(() => undefined).finally(() => {
+      clearInterval(keepAlive);
+      this.sseClients.delete(writer);
+    });
+    request.signal?.addEventListener("abort", () => {
+      clearInterval(keepAlive);
+      this.sseClients.delete(writer);
+      writer.close().catch(() => undefined);
+    });
+    return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" } });
+  }
+
+  private broadcast(events: ConversationEvent[]): void {
+    if (this.sseClients.size === 0 || events.length === 0) return;
+    const bytes = new TextEncoder().encode(events.map(sseFrame).join(""));
+    for (const writer of this.sseClients) {
+      writer.write(bytes).catch(() => this.sseClients.delete(writer));
+    }
+  }
+
   private hub() {
     const agentId = this.state!.agent_id;
     return this.env.DEVICE_HUB.get(this.env.DEVICE_HUB.idFromName(agentId));
   }
+}
+
+function sseFrame(e: ConversationEvent): string {
+  return `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+/** What the parent's `task` call gets: the child's final reply, or why there is none. */
+function subtaskOutcome(reply: FinishedReply): ToolOutcome {
+  if (reply.status === "completed") return { status: "success", tool: "task", result: reply.reply ?? "", stderr: "", exit_code: 0, elapsed_ms: 0 };
+  return { status: "error", tool: "task", error: `the sub-task ended ${reply.status}: ${reply.reply ?? reply.stop_reason}`, error_type: reply.status === "cancelled" ? "cancelled" : "execution_failed" };
 }

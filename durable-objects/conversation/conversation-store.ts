@@ -1,8 +1,21 @@
-import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { ConversationEvent, ConversationEventData, ToolOutcome } from "../../protocol/index.js";
+import type { RunRecord } from "../metrics/aggregate.js";
 import type { ChatMessage, Effect, LoopState } from "./core/index.js";
 
-/** Effects that leave the object (LLM, device hub); kept in an outbox until they finish. */
-export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" }>;
+/** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
+export type NotifyParent = {
+  type: "notify_parent";
+  message_id: string;
+  parent: ParentLink;
+  outcome: ToolOutcome;
+};
+export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
+
+/** A finished run's numbers, written to the metrics shard its conversation hashes to. */
+export type RecordMetrics = { type: "record_metrics"; message_id: string; run: RunRecord };
+
+/** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
+export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }> | NotifyParent | RecordMetrics;
 export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /**
@@ -20,6 +33,17 @@ export class ConversationStore {
       id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
       done INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL)`);
     sql.exec("CREATE TABLE IF NOT EXISTS deadlines (key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+  }
+
+  /** Small JSON values beside the loop state: built-ins' data (todos, canvas), the parent link. */
+  getValue<T>(key: string): T | null {
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM builtin_kv WHERE k = ?", key).toArray()[0];
+    return row ? (JSON.parse(row.v) as T) : null;
+  }
+
+  putValue(key: string, value: unknown): void {
+    this.sql.exec("INSERT INTO builtin_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", key, JSON.stringify(value));
   }
 
   loadState(): LoopState | null {
@@ -106,5 +130,11 @@ export function outboxKey(effect: OutboundEffect): string {
       return `dispatch:${effect.request_id}`;
     case "cancel_tool":
       return `cancel:${effect.request_id}`;
+    case "run_builtin":
+      return `builtin:${effect.request_id}`;
+    case "notify_parent":
+      return `parent:${effect.message_id}`;
+    case "record_metrics":
+      return `metrics:${effect.message_id}`;
   }
 }

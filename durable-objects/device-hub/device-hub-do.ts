@@ -12,10 +12,14 @@ import {
   type ToolCommandFrame,
   type ToolOutcome,
 } from "../../protocol/index.js";
-import { readConfig } from "../../worker/config.js";
 import type { Env } from "../../worker/env.js";
 import { log } from "../../worker/log.js";
+import type { DeviceReport } from "../registry/registry-do.js";
+import { type AuditEntry, AuditLog, type AuditQuery } from "./audit-log.js";
+import { CLOSE } from "./close-codes.js";
 import { type DeviceRecord, DeviceStore, recordFromHello } from "./device-record.js";
+import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
+import { frameOverLimit, hubConfig } from "./hub-config.js";
 import { Ledger, type LedgerRow } from "./ledger.js";
 
 export type DispatchCommand = {
@@ -29,83 +33,118 @@ export type DispatchCommand = {
 
 export type DeviceView = DeviceRecord & {
   online: boolean;
+  /** when the device last showed it is alive (a frame, or a ping answered by auto-response) */
+  last_alive: number | null;
   commands: Record<string, number>;
   counters: Record<string, number>;
+  tokens: number;
 };
 
-type SocketAttachment = { agent_id: string; hello: boolean; bad_frames: number; connected_at: number };
+type SocketAttachment = {
+  agent_id: string;
+  hello: boolean;
+  bad_frames: number;
+  connected_at: number;
+  /** "env" for a DEVICE_TOKENS token, else the id of the issued token it authenticated with */
+  token_id: string;
+  last_frame_at: number;
+};
 
-const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 const MAX_BAD_FRAMES = 5;
-/** How often undelivered outcomes are retried to the conversation. */
+/** How often undelivered outcomes (and registry reports) are retried. */
 const REDELIVER_MS = 5_000;
 
 /**
  * One per device: holds its socket (hibernation API, so an idle device costs nothing), its
- * advertised manifest, and the ledger of commands sent to it.
+ * advertised manifest, the ledger of commands sent to it, its issued tokens and its audit log.
  */
 export class DeviceHubDO extends DurableObject<Env> {
   private readonly ledger: Ledger;
   private readonly store: DeviceStore;
+  private readonly tokens: DeviceTokens;
+  private readonly audit: AuditLog;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.ledger = new Ledger(ctx.storage.sql);
     this.store = new DeviceStore(ctx.storage.sql);
-    // Heartbeats are answered by the runtime without waking the object.
+    this.tokens = new DeviceTokens(ctx.storage.sql);
+    this.audit = new AuditLog(ctx.storage.sql);
+    // Heartbeats are answered by the runtime without waking the object; the alarm reads
+    // getWebSocketAutoResponseTimestamp to see them.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
   }
 
   // ---- the device's socket ---------------------------------------------------------------
 
+  /**
+   * The worker has checked the path and the upgrade. It either vouches for the token
+   * (`x-edgeloop-token-id: env`, a DEVICE_TOKENS token) or passes its SHA-256
+   * (`x-edgeloop-token-sha256`) for this hub to match against the tokens it issued.
+   */
   override async fetch(request: Request): Promise<Response> {
     const agentId = request.headers.get("x-edgeloop-agent-id");
     if (!agentId || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a device WebSocket", { status: 400 });
     }
+    this.store.rememberAgentId(agentId);
+    const now = Date.now();
+    let tokenId = request.headers.get("x-edgeloop-token-id") === "env" ? "env" : null;
+    const hash = request.headers.get("x-edgeloop-token-sha256");
+    if (!tokenId && hash) tokenId = this.tokens.match(hash, now);
+    if (!tokenId) {
+      this.store.count("rejected_tokens");
+      return unauthorized("invalid device token for this agent id");
+    }
     // One live socket per device: a new connection replaces the old one.
-    for (const old of this.ctx.getWebSockets()) old.close(4000, "replaced by a newer connection");
+    for (const old of this.ctx.getWebSockets()) old.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
     const pair = new WebSocketPair();
     const server = pair[1];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = { agent_id: agentId, hello: false, bad_frames: 0, connected_at: Date.now() };
+    const attachment: SocketAttachment = { agent_id: agentId, hello: false, bad_frames: 0, connected_at: now, token_id: tokenId, last_frame_at: now };
     server.serializeAttachment(attachment);
-    log("info", "device connected", { agent_id: agentId });
+    await this.scheduleAlarm();
+    log("info", "device connected", { agent_id: agentId, token_id: tokenId });
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment;
-    const text = typeof message === "string" ? message : new TextDecoder().decode(message);
-    if (text.length > MAX_FRAME_BYTES) return this.reject(ws, att, `frame over ${MAX_FRAME_BYTES} bytes`);
-    const parsed = parseJson(DeviceFrame, text);
-    if (!parsed.ok) return this.reject(ws, att, `invalid frame: ${parsed.error}`);
-    const frame = parsed.value;
-    switch (frame.type) {
-      case "hello":
-        return this.onHello(ws, att, frame);
-      case "result":
-        return this.onResult(ws, att, frame);
-      case "progress":
-        return this.onProgress(frame);
+    const cfg = hubConfig(this.env);
+    let att = ws.deserializeAttachment() as SocketAttachment;
+    att = { ...att, last_frame_at: Date.now() };
+    ws.serializeAttachment(att);
+    if (frameOverLimit(message, cfg.maxFrameBytes)) {
+      this.store.count("oversized_frames");
+      return this.reject(ws, att, `frame over ${cfg.maxFrameBytes} bytes`);
     }
+    const text = typeof message === "string" ? message : new TextDecoder().decode(message);
+    const parsed = parseJson(DeviceFrame, text);
+    if (!parsed.ok) return this.reject(ws, att, `invalid frame: ${parsed.error.slice(0, 300)}`);
+    const frame = parsed.value;
+    if (frame.type === "hello") return this.onHello(ws, att, frame);
+    // Until the device has said who it is, it gets no commands and may send no results.
+    if (!att.hello) return this.reject(ws, att, `'${frame.type}' before hello`, frame.request_id);
+    if (frame.type === "result") return this.onResult(ws, att, frame);
+    return this.onProgress(ws, att, frame);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     const att = ws.deserializeAttachment() as SocketAttachment | null;
-    this.touch();
+    if (att?.hello) this.touch(att.agent_id);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
+    await this.reportToRegistry("close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
     const att = ws.deserializeAttachment() as SocketAttachment | null;
     log("warn", "device socket error", { agent_id: att?.agent_id, error: String(error) });
+    await this.reportToRegistry("error");
   }
 
-  private onHello(ws: WebSocket, att: SocketAttachment, hello: HelloFrame): void {
+  private async onHello(ws: WebSocket, att: SocketAttachment, hello: HelloFrame): Promise<void> {
     if (hello.agent_id !== att.agent_id) {
       this.store.count("rejected_frames");
-      ws.close(4003, "hello agent_id does not match the authenticated device");
+      ws.close(CLOSE.AGENT_MISMATCH.code, CLOSE.AGENT_MISMATCH.reason);
       return;
     }
     const record = recordFromHello(this.store.load(att.agent_id), hello, Date.now());
@@ -124,20 +163,27 @@ export class DeviceHubDO extends DurableObject<Env> {
       tools: hello.skills.flatMap((s) => s.tools.map((t) => t.name)).length,
       held: hello.held.length,
     });
+    await this.reportToRegistry("hello");
+    await this.scheduleAlarm();
   }
 
   private async onResult(ws: WebSocket, att: SocketAttachment, frame: ResultFrame): Promise<void> {
     const row = this.ledger.get(frame.request_id);
+    // Request ids are per hub: another device's request is as unknown here as a made-up one.
     if (!row) return this.reject(ws, att, `unknown request_id '${frame.request_id}'`, frame.request_id);
+    if (row.state === "queued") return this.reject(ws, att, `request '${frame.request_id}' was never sent to this device`, frame.request_id);
     if (row.tool !== frame.tool) return this.reject(ws, att, `request '${frame.request_id}' was for '${row.tool}', not '${frame.tool}'`, frame.request_id);
     // Whether first or repeated, acknowledge: the device may stop re-sending it.
     this.send(ws, { type: "ack", request_ids: [frame.request_id] });
     const { type: _t, request_id: _r, ...outcome } = frame;
-    if (!this.ledger.complete(frame.request_id, outcome as ToolOutcome)) {
+    if (!this.completeCommand(row, outcome as ToolOutcome)) {
+      // A repeat after a lost ack is normal, so it does not count towards closing the socket;
+      // it is refused (the conversation never sees it) and counted.
       this.store.count("duplicate_results");
+      this.send(ws, { type: "rejected", reason: `duplicate result for '${frame.request_id}'`, request_id: frame.request_id });
       return;
     }
-    this.touch();
+    this.touch(att.agent_id);
     log("info", "tool result", {
       agent_id: att.agent_id,
       conversation_id: row.conversation_id,
@@ -150,9 +196,10 @@ export class DeviceHubDO extends DurableObject<Env> {
     await this.deliver({ ...row, outcome: outcome as ToolOutcome });
   }
 
-  private async onProgress(frame: ProgressFrame): Promise<void> {
+  private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
     const row = this.ledger.get(frame.request_id);
-    if (!row || row.state === "done") return;
+    if (!row || row.state === "queued") return this.reject(ws, att, `progress for unknown request_id '${frame.request_id}'`, frame.request_id);
+    if (row.state === "done") return; // late progress for a finished call: harmless, dropped
     try {
       await this.conversation(row.conversation_id).deliverProgress(row.tool_call_id, row.request_id, frame.content);
     } catch (e) {
@@ -166,7 +213,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     ws.serializeAttachment({ ...att, bad_frames: bad });
     log("warn", "frame rejected", { agent_id: att.agent_id, reason, request_id: requestId });
     this.send(ws, { type: "rejected", reason, ...(requestId ? { request_id: requestId } : {}) });
-    if (bad >= MAX_BAD_FRAMES) ws.close(4008, "too many invalid frames");
+    if (bad >= MAX_BAD_FRAMES) ws.close(CLOSE.TOO_MANY_BAD_FRAMES.code, CLOSE.TOO_MANY_BAD_FRAMES.reason);
   }
 
   // ---- RPC from conversations ------------------------------------------------------------
@@ -187,7 +234,7 @@ export class DeviceHubDO extends DurableObject<Env> {
       tool: cmd.tool,
       frame,
       state: "queued",
-      deadline: now + cmd.timeout_ms + this.graceMs(),
+      deadline: now + cmd.timeout_ms + hubConfig(this.env).graceMs,
       created_at: now,
     });
     if (inserted) {
@@ -208,28 +255,70 @@ export class DeviceHubDO extends DurableObject<Env> {
     if (!row || row.state === "done") return;
     const ws = this.liveSocket();
     if (ws && row.state === "sent") this.send(ws, { type: "command", command: "cancel", request_id: requestId });
-    this.ledger.complete(requestId, {
-      status: "error",
-      tool: row.tool,
-      error: "cancelled by the conversation",
-      error_type: "cancelled",
-    });
+    this.completeCommand(row, { status: "error", tool: row.tool, error: "cancelled by the conversation", error_type: "cancelled" });
     this.ledger.markDelivered(requestId);
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {
+    this.store.rememberAgentId(agentId);
     const record = this.store.load(agentId);
-    return { ...record, online: this.liveSocket() !== null, commands: this.ledger.counts(), counters: this.store.counters() };
+    const ws = this.liveSocket();
+    return {
+      ...record,
+      online: ws !== null,
+      last_alive: ws ? this.lastAlive(ws) : record.last_seen,
+      commands: this.ledger.counts(),
+      counters: this.store.counters(),
+      tokens: this.tokens.list().length,
+    };
   }
 
   async getSkills(agentId: string): Promise<SkillManifest[]> {
+    this.store.rememberAgentId(agentId);
     return this.store.load(agentId).skills;
   }
 
-  // ---- deadlines and redelivery ----------------------------------------------------------
+  // ---- RPC from the admin API --------------------------------------------------------------
+
+  async issueToken(agentId: string): Promise<IssuedToken> {
+    this.store.rememberAgentId(agentId);
+    const issued = await this.tokens.issue(Date.now());
+    log("info", "device token issued", { agent_id: agentId, token_id: issued.token_id });
+    return issued;
+  }
+
+  async listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.list();
+  }
+
+  /** Revoke a token and close, at once, any socket that authenticated with it (4001). */
+  async revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }> {
+    const found = this.tokens.revoke(tokenId);
+    let closed = 0;
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (att?.token_id !== tokenId) continue;
+      ws.close(CLOSE.TOKEN_REVOKED.code, CLOSE.TOKEN_REVOKED.reason);
+      closed++;
+    }
+    log("info", "device token revoked", { token_id: tokenId, found, closed });
+    if (closed > 0) await this.reportToRegistry("token_revoked");
+    return { found, closed };
+  }
+
+  async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {
+    return this.audit.query(q);
+  }
+
+  // ---- alarm: deadlines, redelivery, heartbeats, audit retention -----------------------------
 
   override async alarm(): Promise<void> {
-    const now = Date.now();
+    await this.runChecks(Date.now());
+  }
+
+  /** Everything the alarm does, for a given `now` (tests pass a later one instead of waiting). */
+  async runChecks(now: number): Promise<void> {
+    const cfg = hubConfig(this.env);
     const ws = this.liveSocket();
     for (const row of this.ledger.expired(now)) {
       const outcome: ToolOutcome =
@@ -237,12 +326,39 @@ export class DeviceHubDO extends DurableObject<Env> {
           ? { status: "error", tool: row.tool, error: `Tool '${row.tool}' timed out after ${row.frame.payload.timeout_ms}ms (no result from the device)`, error_type: "timeout" }
           : { status: "error", tool: row.tool, error: `the device was offline until the call's deadline (${row.frame.payload.timeout_ms}ms)`, error_type: "unavailable" };
       if (ws && row.state === "sent") this.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
-      this.ledger.complete(row.request_id, outcome);
+      this.completeCommand(row, outcome);
       log("warn", "command expired", { request_id: row.request_id, conversation_id: row.conversation_id, tool: row.tool, error_type: outcome.status === "error" ? outcome.error_type : undefined });
     }
     for (const row of this.ledger.undelivered()) await this.deliver(row);
     this.ledger.prune(now);
-    await this.scheduleAlarm();
+    await this.checkHeartbeats(now, cfg.heartbeatIntervalMs * cfg.heartbeatMisses);
+    const pruned = this.audit.prune(now - cfg.auditRetentionMs);
+    if (pruned > 0) log("info", "audit rows pruned", { rows: pruned });
+    if (this.store.flag("registry_dirty")) await this.reportToRegistry("retry");
+    await this.scheduleAlarm(now);
+  }
+
+  /** A socket with no frame and no answered ping for `allowedMs` is dead: close it, mark offline. */
+  private async checkHeartbeats(now: number, allowedMs: number): Promise<void> {
+    let missed = false;
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (!att) continue;
+      const alive = this.lastAlive(ws);
+      if (now - alive <= allowedMs) continue;
+      if (att.hello) this.store.save({ ...this.store.load(att.agent_id), last_seen: alive });
+      ws.close(CLOSE.HEARTBEAT_MISSED.code, CLOSE.HEARTBEAT_MISSED.reason);
+      this.store.count("heartbeats_missed");
+      log("warn", "device missed its heartbeats", { agent_id: att.agent_id, last_alive: alive, allowed_ms: allowedMs });
+      missed = true;
+    }
+    if (missed) await this.reportToRegistry("heartbeat_missed");
+  }
+
+  private lastAlive(ws: WebSocket): number {
+    const att = ws.deserializeAttachment() as SocketAttachment;
+    const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+    return Math.max(pinged, att.last_frame_at ?? 0, att.connected_at);
   }
 
   private async deliver(row: LedgerRow): Promise<void> {
@@ -257,16 +373,63 @@ export class DeviceHubDO extends DurableObject<Env> {
     }
   }
 
-  private async scheduleAlarm(): Promise<void> {
-    const times = [this.ledger.nextDeadline()];
-    if (this.ledger.undelivered().length > 0) times.push(Date.now() + REDELIVER_MS);
+  private async scheduleAlarm(now = Date.now()): Promise<void> {
+    const cfg = hubConfig(this.env);
+    const times: (number | null)[] = [this.ledger.nextDeadline()];
+    if (this.ledger.undelivered().length > 0 || this.store.flag("registry_dirty")) times.push(now + REDELIVER_MS);
+    // Heartbeat check: when the quietest socket would run out of allowance.
+    for (const ws of this.ctx.getWebSockets()) times.push(this.lastAlive(ws) + cfg.heartbeatIntervalMs * cfg.heartbeatMisses + 1);
+    const oldest = this.audit.oldest();
+    if (oldest !== null) times.push(oldest + cfg.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
     if (next === undefined) return;
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next || current < Date.now()) await this.ctx.storage.setAlarm(next);
+    if (current === null || current > next || current < Date.now()) await this.ctx.storage.setAlarm(Math.max(next, Date.now()));
   }
 
   // ---- helpers -----------------------------------------------------------------------------
+
+  /** Record the outcome once and write the audit row; false if the command already had one. */
+  private completeCommand(row: LedgerRow, outcome: ToolOutcome): boolean {
+    if (!this.ledger.complete(row.request_id, outcome)) return false;
+    this.audit.record({
+      ts: Date.now(),
+      agent_id: this.store.agentId() ?? "unknown",
+      tool: row.tool,
+      parameters: row.frame.payload.parameters,
+      outcome,
+      request_id: row.request_id,
+      conversation_id: row.conversation_id,
+    });
+    return true;
+  }
+
+  /**
+   * Tell the registry what this device looks like now. A failure is remembered and retried by the
+   * alarm, so the registry catches up without the device having to do anything.
+   */
+  private async reportToRegistry(reason: string): Promise<void> {
+    const agentId = this.store.agentId();
+    if (!agentId) return;
+    const record = this.store.load(agentId);
+    const ws = this.liveSocket();
+    const report: DeviceReport = {
+      agent_id: agentId,
+      online: ws !== null,
+      last_seen: ws ? Date.now() : record.last_seen,
+      version: record.version,
+      tools: record.skills.flatMap((s) => s.tools.map((t) => t.name)),
+      reason,
+    };
+    try {
+      await this.env.REGISTRY.get(this.env.REGISTRY.idFromName("global")).report(report);
+      this.store.setFlag("registry_dirty", false);
+    } catch (e) {
+      log("warn", "registry report failed, will retry", { agent_id: agentId, error: String(e) });
+      this.store.setFlag("registry_dirty", true);
+      await this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
+    }
+  }
 
   private liveSocket(): WebSocket | null {
     for (const ws of this.ctx.getWebSockets()) {
@@ -274,11 +437,6 @@ export class DeviceHubDO extends DurableObject<Env> {
       if (att?.hello && ws.readyState === WebSocket.OPEN) return ws;
     }
     return null;
-  }
-
-  private liveAttachment(): SocketAttachment | null {
-    const ws = this.ctx.getWebSockets()[0];
-    return ws ? (ws.deserializeAttachment() as SocketAttachment) : null;
   }
 
   private send(ws: WebSocket, frame: HubFrame): void {
@@ -289,19 +447,18 @@ export class DeviceHubDO extends DurableObject<Env> {
     }
   }
 
-  private touch(): void {
-    const att = this.liveAttachment();
-    if (!att) return;
-    const record = this.store.load(att.agent_id);
+  private touch(agentId: string): void {
+    const record = this.store.load(agentId);
     this.store.save({ ...record, last_seen: Date.now() });
-  }
-
-  private graceMs(): number {
-    const cfg = readConfig(this.env);
-    return cfg.ok ? cfg.config.DEVICE_RESULT_GRACE_MS : 3_000;
   }
 
   private conversation(conversationId: string) {
     return this.env.CONVERSATION.get(this.env.CONVERSATION.idFromName(conversationId));
   }
+}
+
+/** problem+json from inside the hub, for the one answer it gives straight to a client. */
+function unauthorized(detail: string): Response {
+  const body = { type: "about:blank", title: "Unauthorized", status: 401, detail };
+  return new Response(JSON.stringify(body), { status: 401, headers: { "content-type": "application/problem+json", "www-authenticate": "Bearer" } });
 }

@@ -43,6 +43,28 @@ export class DeviceStore {
     this.sql.exec("INSERT INTO device (k, v) VALUES ('record', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(record));
   }
 
+  /** The hub's agent id, learned from the first call that names it (RPCs from conversations do not). */
+  agentId(): string | null {
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'agent_id'").toArray()[0];
+    return row ? row.v : null;
+  }
+
+  rememberAgentId(agentId: string): void {
+    if (this.known === agentId) return;
+    this.sql.exec("INSERT INTO device (k, v) VALUES ('agent_id', ?) ON CONFLICT(k) DO NOTHING", agentId);
+    this.known = agentId;
+  }
+  private known: string | null = null;
+
+  flag(name: string): boolean {
+    return this.sql.exec("SELECT 1 FROM device WHERE k = ?", `flag:${name}`).toArray().length > 0;
+  }
+
+  setFlag(name: string, on: boolean): void {
+    if (on) this.sql.exec("INSERT INTO device (k, v) VALUES (?, '1') ON CONFLICT(k) DO NOTHING", `flag:${name}`);
+    else this.sql.exec("DELETE FROM device WHERE k = ?", `flag:${name}`);
+  }
+
   count(name: string, by = 1): void {
     this.sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n", name, by);
   }

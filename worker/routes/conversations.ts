@@ -20,6 +20,20 @@ conversations.get("/:id", async (c) => {
   return c.json(view);
 });
 
+/**
+ * GET /v1/conversations/:id/events — the SSE stream, served by the conversation DO's fetch()
+ * at `/events`. Forwarded with Last-Event-ID (resume) and the query; the body streams through.
+ */
+conversations.get("/:id/events", async (c) => {
+  const id = c.req.param("id");
+  if (!Identifier.safeParse(id).success) return problem(c, 400, "Invalid conversation id");
+  const headers = new Headers({ accept: c.req.header("accept") ?? "text/event-stream", "x-edgeloop-conversation-id": id });
+  const lastEventId = c.req.header("last-event-id");
+  if (lastEventId) headers.set("last-event-id", lastEventId);
+  const search = new URL(c.req.url).search;
+  return stubFor(c.env, id).fetch(new Request(`https://conversation.internal/events${search}`, { headers, signal: c.req.raw.signal }));
+});
+
 conversations.post("/:id/cancel", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problem(c, 400, "Invalid conversation id");

@@ -1,15 +1,40 @@
-import { Hono } from "hono";
-import { MessageRequest, WaitQuery } from "../../protocol/index.js";
+import { type Context, Hono } from "hono";
+import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
+import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import { loopConfig, readConfig } from "../config.js";
 import type { Env } from "../env.js";
-import { requireToken } from "../middleware/require-token.js";
+import { authenticateMessage } from "../front-door/authenticate.js";
+import { claimIdempotencyKey } from "../front-door/idempotency.js";
+import { admitAgent, admitSender } from "../front-door/rate-limits.js";
+import { routeMessage } from "../front-door/route-target.js";
+import { countRejections } from "../middleware/count-rejections.js";
 import { problem } from "../problem.js";
-import { readJsonBody } from "../read-body.js";
+import { parseJsonBody, readRawBody } from "../read-body.js";
+import { conversationFor } from "../stubs.js";
 
 export const messages = new Hono<{ Bindings: Env }>();
 
-/** POST /v1/messages: hand the message to its conversation; 202 at once, or 200 after `?wait=N`. */
-messages.post("/", requireToken("API_TOKEN", "ADMIN_TOKEN"), async (c) => {
+messages.use("*", countRejections("POST /v1/messages"));
+
+const limited = (c: Context, title: string, detail: string, retryAfter: number) =>
+  problem(c, 429, title, detail, {}, { "retry-after": String(retryAfter) });
+
+/**
+ * POST /v1/messages, the front door: size → authentication (bearer or a signed webhook) → body →
+ * idempotency claim → sender limit → routing → agent limits → the conversation. Everything before
+ * the claim is free of side effects; after it, any refusal releases the key so a retry can run.
+ */
+messages.post("/", async (c) => {
+  const cfg = readConfig(c.env);
+  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  const config = cfg.config;
+
+  const raw = await readRawBody(c, config.MAX_BODY_BYTES);
+  if (!raw.ok) return raw.response;
+  const auth = await authenticateMessage(c, raw.value, config);
+  if (!auth.ok) return auth.response;
+  const sender = auth.sender;
+
   const waitRaw = c.req.query("wait");
   let waitSeconds = 0;
   if (waitRaw !== undefined) {
@@ -17,23 +42,62 @@ messages.post("/", requireToken("API_TOKEN", "ADMIN_TOKEN"), async (c) => {
     if (!wait.success) return problem(c, 400, "Invalid query", "wait: an integer number of seconds from 0 to 60", { errors: [{ path: "wait", message: "0-60" }] });
     waitSeconds = wait.data;
   }
-  const body = await readJsonBody(c, MessageRequest);
+  const body = parseJsonBody(c, MessageRequest, raw.value);
   if (!body.ok) return body.response;
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  const msg = body.value;
+  if (msg.text.length > config.MAX_TEXT_CHARS) {
+    return problem(c, 413, "Text too long", `text has ${msg.text.length} characters; the limit is ${config.MAX_TEXT_CHARS}`, { errors: [{ path: "text", message: `at most ${config.MAX_TEXT_CHARS} characters` }] });
+  }
 
-  const conversation_id = body.value.conversation_id ?? `conv_${crypto.randomUUID()}`;
-  const message_id = `msg_${crypto.randomUUID()}`;
-  const stub = c.env.CONVERSATION.get(c.env.CONVERSATION.idFromName(conversation_id));
-  const accepted = await stub.postMessage({
-    conversation_id,
-    agent_id: body.value.agent_id,
-    message_id,
-    text: body.value.text,
-    loop: loopConfig(cfg.config),
-  });
-  if (!accepted.ok) return problem(c, 409, "Conflict", accepted.error);
-  if (waitRaw === undefined) return c.json({ conversation_id, message_id }, 202);
-  const reply = await stub.waitForReply(message_id, waitSeconds * 1000);
-  return c.json(reply, 200);
+  const claim = await claimIdempotencyKey(c.env, sender.id, sender.idempotencyKey, raw.value);
+  if (claim.kind === "replay") return replay(c, claim.response);
+  if (claim.kind === "in_progress") {
+    return problem(c, 409, "Request in progress", "a request with this idempotency key is still being processed; retry later", {}, { "retry-after": String(claim.retry_after_s) });
+  }
+  if (claim.kind === "mismatch") return problem(c, 422, "Idempotency key reused", "this idempotency key was used with a different body");
+
+  let stored = false;
+  try {
+    const senderOk = await admitSender(c.env, config, sender.id);
+    if (!senderOk.ok) return limited(c, "Too many requests", `sender '${sender.id}': ${senderOk.detail}`, senderOk.retry_after_s);
+
+    const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
+    const target = await routeMessage(c.env, config, msg, conversation_id);
+    if (!target.ok) {
+      const extra = target.field ? { errors: [{ path: target.field, message: target.detail }] } : {};
+      return problem(c, target.status, target.title, target.detail, extra, target.status === 503 ? { "retry-after": "5" } : {});
+    }
+    const agent_id = target.agent_id;
+    const agentOk = await admitAgent(c.env, config, agent_id, conversation_id);
+    if (!agentOk.ok) {
+      const title = agentOk.reason === "rate" ? "Too many requests for this agent" : "Too many open conversations";
+      return limited(c, title, `agent '${agent_id}': ${agentOk.detail}`, agentOk.retry_after_s);
+    }
+
+    const message_id = `msg_${crypto.randomUUID()}`;
+    const stub = conversationFor(c.env, conversation_id);
+    const accepted = await stub.postMessage({ conversation_id, agent_id, message_id, text: msg.text, loop: loopConfig(config) });
+    if (!accepted.ok) return problem(c, 409, "Conflict", accepted.error);
+
+    // The run has started: from here on a repeat must get a stored answer, never a second run.
+    stored = true;
+    let response: StoredResponse = { status: 202, body: JSON.stringify({ conversation_id, message_id, agent_id }), content_type: "application/json" };
+    try {
+      if (waitRaw !== undefined) {
+        const reply = await stub.waitForReply(message_id, waitSeconds * 1000);
+        response = { status: 200, body: JSON.stringify(reply), content_type: "application/json" };
+      }
+    } finally {
+      // If the wait failed, a repeat gets the 202: the message was accepted all the same.
+      await claim.finish(response);
+    }
+    return c.body(response.body, response.status as 200 | 202, { "content-type": response.content_type });
+  } finally {
+    // Refused or failed before a run started: forget the key so the sender's retry is processed.
+    if (!stored) await claim.release().catch(() => {});
+  }
 });
+
+function replay(c: Context, r: StoredResponse): Response {
+  return c.body(r.body, r.status as 200 | 202, { "content-type": r.content_type, [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+}

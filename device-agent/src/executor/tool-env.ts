@@ -1,5 +1,5 @@
 /** The agent's own secrets: a tool (and so the LLM, through `bash: env`) must never see them. */
-const WITHHELD = ["EDGELOOP_TOKEN"];
+const WITHHELD = ["EDGELOOP_TOKEN", "EDGELOOP_BROKER_PASSWORD"];
 
 export type ToolEnvInput = {
   base: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, relative, isAbsolute } from "node:path";
 import { findOnPath } from "../skills/find-executable.js";
 
@@ -50,7 +50,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     args.push("--ro-bind", nodePrefix, nodePrefix);
   }
   args.push("--ro-bind", plan.skillDir, plan.skillDir);
-  if (plan.network) args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve");
+  // /run is masked, but /etc/resolv.conf often links into it (systemd-resolved, NetworkManager).
+  const resolver = plan.network ? resolvConfTarget() : null;
+  if (resolver) args.push("--ro-bind", resolver, resolver);
   args.push("--bind", plan.workspace, plan.workspace);
   for (const path of plan.hide) {
     if (!existsSync(path)) continue;
@@ -61,6 +63,15 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   if (plan.network) args.push("--share-net");
   args.push("--die-with-parent", "--new-session", "--chdir", plan.workspace);
   return args;
+}
+
+function resolvConfTarget(): string | null {
+  try {
+    const target = realpathSync("/etc/resolv.conf");
+    return MASKED_DIRS.some((m) => inside(m, target)) ? target : null;
+  } catch {
+    return null;
+  }
 }
 
 function isDirectory(path: string): boolean {

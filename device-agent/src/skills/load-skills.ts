@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { CATEGORY_TIMEOUTS, parseValue, type SkillManifest, type ToolManifest } from "../../../protocol/index.js";
+import { CATEGORY_TIMEOUTS, MAX_WORKFLOW_CHARS, parseValue, type SkillManifest, type ToolManifest } from "../../../protocol/index.js";
 import type { SandboxMode } from "../config.js";
 import { checkExecutable, findOnPath } from "./find-executable.js";
 import type { FilteredToolInfo, LoadedTool, SkillLoadError } from "./loaded-tool.js";
@@ -83,7 +83,8 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
     }
     seenSkills.add(skill.name);
     const skillIndex = skills.length;
-    skills.push({ name: skill.name, version: skill.version, description: skill.description, tools: [] });
+    const workflow = readWorkflow(skillDir);
+    skills.push({ name: skill.name, version: skill.version, description: skill.description, ...(workflow ? { workflow } : {}), tools: [] });
 
     tools.forEach((rawTool, i) => {
       const toolName = typeof (rawTool as { name?: unknown })?.name === "string" ? (rawTool as { name: string }).name : `#${i + 1}`;
@@ -161,4 +162,13 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
     skills[skillIndex]!.tools.push(tool.manifest);
   }
   return { skills, filtered, errors, tools, capabilities: granted };
+}
+
+/** A skill may ship its workflow text as WORKFLOW.md; the `skill` built-in hands it to the model. */
+function readWorkflow(skillDir: string): string | null {
+  try {
+    return readFileSync(resolve(skillDir, "WORKFLOW.md"), "utf8").slice(0, MAX_WORKFLOW_CHARS);
+  } catch {
+    return null;
+  }
 }

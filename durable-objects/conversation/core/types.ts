@@ -1,3 +1,4 @@
+import { DEFAULT_REDACT_PATTERNS } from "./hooks.js";
 import type { ConversationEventData, ConversationStatus, ToolCallSummary, ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */
@@ -22,6 +23,23 @@ export type LoopConfig = {
   system_prompt: string | null;
   /** backstop deadline beyond a call's own timeout, in case the hub never answers */
   tool_deadline_grace_ms: number;
+  /** how long an approval-required call waits for a person before it is blocked */
+  approval_timeout_ms: number;
+  /** how long a `question` waits for the user's answer */
+  question_timeout_ms: number;
+  /** tool name (or "*") → policy, overriding the tool's own */
+  policies: Record<string, "auto" | "requires_approval">;
+  /** before_tool_call: tool name (or "*") → regexes over the JSON arguments that block the call */
+  deny_patterns: Record<string, string[]>;
+  /** before_tool_call: tool name → parameters forced onto every call */
+  param_overrides: Record<string, Record<string, unknown>>;
+  /** tool_result_persist: regexes whose matches are replaced by [REDACTED] before storing */
+  redact_patterns: string[];
+  /** per-conversation budget; null = unlimited */
+  max_tokens: number | null;
+  max_wall_ms: number | null;
+  /** seed 004: append "Sources: tool1, tool2" to answers that used tools */
+  citations: boolean;
 };
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = {
@@ -31,7 +49,20 @@ export const DEFAULT_LOOP_CONFIG: LoopConfig = {
   max_result_chars: 32_000,
   system_prompt: null,
   tool_deadline_grace_ms: 15_000,
+  approval_timeout_ms: 60 * 60 * 1000,
+  question_timeout_ms: 24 * 60 * 60 * 1000,
+  policies: {},
+  deny_patterns: {},
+  param_overrides: {},
+  redact_patterns: DEFAULT_REDACT_PATTERNS,
+  max_tokens: null,
+  max_wall_ms: null,
+  citations: false,
 };
+
+/** seed 001 §8.2: a call a hook or a person refused. */
+export type BlockedOutcome = { status: "blocked"; tool: string; reason: string };
+export type CallOutcome = ToolOutcome | BlockedOutcome;
 
 /** One call of the model's current response. */
 export type RoundCall = {
@@ -42,13 +73,15 @@ export type RoundCall = {
   raw_arguments: string;
   request_id: string;
   timeout_ms: number;
-  state: "queued" | "dispatched" | "done";
-  outcome: ToolOutcome | null;
+  kind: ToolSpec["kind"] | "question";
+  state: "awaiting_approval" | "queued" | "dispatched" | "done";
+  outcome: CallOutcome | null;
 };
 
 /** The turn being worked on: one user message, until it has a reply. */
 export type Run = {
   message_id: string;
+  started_at: number;
   /** LLM calls made in this run */
   iteration: number;
   /** tool rounds completed in this run */
@@ -62,9 +95,27 @@ export type Run = {
   tool_calls: ToolCallSummary[];
   tokens_in: number;
   tokens_out: number;
+  /** seed 000 phase 2 metrics */
+  parallel_batches: number;
+  max_concurrency: number;
+  wall_saved_ms: number;
+  round_started_at: number | null;
 };
 
-export type StopReason = "answer" | "max_iterations" | "tool_errors" | "cancel" | "llm_error" | "invalid_tool_call";
+/** What one finished run cost and did; aggregated into the deployment's metrics. */
+export type RunMetrics = {
+  duration_ms: number;
+  iterations: number;
+  tool_calls: number;
+  tool_errors: number;
+  tokens_in: number;
+  tokens_out: number;
+  parallel_batches: number;
+  max_concurrency: number;
+  wall_saved_ms: number;
+};
+
+export type StopReason = "answer" | "max_iterations" | "tool_errors" | "budget" | "cancel" | "llm_error" | "invalid_tool_call";
 
 export type FinishedReply = {
   message_id: string;
@@ -73,9 +124,10 @@ export type FinishedReply = {
   stop_reason: StopReason;
   tool_calls: ToolCallSummary[];
   iterations: number;
+  metrics?: RunMetrics;
 };
 
-export type QueuedMessage = { message_id: string; text: string; tools: ToolSpec[] };
+export type QueuedMessage = { message_id: string; text: string; tools: ToolSpec[]; config?: Partial<LoopConfig> };
 
 export type LoopState = {
   conversation_id: string;
@@ -102,12 +154,14 @@ export type LlmTurn = {
 };
 
 export type LoopEvent =
-  | { type: "user_message"; message_id: string; text: string; tools: ToolSpec[] }
+  | { type: "user_message"; message_id: string; text: string; tools: ToolSpec[]; config?: Partial<LoopConfig> }
   | { type: "llm_response"; call_id: string; turn: LlmTurn }
   | { type: "llm_failed"; call_id: string; error: string }
   | { type: "tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
   | { type: "tool_progress"; tool_call_id: string; partial: unknown }
   | { type: "deadline"; key: string }
+  | { type: "approval"; tool_call_id: string; approve: boolean; reason?: string }
+  | { type: "answer"; tool_call_id: string; text: string }
   | { type: "cancel"; reason?: string };
 
 export type Effect =
@@ -115,6 +169,15 @@ export type Effect =
   | { type: "call_llm"; call_id: string; with_tools: boolean }
   | {
       type: "dispatch_tool";
+      tool_call_id: string;
+      request_id: string;
+      tool: string;
+      parameters: Record<string, unknown>;
+      timeout_ms: number;
+    }
+  /** a built-in or webhook tool, run by the orchestrator itself */
+  | {
+      type: "run_builtin";
       tool_call_id: string;
       request_id: string;
       tool: string;

@@ -17,8 +17,14 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export async function braveSearch(query, count, tool) {
   const key = process.env.EDGELOOP_BRAVE_API_KEY;
   if (!key) throw permissionError(`${tool} is not configured: set EDGELOOP_BRAVE_API_KEY`);
-  const base = process.env.EDGELOOP_BRAVE_BASE_URL || DEFAULT_BASE_URL;
-  const url = new URL("/res/v1/web/search", base);
+  // Appended, not resolved, so a base with a path (a proxy prefix) keeps it.
+  const base = (process.env.EDGELOOP_BRAVE_BASE_URL || DEFAULT_BASE_URL).replace(/\/+$/, "");
+  let url;
+  try {
+    url = new URL(`${base}/res/v1/web/search`);
+  } catch {
+    throw failedError(`EDGELOOP_BRAVE_BASE_URL is not a valid URL: ${base}`);
+  }
   url.searchParams.set("q", query);
   url.searchParams.set("count", String(count));
 

@@ -1,6 +1,7 @@
 // @ts-check
 // Runs a program without a shell and collects its output, for tools that wrap system commands.
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
 
 /**
  * @typedef {{ code: number, stdout: string, stderr: string }} CommandResult
@@ -25,16 +26,10 @@ export function runCommand(program, args, options = {}) {
     child.on("error", reject);
     child.on("close", (code, signal) => {
       resolve({
-        code: code ?? 128 + (signal ? signalNumber(signal) : 0),
+        code: code ?? 128 + (signal ? constants.signals[signal] : 0),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
       });
     });
   });
-}
-
-/** @param {NodeJS.Signals} signal */
-function signalNumber(signal) {
-  const numbers = /** @type {Record<string, number>} */ ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 });
-  return numbers[signal] ?? 0;
 }

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { IncomingMessage } from "node:http";
+import { afterAll } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ToolExecutor, type ExecutorOptions } from "../../../device-agent/src/executor/executor.js";
 import { probeBwrap } from "../../../device-agent/src/sandbox/bubblewrap.js";
@@ -17,8 +18,16 @@ export const OTHER = join(FIXTURES, "other");
 export const BROKEN = join(FIXTURES, "broken");
 export const AGENT_BIN = join(REPO, "device-agent/bin/edgeloop-agent.js");
 
+const created: string[] = [];
+// Remove each file's temp dirs after its tests (helpers are imported by every test file).
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = "edgeloop-agent-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
 }
 
 export function loadBasic(capabilities: string[] | null = null): LoadedSkills {

@@ -220,7 +220,7 @@ describe("loop core: advance()", () => {
     const a = start();
     const b = advance(a.state, { type: "llm_response", call_id: llmCallId(a.state), turn: { content: '<tool_call>{"name": bash}</tool_call>', toolCalls: [], malformedToolCall: "invalid JSON" } }, NOW);
     expect(only(b.effects, "call_llm")).toHaveLength(1);
-    expect((b.state.messages.at(-1) as { content: string }).content).toContain("could not be parsed");
+    expect((b.state.messages.at(-1) as { content: string }).content).toContain("could not be read: invalid JSON");
     const c = advance(b.state, { type: "llm_response", call_id: llmCallId(b.state), turn: { content: "<tool_call>{</tool_call>", toolCalls: [], malformedToolCall: "invalid JSON" } }, NOW);
     expect(only(c.effects, "reply")[0]!.reply).toMatchObject({ status: "failed", stop_reason: "invalid_tool_call" });
   });

@@ -1,5 +1,6 @@
 // bash: runs in the workspace, passes output through, keeps the command's exit code.
 import { describe, it, expect, afterAll } from "vitest";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
@@ -35,6 +36,19 @@ describe("bash", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("on SIGTERM from the agent, ends the command's whole group, even jobs ignoring SIGTERM", async () => {
+    // A sleep length no other process on the machine will be using, to find leftovers by name.
+    const marker = `${31 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+    const started = Date.now();
+    const run = await runTool("desktop-tools", "dt-bash", { command: `(trap '' TERM; sleep ${marker}) & sleep ${marker}` }, {
+      workspace: tempDir("bash"),
+      onSpawn: (child) => setTimeout(() => child.kill("SIGTERM"), 500),
+    });
+    expect(run.code).not.toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(leftovers(`sleep ${marker}`)).toBe("");
+  });
+
   it("refuses obviously destructive commands with 77", async () => {
     for (const command of ["rm -rf /", "rm -fr ~", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda1", "dd if=/dev/zero of=/dev/sda", ":(){ :|:& };:"]) {
       const run = await bash({ command });
@@ -52,3 +66,11 @@ describe("bash", () => {
     expect((await bash({ command: "  " })).code).toBe(64);
   });
 });
+
+function leftovers(pattern: string): string {
+  try {
+    return execFileSync("pgrep", ["-f", pattern], { encoding: "utf8" }).trim();
+  } catch {
+    return ""; // pgrep exits 1 when nothing matches
+  }
+}

@@ -1,7 +1,7 @@
 // Spawns a real skill binary the way the device agent does (docs/skills.md): parameters as JSON
 // on stdin, cwd = workspace, EDGELOOP_* env. Async spawn on purpose: several tests serve HTTP
 // from this same process, which a blocking spawnSync would starve.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,6 +20,8 @@ export type RunOptions = {
   /** Raw stdin instead of JSON params. */
   stdinText?: string;
   args?: string[];
+  /** Called once the binary is running, e.g. to signal it. */
+  onSpawn?: (child: ChildProcess) => void;
 };
 
 const createdDirs: string[] = [];
@@ -73,6 +75,7 @@ export function runTool(
       resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
     });
     child.stdin.end(options.stdinText ?? JSON.stringify(params));
+    options.onSpawn?.(child);
   });
 }
 

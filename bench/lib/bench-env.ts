@@ -1,0 +1,91 @@
+import { join } from "node:path";
+import { startScriptedLlm, type ScriptedLlm } from "../../scripted-llm/server.js";
+import { type AgentProcess, startAgent } from "../../test/helpers/device-agent.js";
+import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
+import { REPO_ROOT } from "../../test/helpers/processes.js";
+import { type FloorWorker, startFloorWorker } from "./floor-worker.js";
+
+export const BENCH_SKILLS = join(REPO_ROOT, "bench/fixtures/bench-tools");
+export const FLEET_SIZE = 20;
+
+/** Device ids the worker accepts: the real agents', and the simulated fleet's. */
+export const deviceToken = (agentId: string) => `bench-token-${agentId}`;
+const AGENT_IDS = ["bench-dev", "bench-resume", ...Array.from({ length: FLEET_SIZE }, (_, i) => `fleet-${i}`)];
+
+/**
+ * Everything a scenario runs against, started once per run: the scripted model, the product's
+ * worker under wrangler dev, the floor worker under wrangler dev, and one real agent with the
+ * bench skills. Scenarios add their own agents or fake devices.
+ */
+export type BenchEnv = {
+  llm: ScriptedLlm;
+  worker: LocalWorker;
+  floor: FloorWorker;
+  agent: AgentProcess;
+  quick: boolean;
+  /** kill -9 the product's runtime and start it again on the same state and port */
+  restartWorker: () => Promise<void>;
+  /** start a real agent with the bench skills; stopped with the environment */
+  startBenchAgent: (agentId: string, extraArgs?: string[]) => Promise<AgentProcess>;
+  stop: () => Promise<void>;
+};
+
+export function workerVars(llmUrl: string): Record<string, string> {
+  return {
+    OPENAI_BASE_URL: llmUrl,
+    OPENAI_API_KEY: "scripted",
+    LLM_MODEL: "scripted",
+    LLM_MAX_RETRIES: "5",
+    DEVICE_TOKENS: AGENT_IDS.map((id) => `${id}:${deviceToken(id)}`).join(","),
+    // 200 sequential rounds are sent as two messages of 100, the most one message may take.
+    MAX_ITERATIONS: "100",
+    // The front door's limits would throttle the fleet scenario; the bench measures the loop.
+    RATE_LIMIT_SENDER_PER_MIN: "1000000",
+    RATE_LIMIT_SENDER_BURST: "1000000",
+    RATE_LIMIT_AGENT_PER_MIN: "1000000",
+    RATE_LIMIT_AGENT_BURST: "1000000",
+    MAX_OPEN_CONVERSATIONS_PER_AGENT: "1000000",
+  };
+}
+
+export async function startBenchEnv(quick: boolean): Promise<BenchEnv> {
+  const llm = await startScriptedLlm({ port: 0 });
+  const agents: AgentProcess[] = [];
+  const [workerStart, floorStart] = await Promise.allSettled([startLocalWorker({ vars: workerVars(llm.url) }), startFloorWorker()]);
+  if (workerStart.status === "rejected" || floorStart.status === "rejected") {
+    if (workerStart.status === "fulfilled") await workerStart.value.stop();
+    if (floorStart.status === "fulfilled") await floorStart.value.stop();
+    await llm.close();
+    throw workerStart.status === "rejected" ? workerStart.reason : (floorStart as PromiseRejectedResult).reason;
+  }
+  const env: BenchEnv = {
+    llm,
+    worker: workerStart.value,
+    floor: floorStart.value,
+    agent: null as unknown as AgentProcess,
+    quick,
+    restartWorker: async () => {
+      await env.worker.kill();
+      env.worker = await startLocalWorker({ vars: workerVars(llm.url), persistDir: env.worker.persistDir, port: env.worker.port });
+    },
+    startBenchAgent: async (agentId, extraArgs = []) => {
+      const agent = await startAgent({ url: env.worker.url, agentId, token: deviceToken(agentId), skills: [BENCH_SKILLS], extraArgs });
+      agents.push(agent);
+      return agent;
+    },
+    stop: async () => {
+      // Agents first (they would only reconnect), then the runtimes, then the model.
+      for (const a of agents) await a.stop().catch(() => undefined);
+      await env.worker.stop().catch(() => undefined);
+      await env.floor.stop().catch(() => undefined);
+      await llm.close();
+    },
+  };
+  try {
+    env.agent = await env.startBenchAgent("bench-dev");
+  } catch (e) {
+    await env.stop();
+    throw e;
+  }
+  return env;
+}

@@ -1,0 +1,67 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { WebSocketServer, type WebSocket } from "ws";
+import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
+
+/**
+ * A stand-in hub on loopback for measuring the device agent alone: it accepts the agent's socket,
+ * answers `GET /v1/devices/:id` (so startAgent sees it online), sends real v1 `command` frames and
+ * times each until its `result`, then acks it as the real hub does.
+ */
+export type FakeHub = {
+  url: string;
+  run: (tool: string, requestId: string, timeoutMs?: number) => Promise<{ result: ResultFrame; ms: number }>;
+  close: () => Promise<void>;
+};
+
+export async function startFakeHub(): Promise<FakeHub> {
+  let socket: WebSocket | null = null;
+  const pending = new Map<string, (r: ResultFrame) => void>();
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ online: socket !== null }));
+  });
+  const wss = new WebSocketServer({ server, maxPayload: 64 * 1024 * 1024 });
+  wss.on("connection", (ws) => {
+    ws.on("message", (data) => {
+      const parsed = parseJson(DeviceFrame, data.toString());
+      if (!parsed.ok) return;
+      const frame = parsed.value;
+      if (frame.type === "hello") socket = ws;
+      if (frame.type !== "result") return;
+      ws.send(JSON.stringify({ type: "ack", request_ids: [frame.request_id] }));
+      pending.get(frame.request_id)?.(frame);
+      pending.delete(frame.request_id);
+    });
+    ws.on("close", () => {
+      if (socket === ws) socket = null;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    run: (tool, requestId, timeoutMs = 30_000) => {
+      if (!socket) return Promise.reject(new Error("no agent connected"));
+      const command: ToolCommandFrame = { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId } };
+      const started = performance.now();
+      const ws = socket;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no result for ${requestId}`)), timeoutMs + 5_000);
+        pending.set(requestId, (result) => {
+          clearTimeout(timer);
+          resolve({ result, ms: performance.now() - started });
+        });
+        ws.send(JSON.stringify(command));
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

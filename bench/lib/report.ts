@@ -1,0 +1,71 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../test/helpers/processes.js";
+import { met, type Metric, type ScenarioResult } from "./result.js";
+
+export type Machine = { cores: number; cpu: string; memory_gb: number; node: string; wrangler: string; platform: string };
+
+export type BenchReport = {
+  date: string;
+  quick: boolean;
+  command: string;
+  duration_s: number;
+  machine: Machine;
+  scenarios: ScenarioResult[];
+  /** scenarios that threw, by id */
+  failed: { id: string; error: string }[];
+};
+
+export function machine(): Machine {
+  let wrangler = "unknown";
+  try {
+    wrangler = execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["--version"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } }).toString().trim();
+  } catch {
+    // reported as unknown
+  }
+  return { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, wrangler, platform: `${process.platform} ${process.arch}` };
+}
+
+export function writeReport(dir: string, report: BenchReport): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(dir, "latest.md"), markdown(report));
+}
+
+const UNIT: Record<Metric["unit"], string> = { ratio: "×", ms: " ms", MB: " MB", per_s: " /s", count: "", bytes: " B" };
+
+function verdict(m: Metric): string {
+  const ok = met(m);
+  if (ok === null) return "";
+  return `${m.target!.op} ${m.target!.value}${m.unit === "ratio" ? "" : UNIT[m.unit]} ${ok ? "✅ met" : "❌ missed"}`;
+}
+
+function markdown(r: BenchReport): string {
+  const m = r.machine;
+  const lines = [
+    `# Benchmarks — ${r.quick ? "quick run (small, for the test suite)" : "full run"}`,
+    "",
+    `\`${r.command}\` on ${r.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}, wrangler ${m.wrangler}, ${m.platform}. Took ${r.duration_s} s.`,
+    "",
+    "Absolute times on a shared 2-core machine are noise; the ratios are the result. Each ratio divides",
+    "our number by a floor measured in the same run, side by side (the floors are explained under each",
+    "scenario). Medians and p99 are over the repetitions shown.",
+    "",
+    "| scenario | headline ratio | target | repetitions |",
+    "|---|---|---|---|",
+    ...r.scenarios.map((s) => {
+      const head = s.metrics[0]!;
+      return `| ${s.title} | ${head.name}: **${head.value}${UNIT[head.unit]}** | ${verdict(head) || "—"} | ${s.repetitions} |`;
+    }),
+    ...r.failed.map((f) => `| ${f.id} | **failed**: ${f.error.split("\n")[0]!.slice(0, 200)} | | 0 |`),
+    "",
+  ];
+  for (const s of r.scenarios) {
+    lines.push(`## ${s.title}`, "", `Repetitions: ${s.repetitions}.${s.floor ? ` Floor: ${s.floor}.` : ""}`, "", "| metric | value | target |", "|---|---|---|");
+    for (const x of s.metrics) lines.push(`| ${x.name}${x.note ? ` (${x.note})` : ""} | ${x.value}${UNIT[x.unit]} | ${verdict(x)} |`);
+    lines.push("");
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,80 @@
+/**
+ * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id]`: every scenario against the floor
+ * of the same machine, in one run; writes DIR/latest.json and DIR/latest.md (DIR defaults to
+ * bench/results, or bench/results/quick for --quick so a quick run never replaces the full one).
+ */
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { REPO_ROOT } from "../test/helpers/processes.js";
+import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
+import { machine, writeReport, type BenchReport } from "./lib/report.js";
+import type { ScenarioResult } from "./lib/result.js";
+import { deviceExecution } from "./scenarios/device-execution.js";
+import { fleetLoad } from "./scenarios/fleet-load.js";
+import { largeResults } from "./scenarios/large-results.js";
+import { parallelCalls } from "./scenarios/parallel-calls.js";
+import { resume } from "./scenarios/resume.js";
+import { stepOverhead } from "./scenarios/step-overhead.js";
+
+type Scenario = { id: string; run: (env: BenchEnv) => Promise<ScenarioResult>; limitMs: { quick: number; full: number } };
+
+// Resume runs last: it kills and restarts the runtime the others share.
+const SCENARIOS: Scenario[] = [
+  { id: "step_overhead", run: stepOverhead, limitMs: { quick: 30_000, full: 180_000 } },
+  { id: "parallel_calls", run: parallelCalls, limitMs: { quick: 20_000, full: 60_000 } },
+  { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
+  { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
+  { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
+  { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },
+];
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i >= 0) return process.argv[i + 1];
+  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+function withLimit<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms))]).finally(() => clearTimeout(timer));
+}
+
+async function main(): Promise<number> {
+  const quick = process.argv.includes("--quick");
+  const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
+  const only = arg("only")?.split(",");
+  const started = performance.now();
+  const report: BenchReport = { date: new Date().toISOString(), quick, command: `npm run bench${quick ? " -- --quick" : ""}`, duration_s: 0, machine: machine(), scenarios: [], failed: [] };
+  const env = await startBenchEnv(quick);
+  const stop = () => void env.stop().finally(() => process.exit(130));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    for (const s of SCENARIOS.filter((x) => !only || only.includes(x.id))) {
+      const t0 = performance.now();
+      process.stderr.write(`bench: ${s.id}${quick ? " (quick)" : ""}… `);
+      try {
+        report.scenarios.push(await withLimit(s.run(env), quick ? s.limitMs.quick : s.limitMs.full, s.id));
+        process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      } catch (e) {
+        report.failed.push({ id: s.id, error: (e as Error).stack ?? String(e) });
+        process.stderr.write(`FAILED: ${(e as Error).message}\n`);
+      }
+    }
+  } finally {
+    await env.stop();
+  }
+  report.duration_s = Math.round((performance.now() - started) / 1000);
+  writeReport(outDir, report);
+  process.stderr.write(`bench: wrote ${join(outDir, "latest.json")} and latest.md in ${report.duration_s} s\n`);
+  const bad = report.scenarios.some((s) => (s.lost ?? 0) > 0 || (s.duplicated ?? 0) > 0);
+  return report.failed.length > 0 || bad ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,65 @@
+import { join } from "node:path";
+import { startAgent } from "../../test/helpers/device-agent.js";
+import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
+import { spawnDirect } from "../lib/direct-spawn.js";
+import { startFakeHub } from "../lib/fake-hub.js";
+import { rssMb, sampleRss } from "../lib/memory.js";
+import type { ScenarioResult } from "../lib/result.js";
+import { round, roundSummary, summarize } from "../lib/stats.js";
+
+/**
+ * Scenario 4: the device agent alone. A real agent connected to a loopback stand-in hub runs the
+ * trivial skill binary (command frame → result frame), against `child_process.spawn` of the same
+ * binary from this process. Samples alternate, so drift on a shared machine hits both alike.
+ */
+export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
+  const n = env.quick ? 20 : 200;
+  const loadReps = env.quick ? 2 : 6;
+  const hub = await startFakeHub();
+  const agent = await startAgent({ url: hub.url, agentId: "bench-exec", token: "unused", skills: [BENCH_SKILLS] });
+  const pid = agent.child.proc.pid!;
+  const binary = join(BENCH_SKILLS, "bin/bench-ok");
+  const viaAgent: number[] = [];
+  const direct: number[] = [];
+  let idleRss = 0;
+  let loadedRss = 0;
+  try {
+    for (let i = 0; i < 5; i++) {
+      await hub.run("bench_ok", `warm-${Date.now()}-${i}`);
+      await spawnDirect(binary, agent.workspace);
+    }
+    for (let i = 0; i < n; i++) {
+      const { result, ms } = await hub.run("bench_ok", `exec-${Date.now()}-${i}`);
+      if (result.status !== "success") throw new Error(`bench_ok failed: ${JSON.stringify(result)}`);
+      viaAgent.push(ms);
+      direct.push(await spawnDirect(binary, agent.workspace));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    idleRss = rssMb(pid);
+    const sampler = sampleRss(pid);
+    for (let r = 0; r < loadReps; r++) {
+      await Promise.all(Array.from({ length: 5 }, (_, i) => hub.run("bench_sleep", `load-${Date.now()}-${r}-${i}`)));
+    }
+    loadedRss = sampler.stop();
+  } finally {
+    await agent.stop();
+    await hub.close();
+  }
+  const a = summarize(viaAgent);
+  const d = summarize(direct);
+  return {
+    id: "device_execution",
+    title: "4. Device execution overhead (agent running a trivial skill vs spawning it directly)",
+    repetitions: Math.min(a.n, d.n),
+    metrics: [
+      { name: "agent / direct spawn (median)", value: round(a.median / d.median), unit: "ratio", target: { op: "<=", value: 1.2 } },
+      { name: "agent / direct spawn (p99)", value: round(a.p99 / d.p99), unit: "ratio" },
+      { name: "agent command→result median", value: round(a.median), unit: "ms" },
+      { name: "direct spawn median", value: round(d.median), unit: "ms" },
+      { name: "agent idle RSS", value: round(idleRss, 1), unit: "MB" },
+      { name: "agent RSS under 5 concurrent commands (max)", value: round(loadedRss, 1), unit: "MB" },
+    ],
+    floor: "`child_process.spawn` of the same binary from a Node process, stdin = the parameters, until its pipes close; the agent's time includes the loopback WebSocket hop to the stand-in hub",
+    details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
+  };
+}

@@ -1,0 +1,46 @@
+import { sendMessage } from "../../test/helpers/api.js";
+import type { BenchEnv } from "../lib/bench-env.js";
+import { requestTimes } from "../lib/llm-requests.js";
+import type { ScenarioResult } from "../lib/result.js";
+import { round, roundSummary, summarize } from "../lib/stats.js";
+
+const CALLS = 5;
+const SLEEP_MS = 300;
+
+/**
+ * Scenario 2: one model response with 5 calls, each sleeping 300 ms on the device. Wall time of
+ * the round = from the model request that asked for them to the model request that carries the
+ * five results. The floor is the sleep itself: 5 in parallel can take no less than 300 ms.
+ */
+export async function parallelCalls(env: BenchEnv): Promise<ScenarioResult> {
+  const reps = env.quick ? 2 : 12;
+  env.llm.setRules([
+    {
+      match: "^bench parallel",
+      turns: [{ tool_calls: Array.from({ length: CALLS }, () => ({ name: "bench_sleep", arguments: {} })) }, { content: "done" }],
+    },
+  ]);
+  const walls: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const text = `bench parallel ${Date.now()} ${i}`;
+    const { body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text }, 60);
+    if (body.status !== "completed" || body.tool_calls.filter((c) => c.status === "success").length !== CALLS) {
+      throw new Error(`parallel run: ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    const [asked, answered] = requestTimes(env.llm, text);
+    walls.push(answered! - asked!);
+  }
+  const w = summarize(walls);
+  return {
+    id: "parallel_calls",
+    title: "2. Parallel calls (5 calls in one response, each sleeping 300 ms on the device)",
+    repetitions: w.n,
+    metrics: [
+      { name: "round wall time / 300 ms (median)", value: round(w.median / SLEEP_MS), unit: "ratio", target: { op: "<=", value: 1.15 } },
+      { name: "round wall time / 300 ms (p99)", value: round(w.p99 / SLEEP_MS), unit: "ratio" },
+      { name: "round wall time median", value: round(w.median), unit: "ms" },
+    ],
+    floor: "the tool's own 300 ms: five calls run in parallel can finish no sooner",
+    details: { calls_per_round: CALLS, sleep_ms: SLEEP_MS, round_wall_ms: roundSummary(w) },
+  };
+}

@@ -1,0 +1,283 @@
+import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
+import { HubConnection } from "../../device-agent/src/connection.js";
+import type { Logger } from "../../device-agent/src/log.js";
+import { agentTopics, CapabilitiesManifest, interpretReport, type MqttToolCommand, parseStatus, type ReportOutcome } from "../../device-agent/src/mqtt-payloads.js";
+import { DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
+import { manifestFromToolsList } from "./manifest.js";
+import type { BridgeStats } from "./stats.js";
+
+export type Publish = (topic: string, payload: string, opts: { qos: 0 | 1; retain?: boolean }) => void;
+
+/** The hub side, as a link needs it; tests pass a fake instead of a real WebSocket. */
+export type HubSide = { send: HubConnection["send"]; close: () => Promise<void>; start: () => void; readonly isOpen: boolean };
+export type HubFactory = (opts: { agentId: string; token: string; hello: () => HelloFrame; onOpen: () => void; onFrame: (f: HubFrame) => void }) => HubSide;
+
+export type LinkDeps = {
+  log: Logger;
+  publish: Publish;
+  stats: BridgeStats;
+  openHub: HubFactory;
+  staleMs: number;
+  now?: () => number;
+};
+
+/** How often an EvoClaw agent that has not answered `tools_list` is asked again. */
+const TOOLS_LIST_EVERY_MS = 30_000;
+
+/**
+ * One device as the bridge serves it: its presence on the broker, its manifest, the commands
+ * in flight and the results not yet acked (DeviceState, on disk), and — while the device is
+ * online and its manifest known — a WebSocket to the hub on its behalf.
+ */
+export class DeviceLink {
+  private manifest: HelloFrame | null = null;
+  /** "capabilities": our agent (it dedupes by request id, so commands may be re-sent to it) */
+  private source: "capabilities" | "tools_list" | null = null;
+  private lastSeen = 0;
+  private hub: HubSide | null = null;
+  private lastToolsList = 0;
+  private resendWhenKnown = false;
+  private readonly topics;
+  private readonly now: () => number;
+
+  constructor(
+    readonly agentId: string,
+    private readonly token: string,
+    private readonly state: DeviceState,
+    private readonly deps: LinkDeps,
+  ) {
+    this.topics = agentTopics(agentId);
+    this.now = deps.now ?? Date.now;
+  }
+
+  get online(): boolean {
+    return this.lastSeen > 0 && this.now() - this.lastSeen <= this.deps.staleMs;
+  }
+
+  get hubOpen(): boolean {
+    return this.hub !== null;
+  }
+
+  // ---- from the broker -------------------------------------------------------------------
+
+  onStatus(payload: string): void {
+    const status = parseStatus(payload);
+    if (status === null) {
+      this.bad("status", `not online/offline: ${payload.slice(0, 80)}`);
+      return;
+    }
+    if (status === "offline") {
+      this.lastSeen = 0;
+      this.deps.log.info("device offline (status)", { agent_id: this.agentId });
+    } else {
+      this.seen();
+      // Our agent says "online" after (re)subscribing, e.g. after a broker restart lost what was
+      // queued for it: ask again for what is still open; it answers repeats from its store.
+      this.resendOutstanding("device came online");
+    }
+    this.tick();
+  }
+
+  onCapabilities(payload: string): void {
+    const parsed = parseJson(CapabilitiesManifest, payload);
+    // EvoClaw agents publish capabilities in their own shape: that only tells us the device exists.
+    if (!parsed.ok) {
+      this.deps.log.debug("capabilities not in our manifest shape; will ask tools_list", { agent_id: this.agentId, error: parsed.error.slice(0, 200) });
+      return;
+    }
+    if (parsed.value.agent_id !== this.agentId) {
+      this.bad("capabilities", `agent_id '${parsed.value.agent_id}' on ${this.agentId}'s topic`);
+      return;
+    }
+    const first = this.source !== "capabilities";
+    this.setManifest(parsed.value, "capabilities");
+    if (first && this.resendWhenKnown && this.online) this.resendOutstanding("manifest arrived");
+    this.tick();
+  }
+
+  onReport(payload: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(payload);
+    } catch {
+      this.bad("report", "malformed JSON");
+      return;
+    }
+    const report = interpretReport(raw);
+    if (report.kind === "invalid") return this.bad("report", report.error);
+    this.seen();
+    if (report.kind === "tools") {
+      const built = manifestFromToolsList(this.agentId, report.answer);
+      for (const d of built.dropped) this.deps.log.warn("EvoClaw tool not served", { agent_id: this.agentId, tool: d.tool, reason: d.reason });
+      // A manifest from our own agent is richer; never replace it with a tools_list answer.
+      if (this.source !== "capabilities") this.setManifest(built.hello, "tools_list");
+    } else if (report.kind === "tool") {
+      this.onToolReport(report.requestId, report.tool, report.outcome, report.shape);
+    }
+    this.tick();
+  }
+
+  // ---- from the hub ----------------------------------------------------------------------
+
+  private onHubFrame(frame: HubFrame): void {
+    if (frame.type === "ack") {
+      this.persist(() => this.state.ack(frame.request_ids));
+    } else if (frame.type === "command" && frame.command === "tool") {
+      this.forward(frame);
+    } else if (frame.type === "command" && frame.command === "cancel") {
+      this.deps.publish(this.topics.commands, JSON.stringify({ command: "cancel", request_id: frame.request_id }), { qos: 1 });
+    }
+  }
+
+  /** Seed 000's command, exactly: `{"command":"tool","payload":{…},"request_id"}` without our `type`. */
+  private forward(frame: ToolCommandFrame): void {
+    const command: MqttToolCommand = { command: "tool", payload: frame.payload, request_id: frame.request_id };
+    const now = this.now();
+    // A repeat of an open command is published again (our agent dedupes) but kept once.
+    const saved = this.persist(() => {
+      this.state.addOutstanding({
+        request_id: frame.request_id,
+        tool: frame.payload.tool,
+        sent_at: now,
+        expires_at: now + frame.payload.timeout_ms + OUTSTANDING_GRACE_MS,
+        command,
+      });
+      return true;
+    });
+    if (!saved) return; // not on disk, so not sent: the hub re-sends it on the next hello
+    this.deps.stats.commandsForwarded++;
+    this.deps.log.info("command forwarded", { agent_id: this.agentId, request_id: frame.request_id, tool: frame.payload.tool });
+    this.deps.publish(this.topics.commands, JSON.stringify(command), { qos: 1 });
+  }
+
+  private onToolReport(requestId: string | undefined, tool: string | undefined, outcome: ReportOutcome, shape: string): void {
+    const match = this.state.match(requestId, tool);
+    if (!match.found) {
+      if (match.duplicate) {
+        this.deps.stats.duplicateReports++;
+        this.deps.log.info("duplicate report dropped", { agent_id: this.agentId, request_id: requestId });
+      } else {
+        // Another orchestrator on the same broker, or a command long expired: not ours to deliver.
+        this.deps.stats.unmatchedReports++;
+        this.deps.log.debug("report for no command of ours ignored", { agent_id: this.agentId, request_id: requestId, tool });
+      }
+      return;
+    }
+    const cmd = match.found;
+    if (match.guessed) {
+      this.deps.stats.guessedReports++;
+      this.deps.log.warn("report without request_id: matched to the oldest outstanding command (a guess)", { agent_id: this.agentId, request_id: cmd.request_id, tool: cmd.tool });
+    }
+    if (tool !== undefined && tool !== cmd.tool) {
+      this.deps.log.warn("report names another tool than its command; using the command's", { agent_id: this.agentId, request_id: cmd.request_id, report_tool: tool, tool: cmd.tool });
+    }
+    let parsed = ResultFrame.safeParse({ ...outcome, type: "result", request_id: cmd.request_id, tool: cmd.tool });
+    if (!parsed.success) {
+      // Still an answer: the call must not hang because the device wrote something odd.
+      this.bad("report", parsed.error.issues[0]?.message ?? "invalid result");
+      parsed = ResultFrame.safeParse({ type: "result", request_id: cmd.request_id, tool: cmd.tool, status: "error", error: "the device's report could not be read", error_type: "execution_failed" });
+    }
+    const result = parsed.data!;
+    if (!this.persist(() => this.state.complete(result, this.now()))) return;
+    this.deps.stats.reports++;
+    this.deps.log.info("report", { agent_id: this.agentId, request_id: cmd.request_id, tool: cmd.tool, status: result.status, shape });
+    this.hub?.send(result);
+  }
+
+  // ---- presence and the hub socket -------------------------------------------------------
+
+  /** Called on every event and on a timer: opens/closes the hub socket, asks tools_list, expires. */
+  tick(): void {
+    for (const gone of this.persist(() => this.state.expire(this.now())) || []) {
+      this.deps.log.warn("command expired unanswered", { agent_id: this.agentId, request_id: gone.request_id, tool: gone.tool });
+    }
+    const online = this.online;
+    if (online && this.manifest && !this.hub) this.openHub();
+    if (!online && this.hub) {
+      this.deps.log.info("device stale or offline: closing its hub socket", { agent_id: this.agentId });
+      void this.closeHub();
+    }
+    if (online && this.source === null && this.now() - this.lastToolsList >= TOOLS_LIST_EVERY_MS) {
+      this.lastToolsList = this.now();
+      this.deps.publish(this.topics.commands, JSON.stringify({ command: "tools_list", request_id: `tools-${this.now()}` }), { qos: 1 });
+    }
+  }
+
+  /** Lets the retained capabilities arrive first, so our own agents are never sent tools_list. */
+  holdToolsListFor(ms: number): void {
+    this.lastToolsList = this.now() - TOOLS_LIST_EVERY_MS + ms;
+  }
+
+  /** After the broker lost our session, or at start: re-send open commands once we know it is safe. */
+  markResendNeeded(): void {
+    this.resendWhenKnown = true;
+  }
+
+  async close(): Promise<void> {
+    await this.closeHub();
+  }
+
+  private openHub(): void {
+    this.deps.log.info("device online: opening its hub socket", { agent_id: this.agentId, source: this.source });
+    const hub = this.deps.openHub({
+      agentId: this.agentId,
+      token: this.token,
+      hello: () => ({ ...this.manifest!, held: this.state.held() }),
+      onOpen: () => {
+        for (const r of this.state.unacked()) hub.send(r);
+      },
+      onFrame: (f) => this.onHubFrame(f),
+    });
+    this.hub = hub;
+    hub.start();
+  }
+
+  private async closeHub(): Promise<void> {
+    const hub = this.hub;
+    this.hub = null;
+    await hub?.close();
+  }
+
+  private setManifest(hello: HelloFrame, source: "capabilities" | "tools_list"): void {
+    const changed = JSON.stringify(this.manifest) !== JSON.stringify(hello);
+    this.manifest = { ...hello, held: [] };
+    this.source = source;
+    if (changed) {
+      this.deps.log.info("device manifest", { agent_id: this.agentId, source, tools: hello.skills.flatMap((s) => s.tools.map((t) => t.name)) });
+      // An open socket learns the new manifest by a fresh hello (the hub accepts a repeat).
+      if (this.hub?.isOpen) this.hub.send({ ...this.manifest, held: this.state.held() });
+    }
+  }
+
+  private resendOutstanding(why: string): void {
+    const open = this.state.outstanding();
+    if (open.length === 0) return;
+    // Only our agent dedupes by request id; an EvoClaw agent might run the tool twice.
+    if (this.source !== "capabilities") {
+      this.resendWhenKnown = true;
+      return;
+    }
+    this.resendWhenKnown = false;
+    this.deps.log.info("re-sending open commands", { agent_id: this.agentId, why, request_ids: open.map((o) => o.request_id) });
+    for (const o of open) this.deps.publish(this.topics.commands, JSON.stringify(o.command), { qos: 1 });
+  }
+
+  private seen(): void {
+    this.lastSeen = this.now();
+  }
+
+  private bad(what: string, error: string): void {
+    this.deps.stats.badPayloads++;
+    this.deps.log.warn(`bad ${what} payload ignored`, { agent_id: this.agentId, error });
+  }
+
+  /** State writes can fail (disk full): log it and tell the caller, never throw into MQTT's loop. */
+  private persist<T>(fn: () => T): T | false {
+    try {
+      return fn();
+    } catch (e) {
+      this.deps.log.error("bridge state not saved", { agent_id: this.agentId, error: (e as Error).message });
+      return false;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import type { Env } from "../../worker/env.js";
+import type { BuiltinContext, DeviceSummary } from "./builtins/types.js";
+import type { ConversationStore } from "./conversation-store.js";
+
+/** What built-ins may reach from inside a conversation: its storage, the devices, other conversations. */
+export function builtinContext(opts: {
+  env: Env;
+  store: ConversationStore;
+  conversation_id: string;
+  agent_id: string;
+  tool_call_id: string;
+  request_id: string;
+  startSubtask: BuiltinContext["startSubtask"];
+}): BuiltinContext {
+  const { env, store } = opts;
+  const hub = (agentId: string) => env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(agentId));
+  const conversation = (id: string) => env.CONVERSATION.get(env.CONVERSATION.idFromName(id));
+  return {
+    conversation_id: opts.conversation_id,
+    agent_id: opts.agent_id,
+    tool_call_id: opts.tool_call_id,
+    request_id: opts.request_id,
+    now: () => Date.now(),
+    kv: {
+      get: <T>(key: string) => store.getValue<T>(`builtin:${key}`),
+      put: (key, value) => store.putValue(`builtin:${key}`, value),
+    },
+    devices: {
+      async list(): Promise<DeviceSummary[]> {
+        // The devices this deployment has seen; without a registry binding, this conversation's own.
+        const ids = [opts.agent_id, ...(store.getValue<string[]>("known_agents") ?? [])];
+        const out: DeviceSummary[] = [];
+        for (const id of [...new Set(ids)]) {
+          const d = (await hub(id).getDevice(id)) as { online: boolean; last_seen: number | null; version: string | null; skills: { tools: { name: string }[] }[] };
+          out.push({ agent_id: id, online: d.online, last_seen: d.last_seen, version: d.version, tools: d.skills.flatMap((s) => s.tools.map((t) => t.name)) });
+        }
+        return out;
+      },
+      async get(agentId: string) {
+        return (await hub(agentId).getDevice(agentId)) as never;
+      },
+    },
+    conversations: {
+      known: () => store.getValue<string[]>("known_conversations") ?? [],
+      remember(id: string) {
+        const known = new Set(store.getValue<string[]>("known_conversations") ?? []);
+        known.add(id);
+        store.putValue("known_conversations", [...known]);
+      },
+      async view(id: string) {
+        const v = (await conversation(id).getConversation()) as { conversation_id: string; agent_id: string; status: string; messages: { role: string; content?: string | null }[] } | null;
+        return v ? { conversation_id: v.conversation_id, agent_id: v.agent_id, status: v.status, messages: v.messages.map((m) => ({ role: m.role, content: m.content ?? null })) } : null;
+      },
+      async post(id: string | null, agentId: string, text: string) {
+        const conversation_id = id ?? `conv_${crypto.randomUUID()}`;
+        const message_id = `msg_${crypto.randomUUID()}`;
+        const res = await conversation(conversation_id).postMessage({ conversation_id, agent_id: agentId, message_id, text, loop: {} });
+        return res.ok ? { conversation_id, message_id } : { error: res.error };
+      },
+    },
+    startSubtask: opts.startSubtask,
+  };
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { Identifier } from "../../../protocol/index.js";
+import type { Builtin } from "./types.js";
+import { parseArgs } from "./args.js";
+
+const NAME = "task";
+
+const Args = z.object({
+  prompt: z.string().trim().min(1),
+  description: z.string().trim().max(200).optional(),
+  agent_id: Identifier.optional(),
+});
+
+/**
+ * opencode's task: runs a sub-agent in its own conversation and waits for its final reply. The
+ * call stays pending; the shell delivers the sub-conversation's reply as this call's result.
+ */
+export const task: Builtin = {
+  name: NAME,
+  description:
+    "Launch a sub-agent in a new conversation to do a self-contained piece of work and wait for its final answer, which becomes this tool's result. Give it everything it needs in the prompt.",
+  parameters: {
+    type: "object",
+    properties: {
+      prompt: { type: "string", description: "Full instructions for the sub-agent" },
+      description: { type: "string", description: "A short (3-5 word) label for the task" },
+      agent_id: { type: "string", description: "Device to run it on (see agents_list); default this conversation's device" },
+    },
+    required: ["prompt"],
+  },
+  // The sub-conversation runs a whole loop of its own.
+  timeout_ms: 600_000,
+  async run(args, ctx) {
+    const parsed = parseArgs(NAME, Args, args);
+    if (!parsed.ok) return parsed.result;
+    const { prompt, agent_id } = parsed.value;
+    const started = await ctx.startSubtask(prompt, agent_id ?? ctx.agent_id);
+    // So sessions_list / sessions_history can look into it while it runs.
+    ctx.conversations.remember(started.conversation_id);
+    return { kind: "pending" };
+  },
+};

@@ -1,0 +1,24 @@
+import type { ToolSpec } from "../../../protocol/index.js";
+import type { WebhookTool } from "./webhook-config.js";
+import { maxTotalBackoffMs } from "./retry-delay.js";
+
+export { parseWebhookTools, WebhookTool, type WebhookToolsParse } from "./webhook-config.js";
+export { runWebhookTool, MAX_WEBHOOK_RESPONSE_BYTES, type WebhookCallContext } from "./webhook-call.js";
+
+/**
+ * Webhook tools as the loop sees them. They run in the orchestrator, so kind "builtin". The
+ * deadline covers the worst case: every attempt using its whole timeout, plus the longest backoffs.
+ */
+export function webhookToolSpecs(tools: WebhookTool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    const budget = (tool.max_retries + 1) * tool.timeout_secs * 1000 + maxTotalBackoffMs(tool.max_retries);
+    return {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      timeout_ms: budget,
+      max_timeout_ms: budget,
+      kind: "builtin",
+    };
+  });
+}

@@ -1,0 +1,50 @@
+import type { LoopConfig } from "./types.js";
+
+/**
+ * Seed 001's hooks as deployment policy, pure so they are testable and replay the same way:
+ * `before_tool_call` can block a call (regex deny-list per tool) or rewrite its parameters
+ * (fixed overrides per tool); `tool_result_persist` redacts secrets before a result is stored.
+ */
+export type BeforeToolCall = { action: "allow"; args: Record<string, unknown> } | { action: "block"; reason: string };
+
+export function beforeToolCall(config: LoopConfig, tool: string, args: Record<string, unknown>): BeforeToolCall {
+  const text = JSON.stringify(args);
+  for (const pattern of [...(config.deny_patterns[tool] ?? []), ...(config.deny_patterns["*"] ?? [])]) {
+    const re = safeRegex(pattern);
+    if (re?.test(text)) return { action: "block", reason: `Tool blocked by policy: arguments match /${pattern}/` };
+  }
+  const overrides = config.param_overrides[tool];
+  return { action: "allow", args: overrides ? { ...args, ...overrides } : args };
+}
+
+/** Secrets that must never be stored in the history, whatever the tool printed. */
+export const DEFAULT_REDACT_PATTERNS = [
+  "sk-[A-Za-z0-9_-]{16,}",
+  "AKIA[0-9A-Z]{16}",
+  "gh[pousr]_[A-Za-z0-9]{30,}",
+  "xox[abpr]-[A-Za-z0-9-]{10,}",
+  "-----BEGIN [A-Z ]*PRIVATE KEY-----[\\s\\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+  "(?<=[Bb]earer )[A-Za-z0-9._~+/=-]{16,}",
+];
+
+export function redactForPersist(config: LoopConfig, text: string): string {
+  let out = text;
+  for (const pattern of config.redact_patterns) {
+    const re = safeRegex(pattern, "g");
+    if (re) out = out.replace(re, "[REDACTED]");
+  }
+  return out;
+}
+
+export function policyFor(config: LoopConfig, tool: string, specPolicy: "auto" | "requires_approval" | undefined): "auto" | "requires_approval" {
+  return config.policies[tool] ?? config.policies["*"] ?? specPolicy ?? "auto";
+}
+
+/** Config is validated where it enters; a pattern that still fails to compile is skipped, not fatal. */
+function safeRegex(pattern: string, flags = ""): RegExp | null {
+  try {
+    return new RegExp(pattern, flags);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,30 @@
+import { readConfig } from "../../worker/config.js";
+import type { Env } from "../../worker/env.js";
+
+export type HubConfig = {
+  graceMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatMisses: number;
+  maxFrameBytes: number;
+  auditRetentionMs: number;
+};
+
+/** The hub's settings from the vars; a bad var falls back to the defaults (the worker reports it). */
+export function hubConfig(env: Env): HubConfig {
+  const cfg = readConfig(env);
+  const c = cfg.ok ? cfg.config : null;
+  return {
+    graceMs: c?.DEVICE_RESULT_GRACE_MS ?? 3_000,
+    heartbeatIntervalMs: c?.HEARTBEAT_INTERVAL_MS ?? 20_000,
+    heartbeatMisses: c?.HEARTBEAT_MISSES ?? 3,
+    maxFrameBytes: c?.DEVICE_MAX_FRAME_BYTES ?? 1024 * 1024,
+    auditRetentionMs: (c?.AUDIT_RETENTION_DAYS ?? 30) * 24 * 60 * 60 * 1000,
+  };
+}
+
+/** Whether a frame is over `limit` bytes, without encoding it when it clearly is not (≤ 3 bytes per UTF-16 unit). */
+export function frameOverLimit(message: string | ArrayBuffer, limit: number): boolean {
+  if (typeof message !== "string") return message.byteLength > limit;
+  if (message.length * 3 <= limit) return false;
+  return new TextEncoder().encode(message).byteLength > limit;
+}

@@ -1,0 +1,60 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../worker/env.js";
+import { type Bucket, type BucketLimits, take } from "./token-bucket.js";
+
+export type Admission = { ok: true } | { ok: false; reason: "rate" | "open_conversations"; retry_after_s: number; detail: string };
+
+export type AgentAdmission = BucketLimits & { conversationId: string; maxOpen: number; idleMs: number };
+
+/**
+ * One per rate-limited subject (`sender:<name>` or `agent:<id>`): a token bucket, and for agents
+ * the set of recently active conversations (the open-conversation limit). Limits come with each
+ * call, so a config change applies at once without touching stored state.
+ */
+export class LimiterDO extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bucket (k INTEGER PRIMARY KEY CHECK (k = 1), tokens REAL NOT NULL, updated_at INTEGER NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS open_conversation (id TEXT PRIMARY KEY, last_at INTEGER NOT NULL)");
+  }
+
+  /** Take one token. */
+  async admit(limits: BucketLimits): Promise<Admission> {
+    return this.takeToken(limits, Date.now());
+  }
+
+  /**
+   * A message for this agent: a new conversation counts against `maxOpen` (conversations with a
+   * message in the last `idleMs`); then one token. Nothing is recorded when refused.
+   */
+  async admitAgent(req: AgentAdmission): Promise<Admission> {
+    const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM open_conversation WHERE last_at < ?", now - req.idleMs);
+    const known = sql.exec("SELECT 1 FROM open_conversation WHERE id = ?", req.conversationId).toArray().length > 0;
+    if (!known) {
+      const { n, oldest } = sql.exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(last_at) AS oldest FROM open_conversation").one();
+      if (n >= req.maxOpen) {
+        const wait = Math.max(1, Math.ceil(((oldest ?? now) + req.idleMs - now) / 1000));
+        return { ok: false, reason: "open_conversations", retry_after_s: wait, detail: `agent has ${n} open conversations (limit ${req.maxOpen})` };
+      }
+    }
+    const token = this.takeToken(req, now);
+    if (!token.ok) return token;
+    sql.exec("INSERT INTO open_conversation (id, last_at) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at", req.conversationId, now);
+    return { ok: true };
+  }
+
+  private takeToken(limits: BucketLimits, now: number): Admission {
+    const sql = this.ctx.storage.sql;
+    const stored = sql.exec<Bucket>("SELECT tokens, updated_at FROM bucket WHERE k = 1").toArray()[0] ?? null;
+    const result = take(stored, limits, now);
+    sql.exec(
+      "INSERT INTO bucket (k, tokens, updated_at) VALUES (1, ?, ?) ON CONFLICT(k) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at",
+      result.bucket.tokens,
+      result.bucket.updated_at,
+    );
+    if (result.ok) return { ok: true };
+    return { ok: false, reason: "rate", retry_after_s: result.retry_after_s, detail: `over ${limits.perMinute}/min (burst ${limits.burst})` };
+  }
+}

@@ -1,0 +1,122 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../worker/env.js";
+import { rendezvousPick } from "./rendezvous.js";
+
+/** What a hub tells the registry about its device. */
+export type DeviceReport = {
+  agent_id: string;
+  online: boolean;
+  last_seen: number | null;
+  version: string | null;
+  tools: string[];
+  /** why the state changed: hello, close, heartbeat_missed, revoked… */
+  reason: string;
+};
+
+export type DeviceSummary = Omit<DeviceReport, "reason"> & { last_change: string; updated_at: number };
+
+export type RouteRequest = { conversation_id: string; pool: string; members: string[]; tools: string[] };
+export type RouteResult = { ok: true; agent_id: string; sticky: boolean } | { ok: false; detail: string };
+
+type DeviceRow = { agent_id: string; online: number; last_seen: number | null; version: string | null; tools: string; last_change: string; updated_at: number };
+
+/** Pool assignments unused for this long are forgotten. */
+const ASSIGNMENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The device registry: one instance ("global"). Hubs report here when their device says hello,
+ * disconnects or misses its heartbeats, so the registry is written on state changes only, never
+ * per message. It is read by `GET /v1/devices`, by the audit fan-out, and by pool routing
+ * (messages that name a `pool`; messages that name an `agent_id` never touch it).
+ */
+export class RegistryDO extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const sql = ctx.storage.sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS device (
+      agent_id TEXT PRIMARY KEY, online INTEGER NOT NULL, last_seen INTEGER, version TEXT,
+      tools TEXT NOT NULL, last_change TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS assignment (
+      conversation_id TEXT NOT NULL, pool TEXT NOT NULL, agent_id TEXT NOT NULL, used_at INTEGER NOT NULL,
+      PRIMARY KEY (conversation_id, pool))`);
+  }
+
+  async report(r: DeviceReport): Promise<void> {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO device (agent_id, online, last_seen, version, tools, last_change, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(agent_id) DO UPDATE SET online = excluded.online, last_seen = excluded.last_seen,
+         version = COALESCE(excluded.version, device.version),
+         tools = CASE WHEN excluded.tools = '[]' AND excluded.online = 0 THEN device.tools ELSE excluded.tools END,
+         last_change = excluded.last_change, updated_at = excluded.updated_at`,
+      r.agent_id,
+      r.online ? 1 : 0,
+      r.last_seen,
+      r.version,
+      JSON.stringify(r.tools),
+      r.reason,
+      Date.now(),
+    );
+  }
+
+  async list(): Promise<DeviceSummary[]> {
+    return this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device ORDER BY agent_id").toArray().map(decode);
+  }
+
+  async get(agentId: string): Promise<DeviceSummary | null> {
+    const row = this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", agentId).toArray()[0];
+    return row ? decode(row) : null;
+  }
+
+  /**
+   * Pick a device of `pool` for a conversation: the one it already has while that one is online
+   * (and still has the tools), else the rendezvous-hash winner over the pool's online devices
+   * that have every tool in `tools`. The choice is stored so the conversation stays put even
+   * when another device joins the pool later.
+   */
+  async route(req: RouteRequest): Promise<RouteResult> {
+    const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    const eligible = new Set(
+      req.members.filter((id) => {
+        const d = this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0];
+        if (!d || d.online !== 1) return false;
+        const tools = new Set(JSON.parse(d.tools) as string[]);
+        return req.tools.every((t) => tools.has(t));
+      }),
+    );
+    const current = sql
+      .exec<{ agent_id: string }>("SELECT agent_id FROM assignment WHERE conversation_id = ? AND pool = ?", req.conversation_id, req.pool)
+      .toArray()[0];
+    if (current && eligible.has(current.agent_id)) {
+      sql.exec("UPDATE assignment SET used_at = ? WHERE conversation_id = ? AND pool = ?", now, req.conversation_id, req.pool);
+      return { ok: true, agent_id: current.agent_id, sticky: true };
+    }
+    const pick = rendezvousPick(req.conversation_id, [...eligible]);
+    if (!pick) {
+      const need = req.tools.length ? ` with tools [${req.tools.join(", ")}]` : "";
+      return { ok: false, detail: `no online device in pool '${req.pool}'${need}` };
+    }
+    sql.exec(
+      `INSERT INTO assignment (conversation_id, pool, agent_id, used_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(conversation_id, pool) DO UPDATE SET agent_id = excluded.agent_id, used_at = excluded.used_at`,
+      req.conversation_id,
+      req.pool,
+      pick,
+      now,
+    );
+    sql.exec("DELETE FROM assignment WHERE used_at < ?", now - ASSIGNMENT_TTL_MS);
+    return { ok: true, agent_id: pick, sticky: false };
+  }
+}
+
+function decode(r: DeviceRow): DeviceSummary {
+  return {
+    agent_id: r.agent_id,
+    online: r.online === 1,
+    last_seen: r.last_seen,
+    version: r.version,
+    tools: JSON.parse(r.tools) as string[],
+    last_change: r.last_change,
+    updated_at: r.updated_at,
+  };
+}

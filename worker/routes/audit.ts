@@ -1,0 +1,29 @@
+import { Hono } from "hono";
+import { AuditQueryParams } from "../../protocol/index.js";
+import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
+import type { Env } from "../env.js";
+import { requireToken } from "../middleware/require-token.js";
+import { problem } from "../problem.js";
+import { hubFor, registryOf } from "../stubs.js";
+
+export const audit = new Hono<{ Bindings: Env }>();
+
+audit.use("*", requireToken("ADMIN_TOKEN"));
+
+/**
+ * GET /v1/audit?agent_id=&tool=&since=&limit= — tool invocations, newest first. Rows live in each
+ * device's hub; without `agent_id` the query fans out over every device the registry knows.
+ */
+audit.get("/", async (c) => {
+  const parsed = AuditQueryParams.safeParse(c.req.query());
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    return problem(c, 400, "Invalid query", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
+  }
+  const { agent_id, limit, ...filter } = parsed.data;
+  const query = { ...filter, limit };
+  const agents = agent_id ? [agent_id] : (await registryOf(c.env).list()).map((d) => d.agent_id);
+  const rows: AuditEntry[] = (await Promise.all(agents.map((id) => hubFor(c.env, id).queryAudit(query)))).flat();
+  rows.sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0));
+  return c.json({ entries: rows.slice(0, limit), devices: agents.length });
+});

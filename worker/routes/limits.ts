@@ -1,0 +1,32 @@
+import { Hono } from "hono";
+import { readConfig } from "../config.js";
+import type { Env } from "../env.js";
+import { requireToken } from "../middleware/require-token.js";
+import { problem } from "../problem.js";
+import { rejectionCounters } from "../stubs.js";
+
+export const limits = new Hono<{ Bindings: Env }>();
+
+limits.use("*", requireToken("ADMIN_TOKEN"));
+
+/** GET /v1/limits — the front door's limits in force, and how often each kind of refusal happened. */
+limits.get("/", async (c) => {
+  const cfg = readConfig(c.env);
+  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  const k = cfg.config;
+  return c.json({
+    limits: {
+      max_body_bytes: k.MAX_BODY_BYTES,
+      max_text_chars: k.MAX_TEXT_CHARS,
+      sender: { per_minute: k.RATE_LIMIT_SENDER_PER_MIN, burst: k.RATE_LIMIT_SENDER_BURST },
+      agent: { per_minute: k.RATE_LIMIT_AGENT_PER_MIN, burst: k.RATE_LIMIT_AGENT_BURST },
+      open_conversations_per_agent: k.MAX_OPEN_CONVERSATIONS_PER_AGENT,
+      conversation_idle_seconds: k.CONVERSATION_IDLE_SECONDS,
+      webhook_tolerance_seconds: k.WEBHOOK_TOLERANCE_SECONDS,
+      message_auth: [...k.MESSAGE_AUTH],
+      device_max_frame_bytes: k.DEVICE_MAX_FRAME_BYTES,
+      heartbeat: { interval_ms: k.HEARTBEAT_INTERVAL_MS, misses: k.HEARTBEAT_MISSES },
+    },
+    rejections: await rejectionCounters(c.env).read(),
+  });
+});
