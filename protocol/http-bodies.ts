@@ -3,6 +3,17 @@ import { Identifier, ToolName } from "./ids.js";
 
 export const MAX_MESSAGE_TEXT = 32_000;
 
+export const MessageOptions = z
+  .object({
+    max_iterations: z.number().int().min(1).max(100).optional(),
+    tool_error_limit: z.number().int().min(1).max(100).optional(),
+    max_tokens: z.number().int().min(1).max(100_000_000).optional(),
+    max_wall_ms: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).optional(),
+    citations: z.boolean().optional(),
+  })
+  .strict();
+export type MessageOptions = z.infer<typeof MessageOptions>;
+
 /**
  * POST /v1/messages. Names either the device (`agent_id`) or a `pool` of devices; with a pool,
  * `tools` lists tools the chosen device must have (the pool's devices without them are skipped).
@@ -14,6 +25,11 @@ export const MessageRequest = z
     tools: z.array(ToolName).max(64).optional(),
     conversation_id: Identifier.optional(),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
+    /** per-conversation loop settings, within the deployment's bounds */
+    options: MessageOptions.optional(),
+    /** the final reply (and with `reply_events`, every event) is POSTed here, signed */
+    reply_url: z.string().url().refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL").optional(),
+    reply_events: z.boolean().optional(),
   })
   .strict()
   .superRefine((m, ctx) => {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Env } from "./env.js";
 import { problem } from "./problem.js";
+import { metrics } from "./routes/metrics.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { devices } from "./routes/devices.js";
@@ -15,6 +16,7 @@ app.route("/v1/conversations", conversations);
 app.route("/v1/devices", devices);
 app.route("/v1/audit", audit);
 app.route("/v1/limits", limits);
+app.route("/v1/metrics", metrics);
 
 app.notFound((c) => problem(c, 404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
 app.onError((err, c) => {

@@ -13,6 +13,7 @@ export interface Env {
   /** optional until bound in wrangler.toml; conversations skip metrics without it */
   METRICS_SHARD?: DurableObjectNamespace<MetricsShardDO>;
   METRICS_SHARDS?: string;
+  REPLY_SIGNING_SECRET?: string;
   LLM_PRICES?: string;
   REGISTRY: DurableObjectNamespace<RegistryDO>;
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyDO>;

@@ -1,6 +1,7 @@
 import { app } from "./app.js";
 
 export { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
+export { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 export { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
 export { CountersDO } from "../durable-objects/front-door/counters-do.js";
 export { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";

@@ -17,19 +17,20 @@
 const enc = new TextEncoder();
 
 /** The key bytes of a secret: `whsec_<base64>` decoded, anything else as UTF-8. */
-export function secretKeyBytes(secret: string): Uint8Array {
+export function secretKeyBytes(secret: string): Uint8Array<ArrayBuffer> {
   if (secret.startsWith("whsec_")) {
     const decoded = base64ToBytes(secret.slice("whsec_".length));
     if (decoded) return decoded;
   }
-  return enc.encode(secret);
+  // Copied into a fresh ArrayBuffer: some lib typings allow encode() a shared buffer.
+  return new Uint8Array(enc.encode(secret));
 }
 
 async function hmacKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
-async function hmac(secret: string, message: string): Promise<Uint8Array> {
+async function hmac(secret: string, message: string): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), enc.encode(message)));
 }
 
@@ -94,7 +95,7 @@ export async function verifyStandardWebhook(
   if (!id) return { ok: false, reason: "webhook-id missing" };
   const ts = checkTimestamp(timestamp, opts.nowMs, opts.toleranceSeconds);
   if (!ts.ok) return ts;
-  const signatures: Uint8Array[] = [];
+  const signatures: Uint8Array<ArrayBuffer>[] = [];
   for (const part of (header ?? "").split(" ").filter(Boolean)) {
     const comma = part.indexOf(",");
     if (comma < 0 || part.slice(0, comma) !== "v1") continue; // other versions (v1a…) are not ours
@@ -105,7 +106,7 @@ export async function verifyStandardWebhook(
   return verifyAny(secrets, signatures, standardSignedContent(id, timestamp!, body));
 }
 
-async function verifyAny(secrets: readonly string[], signatures: Uint8Array[], content: string): Promise<VerifyResult> {
+async function verifyAny(secrets: readonly string[], signatures: Uint8Array<ArrayBuffer>[], content: string): Promise<VerifyResult> {
   const data = enc.encode(content);
   let match = -1;
   for (let i = 0; i < secrets.length; i++) {
@@ -124,7 +125,7 @@ export function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function fromHex(hex: string): Uint8Array {
+function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
@@ -136,7 +137,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return btoa(bin);
 }
 
-function base64ToBytes(b64: string): Uint8Array | null {
+function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> | null {
   try {
     const bin = atob(b64);
     return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));

@@ -25,6 +25,8 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
   const small: number[] = [];
   const peaks: number[] = [];
   let delivered = 0;
+  /** error types of 10 MB calls that did not succeed (the reply still comes, with the error) */
+  const failures: string[] = [];
   for (let r = 0; r < reps; r++) {
     resetPeakRss(pid);
     const t0 = performance.now();
@@ -35,6 +37,8 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
     const conv = await getConversation(env.worker.url, body.conversation_id);
     const tool = conv.messages.find((m) => m.role === "tool");
     delivered = Math.max(delivered, Buffer.byteLength(tool?.content ?? ""));
+    const call = body.tool_calls[0];
+    if (call?.status !== "success") failures.push(call?.error_type ?? call?.status ?? "no call");
 
     const t1 = performance.now();
     const smallRun = await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench small ${Date.now()} ${r}` }, 60);
@@ -54,8 +58,9 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
       { name: "agent peak RSS during the call", value: round(p.max, 1), unit: "MB" },
       { name: "agent RSS before", value: round(idleRss, 1), unit: "MB" },
       { name: "bytes that reach the conversation", value: delivered, unit: "bytes", note: `of ${PRINTED_BYTES} printed` },
+      { name: "10 MB calls that failed instead of returning a capped result", value: failures.length, unit: "count", target: { op: "==", value: 0 }, ...(failures.length ? { note: `error_type: ${[...new Set(failures)].join(", ")}` } : {}) },
     ],
     floor: "the same one-call conversation with a tool that prints `ok`, measured alternately",
-    details: { printed_bytes: PRINTED_BYTES, delivered_bytes: delivered, reply_ms_big: roundSummary(b), reply_ms_small: roundSummary(s), agent_peak_rss_mb: roundSummary(p), agent_rss_before_mb: round(idleRss, 1) },
+    details: { failed_calls: failures, printed_bytes: PRINTED_BYTES, delivered_bytes: delivered, reply_ms_big: roundSummary(b), reply_ms_small: roundSummary(s), agent_peak_rss_mb: roundSummary(p), agent_rss_before_mb: round(idleRss, 1) },
   };
 }

@@ -178,7 +178,11 @@ export class DeviceLink {
       parsed = ResultFrame.safeParse({ type: "result", request_id: cmd.request_id, tool: cmd.tool, status: "error", error: "the device's report could not be read", error_type: "execution_failed" });
     }
     const result = parsed.data!;
-    if (!this.persist(() => this.state.complete(result, this.now()))) return;
+    const saved = this.persist(() => {
+      this.state.complete(result, this.now());
+      return true;
+    });
+    if (!saved) return;
     this.deps.stats.reports++;
     this.deps.log.info("report", { agent_id: this.agentId, request_id: cmd.request_id, tool: cmd.tool, status: result.status, shape });
     this.hub?.send(result);

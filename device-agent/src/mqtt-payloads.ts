@@ -52,9 +52,10 @@ export type MqttCommand = z.infer<typeof MqttCommand>;
 
 /** Field agents are loose about types: a number where a string is expected is still a result. */
 const text = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? "" : String(v)));
+/** Required (a missing key is an error), but any JSON value is accepted and made text. */
 const anyText = z.unknown().transform((v) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v)));
 /** An error type we do not know (or none at all) is still an error: `execution_failed`. */
-const errorType = z.unknown().transform((v) => {
+const errorType = z.unknown().optional().transform((v) => {
   const known = ErrorType.safeParse(v);
   return known.success ? known.data : "execution_failed";
 });
@@ -99,7 +100,7 @@ export const ReportEnvelope = z.object({
 export type ReportEnvelope = z.infer<typeof ReportEnvelope>;
 
 /** `report_type: "error"`: a command the agent could not handle at all. */
-const EnvelopeError = z.object({ error: anyText, request_id: optionalId, tool: ToolName.optional().catch(undefined) });
+const EnvelopeError = z.object({ error: anyText.optional(), request_id: optionalId, tool: ToolName.optional().catch(undefined) });
 
 /** The answer to `tools_list`. Parameters are checked later, when the manifest is built. */
 export const ToolsListAnswer = z.object({
@@ -157,7 +158,7 @@ export function interpretReport(raw: unknown): InterpretedReport {
       if (type === "error" && !("status" in p)) {
         const e = EnvelopeError.safeParse(p);
         if (!e.success) return { kind: "invalid", error: `error payload: ${issue(e.error)}` };
-        return { kind: "tool", requestId: e.data.request_id, tool: e.data.tool, shape: "envelope", outcome: { status: "error", tool: e.data.tool, error: e.data.error || "the device could not handle the command", error_type: "execution_failed" } };
+        return { kind: "tool", requestId: e.data.request_id, tool: e.data.tool, shape: "envelope", outcome: { status: "error", tool: e.data.tool, error: e.data.error ?? "the device could not handle the command", error_type: "execution_failed" } };
       }
       const flat = FlatReport.safeParse(p);
       if (!flat.success) return { kind: "invalid", error: `${type} payload: ${issue(flat.error)}` };

@@ -16,7 +16,8 @@ import { BUILTINS, builtinToolSpecs, findBuiltin, questionToolSpec } from "./bui
 import { parseWebhookTools, runWebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
 import { loopConfigFromEnv } from "./loop-config.js";
-import { shardFor } from "../metrics/aggregate.js";
+import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
+import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
 import { callLlm } from "./llm/index.js";
 
@@ -30,6 +31,10 @@ export type PostMessageInput = {
   options?: Partial<Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">>;
   /** set when this conversation is a sub-task (`task`) of another */
   parent?: ParentLink;
+  /** POST the reply (and events, if asked) to this URL */
+  reply?: ReplyTarget;
+  /** routed through a pool: the conversation may move to the device the pool picked now */
+  rebind?: boolean;
 };
 
 export type ConversationView = {
@@ -58,6 +63,7 @@ export class ConversationDO extends DurableObject<Env> {
   /** outbox rows being performed by this instance (lost on restart, which is the point) */
   private readonly inflight = new Set<number>();
   private readonly waiters = new Map<string, Set<(r: FinishedReply) => void>>();
+  private workerConfig: ReturnType<typeof readConfig> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -74,7 +80,10 @@ export class ConversationDO extends DurableObject<Env> {
 
   async postMessage(input: PostMessageInput): Promise<{ ok: true } | { ok: false; error: string }> {
     if (this.state && this.state.agent_id !== input.agent_id) {
-      return { ok: false, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
+      if (!input.rebind) return { ok: false, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
+      if (this.state.run) return { ok: false, error: `conversation '${input.conversation_id}' is still running on agent '${this.state.agent_id}'` };
+      // The pool's device went away: the next message runs on the one the pool picked.
+      this.state = { ...this.state, agent_id: input.agent_id };
     }
     const envConfig = loopConfigFromEnv(this.env);
     if (!envConfig.ok) return { ok: false, error: `server misconfigured: ${envConfig.error}` };
@@ -93,6 +102,7 @@ export class ConversationDO extends DurableObject<Env> {
       this.state = initialState(input.conversation_id, input.agent_id, { ...input.loop, ...envConfig.config });
       if (input.parent) this.store.putValue("parent", input.parent);
     }
+    if (input.reply) this.store.putValue(`reply:${input.message_id}`, input.reply);
     this.apply({ type: "user_message", message_id: input.message_id, text: input.text, tools, ...(input.options ? { config: input.options } : {}) });
     return { ok: true };
   }
@@ -191,9 +201,19 @@ export class ConversationDO extends DurableObject<Env> {
       if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
       for (const effect of effects) {
         switch (effect.type) {
-          case "emit_event":
-            emitted.push(this.store.appendEvent(effect.event, now));
+          case "emit_event": {
+            const stored = this.store.appendEvent(effect.event, now);
+            emitted.push(stored);
+            const runMessage = state.run?.message_id ?? (effect.event.type === "conversation_end" ? effect.event.message_id : null);
+            const target = runMessage ? this.store.getValue<ReplyTarget>(`reply:${runMessage}`) : null;
+            if (target?.events && effect.event.type !== "conversation_end") {
+              const deliver: OutboundEffect = { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now };
+              const id = this.store.addOutbox(outboxKey(deliver), deliver, now);
+              if (id !== null) toPerform.push({ id, effect: deliver });
+            }
+            if (effect.event.type === "message_start") this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
             break;
+          }
           case "set_deadline":
             this.store.setDeadline(effect.key, effect.at);
             break;
@@ -202,16 +222,14 @@ export class ConversationDO extends DurableObject<Env> {
             break;
           case "reply": {
             replies.push(effect.reply);
-            if (effect.reply.metrics && this.env.METRICS_SHARD) {
-              const m = effect.reply.metrics;
-              const record: OutboundEffect = {
-                type: "record_metrics",
-                message_id: effect.reply.message_id,
-                run: { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m },
-              };
-              const id = this.store.addOutbox(outboxKey(record), record, now);
-              if (id !== null) toPerform.push({ id, effect: record });
+            const target = this.store.getValue<ReplyTarget>(`reply:${effect.reply.message_id}`);
+            if (target) {
+              const deliver: OutboundEffect = { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now };
+              const id = this.store.addOutbox(outboxKey(deliver), deliver, now);
+              if (id !== null) toPerform.push({ id, effect: deliver });
             }
+            const m = effect.reply.metrics;
+            this.indexConversation(toPerform, effect.reply.message_id, effect.reply.status, effect.reply.reply, now, m ? { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m } : null);
             const parent = this.store.getValue<ParentLink>("parent");
             if (parent) {
               const notify: OutboundEffect = { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) };
@@ -261,10 +279,26 @@ export class ConversationDO extends DurableObject<Env> {
             return;
           case "run_builtin":
             return await this.performBuiltin(id, effect);
+          case "deliver_reply": {
+            const secret = replySigningSecret(this.env);
+            const sent = await deliverSigned(effect.url, `${this.state!.conversation_id}:${effect.key}`, effect.payload, secret);
+            if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
+              if (!sent.ok) log("warn", "reply delivery given up", { conversation_id: this.state!.conversation_id, key: effect.key, error: sent.error });
+              this.store.finishOutbox(id);
+            } else {
+              const attempts = this.store.attempts(id) + 1;
+              this.store.retryOutboxLater(id, Date.now() + replyBackoffMs(attempts));
+              log("info", "reply delivery failed, will retry", { conversation_id: this.state!.conversation_id, key: effect.key, attempts, error: sent.error });
+              await this.scheduleAlarm();
+            }
+            return;
+          }
           case "record_metrics": {
-            const shards = Number(this.env.METRICS_SHARDS ?? "8") || 8;
+            const s = this.state!;
             const ns = this.env.METRICS_SHARD!;
-            await ns.get(ns.idFromName(`shard-${shardFor(this.state!.conversation_id, shards)}`)).record(effect.message_id, effect.run);
+            const shard = ns.get(ns.idFromName(`shard-${shardFor(s.conversation_id, metricsShards(this.env))}`));
+            await shard.upsertConversation({ conversation_id: s.conversation_id, agent_id: s.agent_id, status: effect.status, created_at: effect.at, updated_at: effect.at, last_text: effect.text?.slice(0, 200) ?? null });
+            if (effect.run) await shard.record(effect.message_id, effect.run);
             this.store.finishOutbox(id);
             return;
           }
@@ -291,7 +325,8 @@ export class ConversationDO extends DurableObject<Env> {
 
   private async performLlmCall(outboxId: number, callId: string, withTools: boolean): Promise<void> {
     const state = this.state!;
-    const cfg = readConfig(this.env);
+    // Vars cannot change while the object lives: parse them once, not on every model call.
+    const cfg = (this.workerConfig ??= readConfig(this.env));
     if (!cfg.ok || !cfg.config.OPENAI_BASE_URL) {
       const error = cfg.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${cfg.error}`;
       this.apply({ type: "llm_failed", call_id: callId, error }, outboxId);
@@ -450,6 +485,14 @@ export class ConversationDO extends DurableObject<Env> {
     };
   }
 
+  /** Index and metrics go to the shard this conversation hashes to, through the outbox. */
+  private indexConversation(toPerform: { id: number; effect: OutboundEffect }[], messageId: string, status: string, text: string | null, now: number, run: RunRecord | null): void {
+    if (!this.env.METRICS_SHARD) return;
+    const effect: OutboundEffect = { type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now };
+    const id = this.store.addOutbox(outboxKey(effect), effect, now);
+    if (id !== null) toPerform.push({ id, effect });
+  }
+
   // ---- Server-Sent Events ----------------------------------------------------------------
 
   private readonly sseClients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
@@ -513,4 +556,11 @@ function sseFrame(e: ConversationEvent): string {
 function subtaskOutcome(reply: FinishedReply): ToolOutcome {
   if (reply.status === "completed") return { status: "success", tool: "task", result: reply.reply ?? "", stderr: "", exit_code: 0, elapsed_ms: 0 };
   return { status: "error", tool: "task", error: `the sub-task ended ${reply.status}: ${reply.reply ?? reply.stop_reason}`, error_type: reply.status === "cancelled" ? "cancelled" : "execution_failed" };
+}
+
+/** Outbound deliveries are signed with REPLY_SIGNING_SECRET, or else the first inbound webhook secret. */
+function replySigningSecret(env: Env): string | null {
+  if (env.REPLY_SIGNING_SECRET) return env.REPLY_SIGNING_SECRET;
+  const cfg = readConfig(env);
+  return cfg.ok ? (cfg.config.WEBHOOK_SECRETS[0]?.secret ?? null) : null;
 }

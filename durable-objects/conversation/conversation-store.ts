@@ -12,10 +12,13 @@ export type NotifyParent = {
 export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
 
 /** A finished run's numbers, written to the metrics shard its conversation hashes to. */
-export type RecordMetrics = { type: "record_metrics"; message_id: string; run: RunRecord };
+export type RecordMetrics = { type: "record_metrics"; message_id: string; run: RunRecord | null; status: string; text: string | null; at: number };
+
+/** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
+export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
 
 /** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
-export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }> | NotifyParent | RecordMetrics;
+export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }> | NotifyParent | RecordMetrics | DeliverReply;
 export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /**
@@ -94,6 +97,10 @@ export class ConversationStore {
     this.sql.exec("UPDATE outbox SET done = 1 WHERE id = ?", id);
   }
 
+  attempts(id: number): number {
+    return this.sql.exec<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = ?", id).toArray()[0]?.attempts ?? 0;
+  }
+
   retryOutboxLater(id: number, at: number): void {
     this.sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", at, id);
   }
@@ -136,5 +143,7 @@ export function outboxKey(effect: OutboundEffect): string {
       return `parent:${effect.message_id}`;
     case "record_metrics":
       return `metrics:${effect.message_id}`;
+    case "deliver_reply":
+      return `deliver:${effect.key}`;
   }
 }

@@ -15,6 +15,18 @@ export type AuditEntry = {
   conversation_id: string;
 };
 
+export type ToolStats = {
+  tool: string;
+  total: number;
+  success: number;
+  errors: number;
+  errors_by_type: Record<string, number>;
+  timeouts: number;
+  latencies_ms: number[];
+  last_error: string | null;
+  last_error_at: number | null;
+};
+
 export type AuditQuery = { tool?: string; since?: number; limit: number };
 
 type Row = {
@@ -38,13 +50,50 @@ export class AuditLog {
       parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER, elapsed_ms REAL,
       request_id TEXT NOT NULL, conversation_id TEXT NOT NULL)`);
     sql.exec("CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts)");
+    // Added after the first release: the error text, for "last error" in the tool metrics.
+    if (!sql.exec<{ name: string }>("PRAGMA table_info(audit)").toArray().some((c) => c.name === "error")) {
+      sql.exec("ALTER TABLE audit ADD COLUMN error TEXT");
+    }
+  }
+
+  /** Seed 000 ToolMetrics per tool, from the audit rows since `since` (newest 5000 per tool for latency). */
+  toolStats(since: number): ToolStats[] {
+    const rows = this.sql
+      .exec<{ tool: string; result: string; error_type: string | null; elapsed_ms: number | null; ts: number; error: string | null }>(
+        "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? ORDER BY ts DESC LIMIT 50000",
+        since,
+      )
+      .toArray();
+    const byTool = new Map<string, ToolStats>();
+    for (const r of rows) {
+      let t = byTool.get(r.tool);
+      if (!t) {
+        t = { tool: r.tool, total: 0, success: 0, errors: 0, errors_by_type: {}, timeouts: 0, latencies_ms: [], last_error: null, last_error_at: null };
+        byTool.set(r.tool, t);
+      }
+      t.total += 1;
+      if (r.result === "success") t.success += 1;
+      else {
+        t.errors += 1;
+        const type = r.error_type ?? "unknown";
+        t.errors_by_type[type] = (t.errors_by_type[type] ?? 0) + 1;
+        if (type === "timeout") t.timeouts += 1;
+        // Rows come newest first: the first error seen is the last one that happened.
+        if (t.last_error_at === null) {
+          t.last_error = r.error ?? type;
+          t.last_error_at = r.ts;
+        }
+      }
+      if (r.elapsed_ms !== null && t.latencies_ms.length < 5000) t.latencies_ms.push(r.elapsed_ms);
+    }
+    return [...byTool.values()];
   }
 
   record(e: { ts: number; agent_id: string; tool: string; parameters: Record<string, unknown>; outcome: ToolOutcome; request_id: string; conversation_id: string }): void {
     const o = e.outcome;
     this.sql.exec(
-      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       e.ts,
       e.agent_id,
       e.tool,
@@ -55,6 +104,7 @@ export class AuditLog {
       o.elapsed_ms ?? null,
       e.request_id,
       e.conversation_id,
+      o.status === "error" ? o.error.slice(0, 500) : null,
     );
   }
 

@@ -15,7 +15,7 @@ import {
 import type { Env } from "../../worker/env.js";
 import { log } from "../../worker/log.js";
 import type { DeviceReport } from "../registry/registry-do.js";
-import { type AuditEntry, AuditLog, type AuditQuery } from "./audit-log.js";
+import { type AuditEntry, AuditLog, type AuditQuery, type ToolStats } from "./audit-log.js";
 import { CLOSE } from "./close-codes.js";
 import { type DeviceRecord, DeviceStore, recordFromHello } from "./device-record.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
@@ -87,15 +87,14 @@ export class DeviceHubDO extends DurableObject<Env> {
     if (!agentId || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a device WebSocket", { status: 400 });
     }
-    this.store.rememberAgentId(agentId);
     const now = Date.now();
     let tokenId = request.headers.get("x-edgeloop-token-id") === "env" ? "env" : null;
     const hash = request.headers.get("x-edgeloop-token-sha256");
     if (!tokenId && hash) tokenId = this.tokens.match(hash, now);
-    if (!tokenId) {
-      this.store.count("rejected_tokens");
-      return unauthorized("invalid device token for this agent id");
-    }
+    // Nothing is written for a refused token (the worker counts the refusal), so guessing at
+    // agent ids cannot fill storage.
+    if (!tokenId) return unauthorized("invalid device token for this agent id");
+    this.store.rememberAgentId(agentId);
     // One live socket per device: a new connection replaces the old one.
     for (const old of this.ctx.getWebSockets()) old.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
     const pair = new WebSocketPair();
@@ -308,6 +307,10 @@ export class DeviceHubDO extends DurableObject<Env> {
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {
     return this.audit.query(q);
+  }
+
+  async toolMetrics(since: number): Promise<ToolStats[]> {
+    return this.audit.toolStats(since);
   }
 
   // ---- alarm: deadlines, redelivery, heartbeats, audit retention -----------------------------

@@ -9,8 +9,24 @@ export type HubConfig = {
   auditRetentionMs: number;
 };
 
+/**
+ * Parsed once per env object: vars cannot change while an isolate lives, and parsing every var
+ * (DEVICE_TOKENS included) on each frame and dispatch was a visible part of a step's CPU
+ * (bench/profile-cpu.ts).
+ */
+const cache = new WeakMap<Env, HubConfig>();
+
 /** The hub's settings from the vars; a bad var falls back to the defaults (the worker reports it). */
 export function hubConfig(env: Env): HubConfig {
+  let cfg = cache.get(env);
+  if (!cfg) {
+    cfg = parseHubConfig(env);
+    cache.set(env, cfg);
+  }
+  return cfg;
+}
+
+function parseHubConfig(env: Env): HubConfig {
   const cfg = readConfig(env);
   const c = cfg.ok ? cfg.config : null;
   return {

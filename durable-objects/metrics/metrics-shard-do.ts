@@ -2,6 +2,15 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../worker/env.js";
 import type { RunRecord } from "./aggregate.js";
 
+export type ConversationIndexRow = {
+  conversation_id: string;
+  agent_id: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  last_text: string | null;
+};
+
 /** Rows older than this are dropped when new ones arrive. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Reads return at most this many of the newest rows per shard. */
@@ -21,6 +30,46 @@ export class MetricsShardDO extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS runs (
       key TEXT PRIMARY KEY, at INTEGER NOT NULL, json TEXT NOT NULL)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS runs_at ON runs(at)");
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS conversations (
+      conversation_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, status TEXT NOT NULL,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_text TEXT)`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at)");
+  }
+
+  /** The conversation index: one row per conversation, updated when a message starts or ends. */
+  async upsertConversation(row: ConversationIndexRow): Promise<void> {
+    this.sql.exec(
+      `INSERT INTO conversations (conversation_id, agent_id, status, created_at, updated_at, last_text) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(conversation_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
+         last_text = COALESCE(excluded.last_text, conversations.last_text)
+       WHERE excluded.updated_at >= conversations.updated_at`,
+      row.conversation_id,
+      row.agent_id,
+      row.status,
+      row.updated_at,
+      row.updated_at,
+      row.last_text ?? null,
+    );
+  }
+
+  async conversations(limit = 100, agentId?: string, status?: string): Promise<ConversationIndexRow[]> {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (agentId) {
+      where.push("agent_id = ?");
+      args.push(agentId);
+    }
+    if (status) {
+      where.push("status = ?");
+      args.push(status);
+    }
+    return this.sql
+      .exec<ConversationIndexRow>(
+        `SELECT conversation_id, agent_id, status, created_at, updated_at, last_text FROM conversations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC LIMIT ?`,
+        ...args,
+        Math.min(limit, 1000),
+      )
+      .toArray();
   }
 
   /** Idempotent by key (the message id), so a re-driven effect is not counted twice. */

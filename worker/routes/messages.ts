@@ -76,7 +76,17 @@ messages.post("/", async (c) => {
 
     const message_id = `msg_${crypto.randomUUID()}`;
     const stub = conversationFor(c.env, conversation_id);
-    const accepted = await stub.postMessage({ conversation_id, agent_id, message_id, text: msg.text, loop: loopConfig(config) });
+    const accepted = await stub.postMessage({
+      conversation_id,
+      agent_id,
+      message_id,
+      text: msg.text,
+      loop: loopConfig(config),
+      ...(msg.options ? { options: msg.options } : {}),
+      ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
+      // A pool may move a conversation to another device when its device goes away.
+      rebind: msg.pool !== undefined,
+    });
     if (!accepted.ok) return problem(c, 409, "Conflict", accepted.error);
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.

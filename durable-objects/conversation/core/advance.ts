@@ -43,7 +43,10 @@ export function initialState(conversation_id: string, agent_id: string, config: 
  * approval) change nothing: that is what makes re-delivery safe.
  */
 export function advance(prev: LoopState, event: LoopEvent, now: number): Advanced {
-  const state: LoopState = structuredClone(prev);
+  // Messages are append-only (the loop only ever pushes), so the history is shared with `prev`
+  // instead of deep-copied: cloning it made every step O(history) (bench/profile-cpu.ts).
+  const { messages, ...rest } = prev;
+  const state: LoopState = { ...structuredClone(rest), messages: [...messages] };
   const effects: Effect[] = [];
   const run = state.run;
   switch (event.type) {

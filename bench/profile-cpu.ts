@@ -1,0 +1,62 @@
+/**
+ * `npx tsx bench/profile-cpu.ts [rounds]`: a CPU profile of the worker (all its Durable Objects)
+ * while one conversation runs `rounds` instant tool round trips, taken through wrangler dev's
+ * inspector (Chrome DevTools protocol, `Profiler.start/stop`). Prints self time by function,
+ * heaviest first. Not part of the report; it shows what a step spends its CPU on.
+ */
+import WebSocket from "ws";
+import { sendMessage } from "../test/helpers/api.js";
+import { startBenchEnv } from "./lib/bench-env.js";
+
+type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
+type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
+
+const rounds = Math.min(Number(process.argv[2] ?? 80), 100);
+const env = await startBenchEnv(true);
+try {
+  const args = env.worker.child.proc.spawnargs;
+  const port = args[args.indexOf("--inspector-port") + 1];
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
+  const ws = new WebSocket(target!.webSocketDebuggerUrl);
+  await new Promise((r) => ws.once("open", r));
+  let nextId = 1;
+  const call = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const id = nextId++;
+      const onMessage = (data: WebSocket.RawData) => {
+        const msg = JSON.parse(data.toString()) as { id?: number; result?: Record<string, unknown> };
+        if (msg.id !== id) return;
+        ws.off("message", onMessage);
+        resolve(msg.result ?? {});
+      };
+      ws.on("message", onMessage);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  env.llm.setRules([{ match: "^bench cpu", turns: [...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }] }]);
+  // Warm up (first requests compile code), then profile a second conversation.
+  await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu warm ${Date.now()}` }, 60);
+  await call("Profiler.enable");
+  await call("Profiler.setSamplingInterval", { interval: 200 });
+  await call("Profiler.start");
+  const t0 = Date.now();
+  await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu ${Date.now()}` }, 60);
+  const wall = Date.now() - t0;
+  const { profile } = (await call("Profiler.stop")) as { profile: Profile };
+  ws.close();
+
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const byFn = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const file = f.url.split("/").slice(-2).join("/");
+    const key = `${f.functionName || "(anonymous)"} ${file}:${f.lineNumber + 1}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + (self.get(n.id) ?? 0));
+  }
+  const total = [...byFn.values()].reduce((a, b) => a + b, 0);
+  const idle = [...byFn.entries()].filter(([k]) => k.startsWith("(idle)") || k.startsWith("(program)")).reduce((a, [, v]) => a + v, 0);
+  console.log(`${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per round ${((total - idle) / rounds).toFixed(2)} ms`);
+  for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
+} finally {
+  await env.stop();
+}

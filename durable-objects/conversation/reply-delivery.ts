@@ -1,0 +1,38 @@
+import { signSeed002, signStandardWebhook } from "../../worker/signing.js";
+
+/** Where a conversation's replies (and, if asked, its events) are POSTed. */
+export type ReplyTarget = { url: string; events: boolean };
+
+/** Give up on a receiver that has not acknowledged for this long. */
+export const REPLY_EXPIRY_MS = 24 * 3600 * 1000;
+
+export function replyBackoffMs(attempts: number): number {
+  const base = Math.min(1000 * 2 ** attempts, 5 * 60_000);
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+/**
+ * One delivery attempt, signed the way inbound webhooks are (seed 002 `X-Webhook-Signature` and the
+ * Standard Webhooks headers), so the receiver can verify it with the same secret. The id is stable
+ * across retries, so a receiver can drop a repeat.
+ */
+export async function deliverSigned(url: string, id: string, payload: unknown, secret: string | null): Promise<{ ok: true } | { ok: false; retryable: boolean; error: string }> {
+  const body = JSON.stringify(payload);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const headers: Record<string, string> = { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "user-agent": "edgeloop" };
+  if (secret) {
+    headers["webhook-signature"] = await signStandardWebhook(secret, id, timestamp, body);
+    headers["x-webhook-signature"] = await signSeed002(secret, timestamp, body);
+    headers["x-webhook-timestamp"] = timestamp;
+  }
+  try {
+    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(15_000) });
+    await res.body?.cancel();
+    if (res.status >= 200 && res.status < 300) return { ok: true };
+    // 4xx other than 408/429 will not get better by retrying.
+    const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
+    return { ok: false, retryable, error: `HTTP ${res.status}` };
+  } catch (e) {
+    return { ok: false, retryable: true, error: String(e) };
+  }
+}

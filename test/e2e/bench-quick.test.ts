@@ -1,0 +1,40 @@
+/**
+ * The benchmark must not rot: run `npm run bench -- --quick` as a user would (every scenario,
+ * small) and check it finished and wrote a well-formed report. No timing assertions — times on
+ * shared machines are noise; the benchmark reports them, the suite only checks it still runs.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../helpers/processes.js";
+
+const SCENARIOS = ["step_overhead", "parallel_calls", "fleet_load", "device_execution", "resume", "large_results"];
+
+describe("npm run bench -- --quick", () => {
+  it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", () => {
+    const out = mkdtempSync(join(tmpdir(), "edgeloop-bench-"));
+    const run = spawnSync("npm", ["run", "bench", "--", "--quick", "--out", out], { cwd: REPO_ROOT, encoding: "utf8", timeout: 170_000, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+
+    const report = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
+      quick: boolean;
+      machine: { cores: number; node: string };
+      failed: unknown[];
+      scenarios: { id: string; repetitions: number; metrics: { name: string; value: number }[]; lost?: number; duplicated?: number }[];
+    };
+    expect(report.quick).toBe(true);
+    expect(report.machine.cores).toBeGreaterThan(0);
+    expect(report.failed).toEqual([]);
+    expect(report.scenarios.map((s) => s.id).sort()).toEqual([...SCENARIOS].sort());
+    for (const s of report.scenarios) {
+      expect(s.repetitions, s.id).toBeGreaterThan(0);
+      expect(s.metrics.length, s.id).toBeGreaterThan(0);
+      for (const m of s.metrics) expect(typeof m.value, `${s.id}: ${m.name}`).toBe("number");
+      expect(s.lost ?? 0, `${s.id} lost`).toBe(0);
+      expect(s.duplicated ?? 0, `${s.id} duplicated`).toBe(0);
+    }
+    expect(readFileSync(join(out, "latest.md"), "utf8")).toContain("| scenario |");
+  }, 180_000);
+});

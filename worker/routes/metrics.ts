@@ -1,0 +1,59 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { loopMetrics, metricsShards, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
+import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
+import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
+import type { Env } from "../env.js";
+import { requireToken } from "../middleware/require-token.js";
+import { problem } from "../problem.js";
+import { hubFor, registryOf } from "../stubs.js";
+
+export const metrics = new Hono<{ Bindings: Env }>();
+
+const Query = z.object({
+  since: z.coerce.number().int().min(0).optional(),
+  agent_id: z.string().max(128).optional(),
+});
+
+const PriceTable = z.record(z.string(), z.object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() }));
+
+/**
+ * GET /v1/metrics: tool metrics from each device's hub (its audit rows), loop metrics from the
+ * metrics shards. Reads fan out; writes never meet in one object. JSON by default, Prometheus
+ * text with `Accept: text/plain`.
+ */
+metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
+  const q = Query.safeParse(c.req.query());
+  if (!q.success) return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  let prices: Prices = {};
+  if (c.env.LLM_PRICES) {
+    try {
+      prices = PriceTable.parse(JSON.parse(c.env.LLM_PRICES));
+    } catch (e) {
+      return problem(c, 500, "Server misconfigured", `LLM_PRICES: ${(e as Error).message.slice(0, 200)}`);
+    }
+  }
+  const since = q.data.since ?? Date.now() - 24 * 3600 * 1000;
+  const devices = q.data.agent_id ? [q.data.agent_id] : (await registryOf(c.env).list()).map((d) => d.agent_id);
+  const byDevice: Record<string, ToolStatsInput[]> = {};
+  await Promise.all(devices.map(async (id) => (byDevice[id] = (await hubFor(c.env, id).toolMetrics(since)) as ToolStatsInput[])));
+  const runs: RunRecord[] = [];
+  if (c.env.METRICS_SHARD) {
+    const ns = c.env.METRICS_SHARD;
+    const shards = await Promise.all(Array.from({ length: metricsShards(c.env) }, (_, i) => ns.get(ns.idFromName(`shard-${i}`)).runs(since)));
+    for (const rows of shards) runs.push(...(rows as RunRecord[]).filter((r) => !q.data.agent_id || r.agent_id === q.data.agent_id));
+  }
+  const report: MetricsReport = {
+    generated_at: new Date().toISOString(),
+    since: new Date(since).toISOString(),
+    tools: {
+      overall: toolMetrics(Object.values(byDevice).flat()),
+      by_device: Object.fromEntries(Object.entries(byDevice).map(([id, stats]) => [id, toolMetrics(stats)])),
+    },
+    loop: loopMetrics(runs, prices),
+  };
+  if ((c.req.header("accept") ?? "").includes("text/plain")) {
+    return c.body(toPrometheus(report), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+  }
+  return c.json(report);
+});
