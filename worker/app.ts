@@ -3,6 +3,7 @@ import type { Env } from "./env.js";
 import { problem } from "./problem.js";
 import { metrics } from "./routes/metrics.js";
 import { audit } from "./routes/audit.js";
+import { dashboard } from "./routes/dashboard.js";
 import { conversations } from "./routes/conversations.js";
 import { devices } from "./routes/devices.js";
 import { limits } from "./routes/limits.js";
@@ -17,6 +18,7 @@ app.route("/v1/devices", devices);
 app.route("/v1/audit", audit);
 app.route("/v1/limits", limits);
 app.route("/v1/metrics", metrics);
+app.route("/", dashboard);
 
 app.notFound((c) => problem(c, 404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
 app.onError((err, c) => {

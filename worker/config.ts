@@ -107,7 +107,7 @@ const WorkerConfig = z.object({
   CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400).default(900),
   HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000).default(20_000),
   HEARTBEAT_MISSES: intVar(1, 100).default(3),
-  DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(1024 * 1024),
+  DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(4 * 1024 * 1024),
   AUDIT_RETENTION_DAYS: intVar(1, 3650).default(30),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

@@ -47,7 +47,8 @@ export type AgentConfig = {
 
 export const DEFAULTS = {
   maxConcurrent: 5,
-  outputCapBytes: 1024 * 1024,
+  // 256 KiB a stream: even all-escaped JSON (6×) of both streams stays under the hub's 4 MiB frame limit.
+  outputCapBytes: 256 * 1024,
   logLevel: "info",
   sandboxing: "auto",
   killGraceMs: 2_000,

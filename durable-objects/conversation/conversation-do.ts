@@ -204,7 +204,9 @@ export class ConversationDO extends DurableObject<Env> {
           case "emit_event": {
             const stored = this.store.appendEvent(effect.event, now);
             emitted.push(stored);
-            const runMessage = state.run?.message_id ?? (effect.event.type === "conversation_end" ? effect.event.message_id : null);
+            // The run an event belongs to: the one it starts, else the one that was going.
+            const runMessage =
+              effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
             const target = runMessage ? this.store.getValue<ReplyTarget>(`reply:${runMessage}`) : null;
             if (target?.events && effect.event.type !== "conversation_end") {
               const deliver: OutboundEffect = { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now };
@@ -289,7 +291,6 @@ export class ConversationDO extends DurableObject<Env> {
               const attempts = this.store.attempts(id) + 1;
               this.store.retryOutboxLater(id, Date.now() + replyBackoffMs(attempts));
               log("info", "reply delivery failed, will retry", { conversation_id: this.state!.conversation_id, key: effect.key, attempts, error: sent.error });
-              await this.scheduleAlarm();
             }
             return;
           }
@@ -315,9 +316,10 @@ export class ConversationDO extends DurableObject<Env> {
         const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, 60_000);
         this.store.retryOutboxLater(id, Date.now() + delay);
         log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
-        await this.scheduleAlarm();
       } finally {
         this.inflight.delete(id);
+        // Rescheduled only now: while in flight, a row only gets the watchdog time.
+        await this.scheduleAlarm();
       }
     };
     this.ctx.waitUntil(run());

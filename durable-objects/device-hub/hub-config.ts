@@ -33,7 +33,7 @@ function parseHubConfig(env: Env): HubConfig {
     graceMs: c?.DEVICE_RESULT_GRACE_MS ?? 3_000,
     heartbeatIntervalMs: c?.HEARTBEAT_INTERVAL_MS ?? 20_000,
     heartbeatMisses: c?.HEARTBEAT_MISSES ?? 3,
-    maxFrameBytes: c?.DEVICE_MAX_FRAME_BYTES ?? 1024 * 1024,
+    maxFrameBytes: c?.DEVICE_MAX_FRAME_BYTES ?? 4 * 1024 * 1024,
     auditRetentionMs: (c?.AUDIT_RETENTION_DAYS ?? 30) * 24 * 60 * 60 * 1000,
   };
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { loopMetrics, metricsShards, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
+import { Identifier } from "../../protocol/index.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 import { problem } from "../problem.js";
@@ -11,8 +12,22 @@ import { hubFor, registryOf } from "../stubs.js";
 export const metrics = new Hono<{ Bindings: Env }>();
 
 const Query = z.object({
-  since: z.coerce.number().int().min(0).optional(),
-  agent_id: z.string().max(128).optional(),
+  // Same forms as /v1/audit: unix milliseconds or an ISO date.
+  since: z
+    .string()
+    .transform((s, ctx) => {
+      const n = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
+      if (!Number.isFinite(n)) {
+        ctx.addIssue({ code: "custom", message: "an ISO date or unix milliseconds" });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .optional(),
+  // Validated like every other agent id: an unchecked one would create a hub object just to read it.
+  agent_id: Identifier.optional(),
+  // For scrapers that cannot set Accept: ?format=prometheus
+  format: z.enum(["json", "prometheus"]).optional(),
 });
 
 const PriceTable = z.record(z.string(), z.object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() }));
@@ -52,7 +67,8 @@ metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
     },
     loop: loopMetrics(runs, prices),
   };
-  if ((c.req.header("accept") ?? "").includes("text/plain")) {
+  const prometheus = q.data.format ? q.data.format === "prometheus" : (c.req.header("accept") ?? "").includes("text/plain");
+  if (prometheus) {
     return c.body(toPrometheus(report), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
   }
   return c.json(report);

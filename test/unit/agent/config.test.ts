@@ -30,7 +30,7 @@ describe("config", () => {
       stateDir: "/srv/.edgeloop",
       capabilities: null,
       maxConcurrent: 5,
-      outputCapBytes: 1024 * 1024,
+      outputCapBytes: 256 * 1024,
       logLevel: "info",
       killGraceMs: 2000,
       heartbeatMs: 20_000,

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { Identifier } from "../../protocol/ids.js";
+import { Decision } from "../api-schemas.js";
+import { type Command, parseInput, positionals, printJson } from "../command.js";
+import { EXIT } from "../exit-codes.js";
+
+const Ids = z.object({ conversation: Identifier, call: z.string().min(1).max(200) });
+const Reason = z.object({ reason: z.string().min(1).max(2000).optional() });
+
+/** `approve` / `deny` a call waiting for a person (TOOL_POLICIES `requires_approval`). */
+export const decideCommand: Command = {
+  names: ["approve", "deny"],
+  synopsis: "approve|deny <conversation_id> <tool_call_id> [--reason text] [--json]",
+  summary: "let a call that waits for approval run, or block it",
+  options: { reason: { type: "string" } },
+  async run({ name, client, json, values, positionals: args }) {
+    const approve = name === "approve";
+    const [conversation, call] = positionals(args, ["conversation_id", "tool_call_id"], this.synopsis);
+    const ids = parseInput(Ids, { conversation, call }, this.synopsis);
+    const { reason } = parseInput(Reason, { reason: values["reason"] }, this.synopsis);
+    const path = `/v1/conversations/${encodeURIComponent(ids.conversation)}/approvals/${encodeURIComponent(ids.call)}`;
+    const res = await client.json(Decision, path, { method: "POST", auth: "api", body: { approve, ...(reason ? { reason } : {}) } });
+    if (json) printJson(res);
+    else console.log(`${approve ? "Approved" : "Denied"} ${ids.call} in ${ids.conversation}.`);
+    return EXIT.ok;
+  },
+};
+
+/** `answer` a `question` the model asked the user. */
+export const answerCommand: Command = {
+  names: ["answer"],
+  synopsis: "answer <conversation_id> <tool_call_id> <text> [--json]",
+  summary: "answer a question the model asked",
+  options: {},
+  async run({ client, json, positionals: args }) {
+    const [conversation, call, text] = positionals(args, ["conversation_id", "tool_call_id", "text"], this.synopsis);
+    const ids = parseInput(Ids.extend({ answer: z.string().min(1).max(32_000) }), { conversation, call, answer: text }, this.synopsis);
+    const path = `/v1/conversations/${encodeURIComponent(ids.conversation)}/answers/${encodeURIComponent(ids.call)}`;
+    const res = await client.json(Decision, path, { method: "POST", auth: "api", body: { answer: ids.answer } });
+    if (json) printJson(res);
+    else console.log(`Answered ${ids.call} in ${ids.conversation}.`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { Identifier } from "../../protocol/ids.js";
+import type { ConversationEvent } from "../../protocol/events.js";
+import { MessageAccepted } from "../api-schemas.js";
+import { type Command, parseInput, positionals, printJson } from "../command.js";
+import { eventPrinter } from "../event-printer.js";
+import { CliError, EXIT, type ExitCode, usageError } from "../exit-codes.js";
+import { progress } from "../output/progress.js";
+import { readSse } from "../sse.js";
+import type { ApiClient } from "../api-client.js";
+
+const Flags = z.object({
+  agent: Identifier,
+  conversation: Identifier.optional(),
+  wait: z.boolean().optional(),
+  timeout: z.coerce.number().int().min(1).max(86_400).default(600),
+  text: z.string().min(1, "the message text is empty").max(32_000),
+});
+
+/**
+ * `send "text"`: POST /v1/messages. With --wait it follows the conversation's SSE stream and
+ * prints the reply's events as they happen, until this message's `conversation_end`.
+ */
+export const sendCommand: Command = {
+  names: ["send"],
+  synopsis: 'send "text" [--agent id] [--conversation id] [--wait [--timeout s]] [--json]',
+  summary: "send a message; --wait streams the tool calls and the reply",
+  options: { agent: { type: "string" }, conversation: { type: "string" }, wait: { type: "boolean" }, timeout: { type: "string" } },
+  async run({ client, settings, json, values, positionals: args }) {
+    const [text] = positionals(args, ["text"], this.synopsis);
+    const agent = (values["agent"] as string | undefined) ?? settings.agent;
+    if (!agent) throw usageError("which device? pass --agent, set EDGELOOP_AGENT, or agent in cli.toml");
+    const flags = parseInput(Flags, { ...values, agent, text }, this.synopsis);
+    const accepted = await client.json(MessageAccepted, "/v1/messages", {
+      method: "POST",
+      auth: "api",
+      body: { agent_id: flags.agent, text: flags.text, ...(flags.conversation ? { conversation_id: flags.conversation } : {}) },
+    });
+    if (!flags.wait) {
+      if (json) printJson(accepted);
+      else console.log(`Sent ${accepted.message_id} in ${accepted.conversation_id}. Follow it with --wait, or: edgeloop conversations ${accepted.conversation_id}`);
+      return EXIT.ok;
+    }
+    if (!json) console.log(`${accepted.conversation_id} · ${accepted.message_id} · agent ${accepted.agent_id ?? flags.agent}`);
+    return follow(client, accepted.conversation_id, accepted.message_id, flags.timeout, json);
+  },
+};
+
+/** Follow the stream until this message ends; reconnects resume from the last event id. */
+async function follow(client: ApiClient, conversationId: string, messageId: string, timeoutS: number, json: boolean): Promise<ExitCode> {
+  const out = progress(!json && Boolean(process.stdout.isTTY && process.stderr.isTTY));
+  const print = eventPrinter(out, conversationId);
+  const deadline = AbortSignal.timeout(timeoutS * 1000);
+  let lastId: string | null = null;
+  let mine = false;
+  out.set("waiting for the conversation to start…");
+  try {
+    for (let attempt = 0; !deadline.aborted; attempt++) {
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (lastId) headers["last-event-id"] = lastId;
+      let res: Response;
+      try {
+        res = await client.fetch(`/v1/conversations/${encodeURIComponent(conversationId)}/events`, { auth: "api", headers, signal: deadline });
+      } catch (e) {
+        if (deadline.aborted) break;
+        if (attempt >= 5) throw e;
+        await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+        continue;
+      }
+      if (!res.ok || !res.body) throw client.problem(res.status, await res.json().catch(() => undefined));
+      try {
+        for await (const sse of readSse(res.body)) {
+          lastId = sse.id ?? lastId;
+          const event = JSON.parse(sse.data) as ConversationEvent;
+          // The stream replays the whole conversation: skip what came before this message.
+          if (event.type === "message_start") mine = event.message_id === messageId;
+          if (!mine) continue;
+          if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+          else print(event);
+          if (event.type === "conversation_end" && event.message_id === messageId) {
+            return event.status === "completed" ? EXIT.ok : EXIT.failure;
+          }
+        }
+      } catch (e) {
+        if (deadline.aborted) break;
+        if (!(e instanceof TypeError) && (e as Error).name !== "AbortError") throw e;
+        // The stream broke (network, deploy): reconnect from the last event.
+      }
+    }
+    throw new CliError(`no reply within ${timeoutS} s; the conversation goes on — follow it with: edgeloop conversations ${conversationId}`, EXIT.failure);
+  } finally {
+    out.stop();
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Issue 6: the dashboard in a real headless Chromium against a real worker, agent and scripted
+ * model: log in, watch a conversation run to its reply, approve a waiting call with the button,
+ * and keep a screenshot at test/artifacts/dashboard.png.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlm } from "../../scripted-llm/server.js";
+import { sendMessage } from "../helpers/api.js";
+import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
+import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { REPO_ROOT } from "../helpers/processes.js";
+import { waitUntil } from "../helpers/wait.js";
+
+const AGENT = "pi-dash";
+const DEVICE_TOKEN = "dash-device-token";
+const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"];
+
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let worker: LocalWorker;
+let agent: AgentProcess;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  llm = await startScriptedLlm({
+    port: 0,
+    rules: [
+      { match: "uptime", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "echo up-7-days; sleep 0.3" } }] }, { content: "The shelf Pi has been up 7 days." }] },
+      { match: "broken", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "echo disk full >&2; exit 2" } }] }, { content: "The command failed: disk full." }] },
+      { match: "commit", turns: [{ tool_calls: [{ name: "git_commit", arguments: { message: "nightly snapshot", all: true } }] }, { content: "Committed (or tried to): {{last_tool_result}}" }] },
+    ],
+  });
+  worker = await startLocalWorker({
+    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`, TOOL_POLICIES: "git_commit:requires_approval" },
+  });
+  agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
+  // Some history so the charts have something to draw: one success, one failure.
+  await sendMessage(worker.url, { agent_id: AGENT, text: "uptime first" }, 30);
+  await sendMessage(worker.url, { agent_id: AGENT, text: "broken thing" }, 30);
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => {
+    // A CSP violation shows up as a console error; the page must not cause any.
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await agent?.stop();
+  await worker?.stop();
+  await llm?.close();
+});
+
+describe("dashboard", () => {
+  it("refuses a wrong token, then logs in with the admin token into an HttpOnly, Secure, SameSite=Strict session cookie", async () => {
+    await page.goto(`${worker.url}/`);
+    await page.getByLabel("Admin token").fill("not-the-token");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("not the admin token");
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: /Devices/ }).waitFor();
+    const cookies = await page.context().cookies();
+    expect(cookies).toHaveLength(1);
+    const session = cookies[0]!;
+    expect(session).toMatchObject({ name: "__Host-edgeloop_session", httpOnly: true, secure: true, sameSite: "Strict", path: "/" });
+    // The cookie is a signed expiry, never the token itself.
+    expect(session.value).not.toContain(ADMIN_TOKEN);
+    expect(session.value).toMatch(/^\d{13}\.[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("serves the page under a strict CSP with no inline script", async () => {
+    const res = await page.request.get(`${worker.url}/`);
+    const csp = res.headers()["content-security-policy"]!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(await res.text()).not.toMatch(/<script>|<script [^>]*>[^<]/);
+  });
+
+  it("accepts the session cookie as admin auth, but refuses a cookie-authenticated POST without the CSRF header", async () => {
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const devices = await fetch(`${worker.url}/v1/devices`, { headers: { cookie } });
+    expect(devices.status).toBe(200);
+    const url = `${worker.url}/v1/conversations/conv_nope/approvals/call_nope`;
+    const body = JSON.stringify({ approve: true });
+    const noCsrf = await fetch(url, { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
+    expect(noCsrf.status).toBe(403);
+    expect(((await noCsrf.json()) as { detail: string }).detail).toContain("X-Edgeloop-CSRF");
+    // The same request with the header gets through auth (and finds no such call).
+    const withCsrf = await fetch(url, { method: "POST", headers: { cookie, "content-type": "application/json", "x-edgeloop-csrf": "1" }, body });
+    expect(withCsrf.status).toBe(404);
+    // And from inside the page, the browser's own cookie + no header: refused too.
+    const inPage = await page.evaluate(async (u) => (await fetch(u, { method: "POST", headers: { "content-type": "application/json" }, body: '{"approve":true}' })).status, url);
+    expect(inPage).toBe(403);
+    // A forged or expired session is not a session.
+    const forged = await fetch(`${worker.url}/v1/devices`, { headers: { cookie: `__Host-edgeloop_session=${Date.now() + 60_000}.${"A".repeat(43)}` } });
+    expect(forged.status).toBe(401);
+  });
+
+  it("lists the device online with its tools", async () => {
+    const row = page.locator("#devices tr", { hasText: AGENT });
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("online");
+    expect(await row.textContent()).toContain("bash");
+  });
+
+  it("watches a conversation live: the tool call with its parameters and result, then the reply", async () => {
+    const accepted = await sendMessage(worker.url, { agent_id: AGENT, text: "uptime please" });
+    const id = accepted.body.conversation_id;
+    const open = page.locator(`button[data-conversation="${id}"]`);
+    await open.waitFor({ timeout: 20_000 });
+    await open.click();
+    const tool = page.locator("#timeline li.tool", { hasText: "bash" });
+    await tool.waitFor({ timeout: 20_000 });
+    await expect.poll(() => tool.textContent(), { timeout: 20_000 }).toContain("up-7-days");
+    expect(await tool.textContent()).toContain("echo up-7-days");
+    const reply = page.locator("#timeline li.reply");
+    await reply.waitFor({ timeout: 20_000 });
+    expect(await reply.textContent()).toContain("The shelf Pi has been up 7 days.");
+  });
+
+  it("approves a waiting call with the button, and the conversation finishes", async () => {
+    const accepted = await sendMessage(worker.url, { agent_id: AGENT, text: "commit the workspace" });
+    const id = accepted.body.conversation_id;
+    const approve = page.locator("#approvals").getByRole("button", { name: /^Approve git_commit/ });
+    await approve.waitFor({ timeout: 20_000 });
+    expect(await page.locator("#approvals").textContent()).toContain("nightly snapshot");
+    await page.locator(`button[data-conversation="${id}"]`).click();
+    await page.locator("#timeline li.wait", { hasText: "git_commit" }).waitFor({ timeout: 20_000 });
+    await approve.click();
+    await page.locator("#timeline li.reply", { hasText: "Committed" }).waitFor({ timeout: 20_000 });
+    await waitUntil(
+      () => fetch(`${worker.url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ status: string }>),
+      (v) => v.status === "completed",
+      { what: "the approved conversation to complete" },
+    );
+    await expect.poll(() => page.locator("#approvals").textContent(), { timeout: 10_000 }).toContain("Nothing is waiting");
+  });
+
+  it("draws the tool charts and keeps a screenshot", async () => {
+    // The tool panel refreshes every 10 s; wait until it includes the approved git_commit call.
+    await expect.poll(() => page.locator("#tool-table").textContent(), { timeout: 25_000 }).toContain("git_commit");
+    await page.locator("#chart-success-time svg rect").first().waitFor({ timeout: 20_000 });
+    expect(await page.locator("#chart-latency-tool svg").count()).toBe(1);
+    expect(await page.locator("#chart-latency-time svg").count()).toBe(1);
+    // Back to the conversation that ran a tool, so the screenshot shows a full timeline.
+    const first = page.locator("#conversations button[data-conversation]").nth(1);
+    await first.click();
+    await page.locator("#timeline li.reply").waitFor({ timeout: 20_000 });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard.png"), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("logs out: the cookie is cleared and the page asks for the token again", async () => {
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByLabel("Admin token").waitFor();
+    expect(await page.context().cookies()).toEqual([]);
+  });
+});

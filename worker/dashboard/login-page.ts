@@ -1,0 +1,27 @@
+import { escapeHtml } from "./html-escape.js";
+
+/** The admin login form. The token is posted once, checked, and exchanged for a signed session cookie. */
+export function loginPage(error?: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>edgeloop — log in</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard.css">
+</head>
+<body>
+<main id="main">
+<form class="login" method="post" action="/login">
+  <h1>edgeloop</h1>
+  <p>Operator dashboard. Log in with the deployment's admin token.</p>
+  ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
+  <label for="token">Admin token</label>
+  <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+  <button class="primary" type="submit">Log in</button>
+</form>
+</main>
+</body>
+</html>`;
+}

@@ -1,0 +1,46 @@
+import { safeEqual } from "../auth.js";
+
+/**
+ * The dashboard's login session. The cookie holds `<expiry ms>.<HMAC-SHA256(admin token, expiry)>`,
+ * never the token: a leaked cookie expires, and rotating ADMIN_TOKEN ends every session at once.
+ */
+export const SESSION_COOKIE = "__Host-edgeloop_session";
+export const SESSION_TTL_MS = 12 * 3600 * 1000;
+/** Cookie-authenticated writes must carry this header; a cross-site form or <img> cannot set it. */
+export const CSRF_HEADER = "x-edgeloop-csrf";
+
+const PURPOSE = "edgeloop-dashboard-session.v1";
+
+async function mac(adminToken: string, expiresAt: number): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(adminToken), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const sig = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(`${PURPOSE}.${expiresAt}`)));
+  return btoa(String.fromCharCode(...sig)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export async function signSession(adminToken: string, expiresAt: number): Promise<string> {
+  return `${expiresAt}.${await mac(adminToken, expiresAt)}`;
+}
+
+export async function verifySession(adminToken: string, value: string | undefined, now = Date.now()): Promise<boolean> {
+  const m = value?.match(/^(\d{13})\.([A-Za-z0-9_-]{43})$/);
+  if (!m) return false;
+  const expiresAt = Number(m[1]);
+  // Expired sessions are refused even with a valid signature; so are ones claiming a far-future expiry.
+  if (expiresAt <= now || expiresAt > now + SESSION_TTL_MS) return false;
+  return safeEqual(m[2]!, await mac(adminToken, expiresAt));
+}
+
+/** The one cookie we want from a Cookie header, without pulling in a parser for it. */
+export function readCookie(header: string | undefined | null, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function sessionCookie(value: string, maxAgeSeconds: number): string {
+  // __Host- prefix: Secure, Path=/, no Domain — the browser refuses to let a subdomain overwrite it.
+  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
+}

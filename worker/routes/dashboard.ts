@@ -1,0 +1,62 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { safeEqual } from "../auth.js";
+import { readConfig } from "../config.js";
+import { DASHBOARD_JS } from "../dashboard/client-script.js";
+import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
+import { loginPage } from "../dashboard/login-page.js";
+import { pageHeaders } from "../dashboard/security-headers.js";
+import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, signSession, verifySession } from "../dashboard/session.js";
+import { DASHBOARD_CSS } from "../dashboard/styles.js";
+import type { Env } from "../env.js";
+import { problem } from "../problem.js";
+
+/**
+ * The operator dashboard: `/` (the page, or the login form without a session), `POST /login`,
+ * `POST /logout`, and the page's script and stylesheet. The page itself holds no data; it reads
+ * the admin API with the session cookie.
+ */
+export const dashboard = new Hono<{ Bindings: Env }>();
+
+const LoginForm = z.object({ token: z.string().min(1).max(4096) });
+
+function html(c: Context, body: string, status: 200 | 401 = 200): Response {
+  return c.body(body, status, pageHeaders("text/html; charset=utf-8"));
+}
+
+/** Login and logout are plain form posts (no custom header possible), so they check Origin instead. */
+function crossOrigin(c: Context): boolean {
+  const origin = c.req.header("origin");
+  return origin !== undefined && origin !== "null" && origin !== new URL(c.req.url).origin;
+}
+
+dashboard.get("/", async (c) => {
+  const cfg = readConfig(c.env);
+  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  const admin = cfg.config.ADMIN_TOKEN;
+  if (!admin) return problem(c, 503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
+  return html(c, (await verifySession(admin, session)) ? DASHBOARD_HTML : loginPage());
+});
+
+dashboard.post("/login", async (c) => {
+  const cfg = readConfig(c.env);
+  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  const admin = cfg.config.ADMIN_TOKEN;
+  if (!admin) return problem(c, 503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  if (crossOrigin(c)) return problem(c, 403, "Forbidden", "cross-origin login refused");
+  const form = LoginForm.safeParse(await c.req.parseBody().catch(() => ({})));
+  if (!form.success) return html(c, loginPage("Enter the admin token."), 401);
+  if (!(await safeEqual(form.data.token, admin))) return html(c, loginPage("That is not the admin token."), 401);
+  const value = await signSession(admin, Date.now() + SESSION_TTL_MS);
+  return c.body(null, 303, { location: "/", "set-cookie": sessionCookie(value, SESSION_TTL_MS / 1000), "cache-control": "no-store" });
+});
+
+dashboard.post("/logout", (c) => {
+  if (crossOrigin(c)) return problem(c, 403, "Forbidden", "cross-origin logout refused");
+  return c.body(null, 303, { location: "/", "set-cookie": sessionCookie("", 0), "cache-control": "no-store" });
+});
+
+// The script and stylesheet are the same for everyone and hold no data, so they need no session.
+dashboard.get("/dashboard.js", (c) => c.body(DASHBOARD_JS, 200, { ...pageHeaders("text/javascript; charset=utf-8"), "cache-control": "no-cache" }));
+dashboard.get("/dashboard.css", (c) => c.body(DASHBOARD_CSS, 200, { ...pageHeaders("text/css; charset=utf-8"), "cache-control": "no-cache" }));
