@@ -15,21 +15,21 @@ export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, "1-255 visible ASCII characters");
 
 /** `GET /v1/audit` query. `since` is an ISO date or unix milliseconds. */
+/** `since=` as an ISO date or unix milliseconds. */
+export const SinceParam = z.string().transform((s, ctx) => {
+  const n = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
+  if (!Number.isFinite(n)) {
+    ctx.addIssue({ code: "custom", message: "an ISO date or unix milliseconds" });
+    return z.NEVER;
+  }
+  return n;
+});
+
 export const AuditQueryParams = z
   .object({
     agent_id: Identifier.optional(),
     tool: ToolName.optional(),
-    since: z
-      .string()
-      .transform((s, ctx) => {
-        const n = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
-        if (!Number.isFinite(n)) {
-          ctx.addIssue({ code: "custom", message: "an ISO date or unix milliseconds" });
-          return z.NEVER;
-        }
-        return n;
-      })
-      .optional(),
+    since: SinceParam.optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
   })
   .strict();

@@ -1,4 +1,5 @@
 import type { ToolOutcome } from "../../protocol/index.js";
+import type { ToolStatsInput } from "../metrics/tool-metrics.js";
 import { redact } from "./redact.js";
 
 /** Seed 000 "Audit Logging", plus the ids that tie a row to its conversation and command. */
@@ -15,17 +16,8 @@ export type AuditEntry = {
   conversation_id: string;
 };
 
-export type ToolStats = {
-  tool: string;
-  total: number;
-  success: number;
-  errors: number;
-  errors_by_type: Record<string, number>;
-  timeouts: number;
-  latencies_ms: number[];
-  last_error: string | null;
-  last_error_at: number | null;
-};
+/** Per-tool numbers from this hub's audit rows; merged across devices by the metrics route. */
+export type ToolStats = ToolStatsInput;
 
 export type AuditQuery = { tool?: string; since?: number; limit: number };
 

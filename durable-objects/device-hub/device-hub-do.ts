@@ -451,8 +451,8 @@ export class DeviceHubDO extends DurableObject<Env> {
   }
 
   private touch(agentId: string): void {
-    const record = this.store.load(agentId);
-    this.store.save({ ...record, last_seen: Date.now() });
+    this.store.rememberAgentId(agentId);
+    this.store.touch(Date.now());
   }
 
   private conversation(conversationId: string) {

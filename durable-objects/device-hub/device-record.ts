@@ -34,13 +34,29 @@ export class DeviceStore {
     sql.exec("CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL)");
   }
 
+  /** The object owns its storage, so the parsed record is kept in memory after the first read. */
+  private cached: DeviceRecord | null = null;
+
   load(agentId: string): DeviceRecord {
-    const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'record'").toArray()[0];
-    return row ? (JSON.parse(row.v) as DeviceRecord) : emptyRecord(agentId);
+    if (!this.cached) {
+      const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'record'").toArray()[0];
+      if (!row) return emptyRecord(agentId);
+      this.cached = JSON.parse(row.v) as DeviceRecord;
+      const seen = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'last_seen'").toArray()[0];
+      if (seen) this.cached.last_seen = Math.max(this.cached.last_seen ?? 0, Number(seen.v));
+    }
+    return { ...this.cached };
   }
 
   save(record: DeviceRecord): void {
     this.sql.exec("INSERT INTO device (k, v) VALUES ('record', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(record));
+    this.cached = { ...record };
+  }
+
+  /** Last seen changes on every result: one small row, not the whole record with its manifests. */
+  touch(now: number): void {
+    this.sql.exec("INSERT INTO device (k, v) VALUES ('last_seen', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", String(now));
+    if (this.cached) this.cached.last_seen = now;
   }
 
   /** The hub's agent id, learned from the first call that names it (RPCs from conversations do not). */

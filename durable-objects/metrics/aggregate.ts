@@ -1,22 +1,15 @@
+import type { RunMetrics } from "../conversation/core/types.js";
+
 /**
  * Metrics aggregation, pure: shards hold raw recent samples and counters; a read merges shards and
  * computes percentiles. Kept free of I/O so Node tests and workerd agree.
  */
-export type RunRecord = {
+export type RunRecord = RunMetrics & {
   at: number;
   model: string;
   agent_id: string;
   status: string;
   stop_reason: string;
-  duration_ms: number;
-  iterations: number;
-  tool_calls: number;
-  tool_errors: number;
-  tokens_in: number;
-  tokens_out: number;
-  parallel_batches: number;
-  max_concurrency: number;
-  wall_saved_ms: number;
 };
 
 export type Distribution = { count: number; avg: number; p50: number; p95: number; p99: number; max: number };

@@ -115,7 +115,7 @@ describe("frames a device may not send", () => {
     const dev = await connectDevice(agent, "s", tokensVars(agent, "s"));
     dev.hello();
     await dev.online();
-    dev.ws.send(JSON.stringify({ type: "progress", request_id: "r", content: [{ type: "text", text: "x".repeat(1024 * 1024 + 10) }] }));
+    dev.ws.send(JSON.stringify({ type: "progress", request_id: "r", content: [{ type: "text", text: "x".repeat(4 * 1024 * 1024 + 10) }] }));
     expect((await dev.next((f) => f["type"] === "rejected"))["reason"]).toContain("frame over");
     expect((await deviceView(agent)).counters["oversized_frames"]).toBe(1);
     for (let i = 0; i < 4; i++) dev.ws.send('{"type":"nonsense"}');

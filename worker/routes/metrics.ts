@@ -3,7 +3,7 @@ import { z } from "zod";
 import { loopMetrics, metricsShards, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
-import { Identifier } from "../../protocol/index.js";
+import { Identifier, SinceParam } from "../../protocol/index.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 import { problem } from "../problem.js";
@@ -13,17 +13,7 @@ export const metrics = new Hono<{ Bindings: Env }>();
 
 const Query = z.object({
   // Same forms as /v1/audit: unix milliseconds or an ISO date.
-  since: z
-    .string()
-    .transform((s, ctx) => {
-      const n = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
-      if (!Number.isFinite(n)) {
-        ctx.addIssue({ code: "custom", message: "an ISO date or unix milliseconds" });
-        return z.NEVER;
-      }
-      return n;
-    })
-    .optional(),
+  since: SinceParam.optional(),
   // Validated like every other agent id: an unchecked one would create a hub object just to read it.
   agent_id: Identifier.optional(),
   // For scrapers that cannot set Accept: ?format=prometheus
