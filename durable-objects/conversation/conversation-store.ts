@@ -27,6 +27,7 @@ export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; 
  */
 export class ConversationStore {
   private persistedMessages = 0;
+  private persistedTools: LoopState["tools"] | null = null;
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
@@ -53,6 +54,9 @@ export class ConversationStore {
     const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'state'").toArray()[0];
     if (!row) return null;
     const state = JSON.parse(row.v) as LoopState;
+    const tools = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'tools'").toArray()[0];
+    state.tools = tools ? (JSON.parse(tools.v) as LoopState["tools"]) : (state.tools ?? []);
+    this.persistedTools = state.tools;
     state.messages = this.sql
       .exec<{ json: string }>("SELECT json FROM messages ORDER BY seq")
       .toArray()
@@ -63,8 +67,13 @@ export class ConversationStore {
 
   /** Messages only ever grow, so only the new ones are written. */
   saveState(state: LoopState): void {
-    const { messages, ...rest } = state;
+    const { messages, tools, ...rest } = state;
     this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(rest));
+    // The tool list (every schema) changes once per message at most: written only when replaced.
+    if (tools !== this.persistedTools) {
+      this.sql.exec("INSERT INTO kv (k, v) VALUES ('tools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(tools));
+      this.persistedTools = tools;
+    }
     for (let i = this.persistedMessages; i < messages.length; i++) {
       this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, JSON.stringify(messages[i]));
     }

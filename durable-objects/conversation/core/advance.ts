@@ -45,8 +45,9 @@ export function initialState(conversation_id: string, agent_id: string, config: 
 export function advance(prev: LoopState, event: LoopEvent, now: number): Advanced {
   // Messages are append-only (the loop only ever pushes), so the history is shared with `prev`
   // instead of deep-copied: cloning it made every step O(history) (bench/profile-cpu.ts).
-  const { messages, ...rest } = prev;
-  const state: LoopState = { ...structuredClone(rest), messages: [...messages] };
+  // The tool list is only ever replaced whole (a new message brings a new list), so it is shared too.
+  const { messages, tools, ...rest } = prev;
+  const state: LoopState = { ...structuredClone(rest), messages: [...messages], tools };
   const effects: Effect[] = [];
   const run = state.run;
   switch (event.type) {
