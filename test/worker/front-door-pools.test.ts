@@ -66,6 +66,29 @@ describe("pool routing", () => {
     d3.ws.close(1000, "bye");
   });
 
+  it("moves a pooled conversation to another device when its device goes offline", async () => {
+    const [a, b] = [uid("fa"), uid("fb")];
+    const pool = uid("pool");
+    const vars = { POOLS: `${pool}:${a}|${b}` };
+    const da = await online(a);
+    const db = await online(b);
+    const conv = uid("c");
+    const first = await send(vars, { pool, conversation_id: conv, text: "one" });
+    expect(first.status).toBe(202);
+    const home = first.body.agent_id!;
+    const [homeDev, otherDev, other] = home === a ? [da, db, b] : [db, da, a];
+    homeDev.ws.close(1000, "gone");
+    await waitFor(() => call("/v1/devices", { headers: ADMIN }).then((r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>), (v) => v.devices.some((d) => d.agent_id === home && !d.online));
+    // The first message's run has ended (the test model is unreachable), so the conversation may move.
+    await waitFor(() => call(`/v1/conversations/${conv}`, { headers: API }).then((r) => r.json() as Promise<{ status: string }>), (v) => v.status !== "running");
+    const second = await send(vars, { pool, conversation_id: conv, text: "two" });
+    expect(second.status).toBe(202);
+    expect(second.body.agent_id).toBe(other);
+    const view = (await (await call(`/v1/conversations/${conv}`, { headers: API })).json()) as { agent_id: string };
+    expect(view.agent_id).toBe(other);
+    otherDev.ws.close(1000, "bye");
+  });
+
   it("refuses an unknown pool and a message naming both or neither of agent_id and pool", async () => {
     expect((await send({ POOLS: "a:x" }, { pool: "nope", text: "hi" })).status).toBe(400);
     expect((await send({ POOLS: "a:x" }, { pool: "a", agent_id: "x", text: "hi" })).status).toBe(400);
