@@ -5,6 +5,7 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { Identifier } from "../../protocol/index.js";
 import type { BrokerConfig } from "../../device-agent/src/config.js";
+import { tomlIssue } from "../../device-agent/src/config-sources.js";
 import { LOG_LEVELS, type LogLevel } from "../../device-agent/src/log.js";
 
 export type BridgeConfig = {
@@ -128,9 +129,7 @@ function readFile(file: string): Result<Layer> {
   }
   const parsed = TomlFile.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const keys = issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys] : issue.path;
-    return { ok: false, error: `${file}: ${keys.map(String).join(".")}: ${issue.message}` };
+    return { ok: false, error: tomlIssue(file, parsed.error) };
   }
   const sections = parsed.data as Record<string, Record<string, unknown> | undefined>;
   const layer: Layer = {};

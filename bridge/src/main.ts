@@ -1,6 +1,7 @@
 import { createLogger } from "../../device-agent/src/log.js";
 import { startBridge } from "./bridge.js";
 import { BRIDGE_HELP, loadBridgeConfig } from "./config.js";
+import { stopOnSignals } from "../../device-agent/src/stop-on-signals.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
 function die(message: string, code = 2): never {
@@ -24,20 +25,7 @@ function main(): void {
     die((e as Error).message);
   }
   log.info("bridge started", { url: config.url, devices: [...config.devices.keys()], state_dir: config.stateDir });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (++signals > 1) process.exit(1);
-    log.info("signal received", { signal });
-    bridge.stop().then(
-      () => process.exit(0),
-      (e: Error) => {
-        log.error("shutdown failed", { error: e.message });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  stopOnSignals(log, () => bridge.stop());
 }
 
 main();

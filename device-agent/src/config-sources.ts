@@ -138,9 +138,7 @@ export function readConfigFile(file: string): Result<FileLayer> {
   }
   const parsed = TomlFile.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const keys = issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys] : issue.path;
-    return { ok: false, error: `${file}: ${keys.map(String).join(".")}: ${issue.message}` };
+    return { ok: false, error: tomlIssue(file, parsed.error) };
   }
   const sections = parsed.data as Record<string, Record<string, unknown> | undefined>;
   const layer: Layer = {};
@@ -156,4 +154,11 @@ export function readConfigFile(file: string): Result<FileLayer> {
     layer[def.key] = { value, source: `[${section}] ${key} in ${file}` };
   }
   return { ok: true, value: { layer, toolEnv: parsed.data.tools?.env ?? {} } };
+}
+
+/** One line naming the file and the TOML key that failed, including an unknown key's own name. */
+export function tomlIssue(file: string, error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const keys = issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys] : issue.path;
+  return `${file}: ${keys.map(String).join(".")}: ${issue.message}`;
 }

@@ -2,6 +2,7 @@ import { startAgent, workspaceProblem } from "./agent.js";
 import { HELP, loadConfig } from "./config.js";
 import { runDoctor } from "./doctor.js";
 import { createLogger } from "./log.js";
+import { stopOnSignals } from "./stop-on-signals.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
 function die(message: string, code = 2): never {
@@ -28,24 +29,7 @@ async function main(): Promise<void> {
   const agent = await startAgent(config, log);
   if (agent.loaded.tools.size === 0) log.warn("no tools to advertise: check --skills and the errors above");
 
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
-      log.warn("second signal: exiting now", { signal });
-      process.exit(1);
-    }
-    log.info("signal received", { signal });
-    agent.stop().then(
-      () => process.exit(0),
-      (e: Error) => {
-        log.error("shutdown failed", { error: e.message });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  stopOnSignals(log, () => agent.stop());
 }
 
 main().catch((e: Error) => die(`fatal: ${e.message}`, 1));

@@ -2,6 +2,7 @@ import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DeviceView } from "../../durable-objects/device-hub/device-hub-do.js";
 import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
+import { bashToolManifest } from "../fixtures/bash-tool-manifest.js";
 
 type Frame = Record<string, unknown>;
 
@@ -51,17 +52,7 @@ async function connectDevice(agentId: string, token: string) {
           {
             name: "desktop-tools",
             version: "1.0.0",
-            tools: [
-              {
-                name: "bash",
-                description: "Run a command",
-                binary: "bin/dt-bash",
-                category: "exec",
-                timeout_ms: 30000,
-                max_timeout_ms: 300000,
-                parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-              },
-            ],
+            tools: [bashToolManifest],
           },
         ],
       }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
 import { DeviceFrame, HubFrame, MessageRequest, parseJson, parseValue, ToolCommandFrame } from "../../../protocol/index.js";
 
 // Seed 000 "Command Format to Edge Agents", with `type` added.
@@ -37,16 +38,7 @@ describe("protocol: device frames", () => {
           name: "desktop-tools",
           version: "1.0.0",
           tools: [
-            {
-              name: "bash",
-              description: "Run a command",
-              binary: "bin/dt-bash",
-              category: "exec",
-              timeout_ms: 30000,
-              max_timeout_ms: 300000,
-              permissions: ["shell"],
-              parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-            },
+            { ...bashToolManifest, permissions: ["shell"] },
           ],
         },
       ],

@@ -6,6 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { expect } from "vitest";
 import type { DeviceView } from "../../../durable-objects/device-hub/device-hub-do.js";
 import worker from "../../../worker/index.js";
+import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
 
 export type Frame = Record<string, unknown>;
 export const BASE = "http://edgeloop.test";
@@ -42,15 +43,7 @@ export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms
   }
 }
 
-export const bashTool = {
-  name: "bash",
-  description: "Run a command",
-  binary: "bin/dt-bash",
-  category: "exec",
-  timeout_ms: 30000,
-  max_timeout_ms: 300000,
-  parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-};
+export const bashTool = bashToolManifest;
 
 export const toolNamed = (name: string) => ({ ...bashTool, name, binary: `bin/${name}` });
 
