@@ -1,89 +1,14 @@
-import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { DeviceView } from "../../durable-objects/device-hub/device-hub-do.js";
 import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
-import { bashToolManifest } from "../fixtures/bash-tool-manifest.js";
-
-type Frame = Record<string, unknown>;
-
-/** A device: a real WebSocket through the worker's connect route, collecting what the hub sends. */
-async function connectDevice(agentId: string, token: string) {
-  const res = await SELF.fetch(`http://edgeloop.test/v1/devices/${agentId}/connect`, {
-    headers: { upgrade: "websocket", authorization: `Bearer ${token}` },
-  });
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const received: Frame[] = [];
-  const raw: string[] = [];
-  const waiters: (() => void)[] = [];
-  ws.addEventListener("message", (e) => {
-    const text = typeof e.data === "string" ? e.data : "";
-    raw.push(text);
-    try {
-      received.push(JSON.parse(text) as Frame);
-    } catch {
-      /* not JSON */
-    }
-    waiters.splice(0).forEach((w) => w());
-  });
-  const next = async (pred: (f: Frame) => boolean, ms = 5000): Promise<Frame> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const hit = received.find(pred);
-      if (hit) return hit;
-      if (Date.now() > deadline) throw new Error(`no matching frame; got ${JSON.stringify(received)}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
-  };
-  const hello = (held: string[] = []) =>
-    ws.send(
-      JSON.stringify({
-        type: "hello",
-        protocol: 1,
-        agent_id: agentId,
-        version: "test",
-        capabilities: ["shell"],
-        held,
-        skills: [
-          {
-            name: "desktop-tools",
-            version: "1.0.0",
-            tools: [bashToolManifest],
-          },
-        ],
-      }),
-    );
-  return { ws, received, raw, next, hello };
-}
-
-function hub(agentId: string) {
-  return env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(agentId));
-}
-
-async function device(agentId: string): Promise<DeviceView> {
-  return (await hub(agentId).getDevice(agentId)) as DeviceView;
-}
-
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { connectDevice, deviceView as device, hub, waitFor } from "./support/front-door.js";
 
 describe("DeviceHubDO", () => {
   it("accepts a device socket, records its manifest and answers pings without a frame error", async () => {
     const dev = await connectDevice("pi-1", "device-secret-1");
     dev.hello();
     const view = await waitFor(() => device("pi-1"), (v) => v.online);
-    expect(view.version).toBe("test");
+    expect(view.version).toBe("9.9.9");
     expect(view.skills[0]!.tools.map((t) => t.name)).toEqual(["bash"]);
     dev.ws.send(PING_FRAME);
     await waitFor(async () => dev.raw, (r) => r.includes(PONG_FRAME));
