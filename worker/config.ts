@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { LoopConfig } from "../durable-objects/conversation/core/types.js";
 import { MAX_MESSAGE_TEXT } from "../protocol/index.js";
 import type { Env } from "./env.js";
 
@@ -86,11 +85,6 @@ const WorkerConfig = z.object({
   API_TOKEN: z.string().min(1).optional(),
   ADMIN_TOKEN: z.string().min(1).optional(),
   DEVICE_TOKENS: DeviceTokens,
-  MAX_ITERATIONS: intVar(1, 100).default(10),
-  TOOL_ERROR_LIMIT: intVar(1, 100).default(3),
-  MAX_PARALLEL: intVar(1, 64).default(5),
-  MAX_RESULT_CHARS: intVar(256, 1_000_000).default(32_000),
-  SYSTEM_PROMPT: z.string().optional(),
   DEVICE_RESULT_GRACE_MS: intVar(0, 600_000).default(3_000),
   // ---- front door (issue 5) ----
   MESSAGE_AUTH: MessageAuth,
@@ -121,14 +115,4 @@ export function readConfig(env: Env): ConfigResult {
   if (parsed.success) return { ok: true, config: parsed.data };
   const issue = parsed.error.issues[0]!;
   return { ok: false, error: `${issue.path.join(".")}: ${issue.message}` };
-}
-
-export function loopConfig(config: WorkerConfig): Partial<LoopConfig> {
-  return {
-    max_iterations: config.MAX_ITERATIONS,
-    tool_error_limit: config.TOOL_ERROR_LIMIT,
-    max_parallel: config.MAX_PARALLEL,
-    max_result_chars: config.MAX_RESULT_CHARS,
-    system_prompt: config.SYSTEM_PROMPT ?? null,
-  };
 }

@@ -54,7 +54,7 @@ export function builtinContext(opts: {
       async post(id: string | null, agentId: string, text: string) {
         const conversation_id = id ?? `conv_${crypto.randomUUID()}`;
         const message_id = `msg_${crypto.randomUUID()}`;
-        const res = await conversation(conversation_id).postMessage({ conversation_id, agent_id: agentId, message_id, text, loop: {} });
+        const res = await conversation(conversation_id).postMessage({ conversation_id, agent_id: agentId, message_id, text });
         return res.ok ? { conversation_id, message_id } : { error: res.error };
       },
     },

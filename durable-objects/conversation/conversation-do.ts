@@ -26,8 +26,8 @@ export type PostMessageInput = {
   agent_id: string;
   message_id: string;
   text: string;
-  /** deployment settings from the worker; per-message options on top */
-  loop: Partial<LoopConfig>;
+  /** limits a parent passes to its sub-task; the deployment's vars (read here) win over them */
+  loop?: Partial<LoopConfig>;
   options?: Partial<Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">>;
   /** set when this conversation is a sub-task (`task`) of another */
   parent?: ParentLink;
@@ -72,23 +72,24 @@ export class ConversationDO extends DurableObject<Env> {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
       // constructor stays fast and the re-drive runs with the object fully set up.
-      if (this.store.pendingOutbox().length > 0) await ctx.storage.setAlarm(Date.now());
+      if (this.store.pendingTimes().length > 0) await ctx.storage.setAlarm(Date.now());
     });
   }
 
   // ---- RPC from the worker ---------------------------------------------------------------
 
-  async postMessage(input: PostMessageInput): Promise<{ ok: true } | { ok: false; error: string }> {
+  /** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
+  async postMessage(input: PostMessageInput): Promise<{ ok: true } | { ok: false; status: 409 | 500; error: string }> {
     if (this.state && this.state.agent_id !== input.agent_id) {
-      if (!input.rebind) return { ok: false, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
-      if (this.state.run) return { ok: false, error: `conversation '${input.conversation_id}' is still running on agent '${this.state.agent_id}'` };
+      if (!input.rebind) return { ok: false, status: 409, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
+      if (this.state.run) return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is still running on agent '${this.state.agent_id}'` };
       // The pool's device went away: the next message runs on the one the pool picked.
       this.state = { ...this.state, agent_id: input.agent_id };
     }
     const envConfig = loopConfigFromEnv(this.env);
-    if (!envConfig.ok) return { ok: false, error: `server misconfigured: ${envConfig.error}` };
+    if (!envConfig.ok) return { ok: false, status: 500, error: envConfig.error };
     const webhooks = parseWebhookTools(this.env.WEBHOOK_TOOLS);
-    if (!webhooks.ok) return { ok: false, error: `server misconfigured: WEBHOOK_TOOLS: ${webhooks.error}` };
+    if (!webhooks.ok) return { ok: false, status: 500, error: `WEBHOOK_TOOLS: ${webhooks.error}` };
     const hub = this.env.DEVICE_HUB.get(this.env.DEVICE_HUB.idFromName(input.agent_id));
     const skills = await hub.getSkills(input.agent_id);
     // The model sees the device's tools, then the orchestrator's; a device tool wins a name clash.
@@ -99,7 +100,7 @@ export class ConversationDO extends DurableObject<Env> {
       ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhooks.tools)].filter((t) => !taken.has(t.name) && taken.add(t.name)),
     ];
     if (!this.state) {
-      this.state = initialState(input.conversation_id, input.agent_id, { ...input.loop, ...envConfig.config });
+      this.state = initialState(input.conversation_id, input.agent_id, { ...(input.loop ?? {}), ...envConfig.config });
       if (input.parent) this.store.putValue("parent", input.parent);
     }
     if (input.reply) this.store.putValue(`reply:${input.message_id}`, input.reply);
@@ -209,9 +210,7 @@ export class ConversationDO extends DurableObject<Env> {
               effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
             const target = runMessage ? this.store.getValue<ReplyTarget>(`reply:${runMessage}`) : null;
             if (target?.events && effect.event.type !== "conversation_end") {
-              const deliver: OutboundEffect = { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now };
-              const id = this.store.addOutbox(outboxKey(deliver), deliver, now);
-              if (id !== null) toPerform.push({ id, effect: deliver });
+              this.enqueue(toPerform, { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now }, now);
             }
             if (effect.event.type === "message_start") this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
             break;
@@ -226,24 +225,18 @@ export class ConversationDO extends DurableObject<Env> {
             replies.push(effect.reply);
             const target = this.store.getValue<ReplyTarget>(`reply:${effect.reply.message_id}`);
             if (target) {
-              const deliver: OutboundEffect = { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now };
-              const id = this.store.addOutbox(outboxKey(deliver), deliver, now);
-              if (id !== null) toPerform.push({ id, effect: deliver });
+              this.enqueue(toPerform, { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now }, now);
             }
             const m = effect.reply.metrics;
             this.indexConversation(toPerform, effect.reply.message_id, effect.reply.status, effect.reply.reply, now, m ? { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m } : null);
             const parent = this.store.getValue<ParentLink>("parent");
             if (parent) {
-              const notify: OutboundEffect = { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) };
-              const id = this.store.addOutbox(outboxKey(notify), notify, now);
-              if (id !== null) toPerform.push({ id, effect: notify });
+              this.enqueue(toPerform, { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) }, now);
             }
             break;
           }
-          default: {
-            const id = this.store.addOutbox(outboxKey(effect), effect, now);
-            if (id !== null) toPerform.push({ id, effect });
-          }
+          default:
+            this.enqueue(toPerform, effect, now);
         }
       }
     });
@@ -311,8 +304,7 @@ export class ConversationDO extends DurableObject<Env> {
           }
         }
       } catch (e) {
-        const row = this.store.pendingOutbox().find((r) => r.id === id);
-        const attempts = (row?.attempts ?? 0) + 1;
+        const attempts = this.store.attempts(id) + 1;
         const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, 60_000);
         this.store.retryOutboxLater(id, Date.now() + delay);
         log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
@@ -446,7 +438,7 @@ export class ConversationDO extends DurableObject<Env> {
     const times: number[] = [];
     const deadline = this.store.nextDeadline();
     if (deadline !== null) times.push(deadline);
-    for (const row of this.store.pendingOutbox()) {
+    for (const row of this.store.pendingTimes()) {
       times.push(this.inflight.has(row.id) ? now + WATCHDOG_MS : Math.max(row.next_at, now));
     }
     if (times.length === 0) return;
@@ -490,7 +482,11 @@ export class ConversationDO extends DurableObject<Env> {
   /** Index and metrics go to the shard this conversation hashes to, through the outbox. */
   private indexConversation(toPerform: { id: number; effect: OutboundEffect }[], messageId: string, status: string, text: string | null, now: number, run: RunRecord | null): void {
     if (!this.env.METRICS_SHARD) return;
-    const effect: OutboundEffect = { type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now };
+    this.enqueue(toPerform, { type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now }, now);
+  }
+
+  /** Record an outbound effect in the outbox (inside apply's transaction); a new one is performed after commit. */
+  private enqueue(toPerform: { id: number; effect: OutboundEffect }[], effect: OutboundEffect, now: number): void {
     const id = this.store.addOutbox(outboxKey(effect), effect, now);
     if (id !== null) toPerform.push({ id, effect });
   }

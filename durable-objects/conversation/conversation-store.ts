@@ -121,6 +121,11 @@ export class ConversationStore {
       .map((r) => ({ id: r.id, effect: JSON.parse(r.effect) as OutboundEffect, attempts: r.attempts, next_at: r.next_at }));
   }
 
+  /** When each pending effect is next due, without parsing the effects: the alarm runs this after every step. */
+  pendingTimes(): { id: number; next_at: number }[] {
+    return this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray();
+  }
+
   setDeadline(key: string, at: number): void {
     this.sql.exec("INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at", key, at);
   }

@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
-import { loopConfig, readConfig } from "../config.js";
+import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { authenticateMessage } from "../front-door/authenticate.js";
 import { claimIdempotencyKey } from "../front-door/idempotency.js";
@@ -81,13 +81,12 @@ messages.post("/", async (c) => {
       agent_id,
       message_id,
       text: msg.text,
-      loop: loopConfig(config),
       ...(msg.options ? { options: msg.options } : {}),
       ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
       // A pool may move a conversation to another device when its device goes away.
       rebind: msg.pool !== undefined,
     });
-    if (!accepted.ok) return problem(c, 409, "Conflict", accepted.error);
+    if (!accepted.ok) return problem(c, accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;
