@@ -134,12 +134,14 @@ export class Dispatcher {
 
   private async complete(id: string, outcome: ToolOutcome): Promise<void> {
     const frame = { type: "result", request_id: id, ...outcome } as ResultFrame;
-    // The store takes the result in memory at once (a duplicate command or an ack sees it), and
-    // writes it to disk while the frame is on its way: the disk write is for re-sending after a
-    // restart, and the running marker already keeps a restarted agent from running the tool again.
-    const saving = this.opts.store.finish(frame).catch((e: unknown) => {
+    // On disk before it is sent: if the agent dies in between, the restart re-sends this result.
+    // (Sending first and writing alongside let a kill in that gap turn the result into an
+    // "interrupted" error after restart: two different results for one request.)
+    try {
+      await this.opts.store.finish(frame);
+    } catch (e) {
       this.opts.log.error("result store: result not saved", { request_id: id, error: (e as Error).message });
-    });
+    }
     this.jobs.delete(id);
     this.opts.log.info("command", {
       request_id: id,
@@ -149,6 +151,5 @@ export class Dispatcher {
       elapsed_ms: outcome.elapsed_ms ?? 0,
     });
     this.opts.send(frame);
-    await saving;
   }
 }
