@@ -42,6 +42,7 @@ try {
   await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu ${Date.now()}` }, 60);
   const wall = Date.now() - t0;
   const { profile } = (await call("Profiler.stop")) as { profile: Profile };
+  if (process.env.PROFILE_OUT) (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
   ws.close();
 
   const self = new Map<number, number>();
@@ -55,8 +56,27 @@ try {
   }
   const total = [...byFn.values()].reduce((a, b) => a + b, 0);
   const idle = [...byFn.entries()].filter(([k]) => k.startsWith("(idle)") || k.startsWith("(program)")).reduce((a, [, v]) => a + v, 0);
+  // Inclusive time: a function's own samples plus everything it called (once per stack, so
+  // recursion is not counted twice).
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const keyOf = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+  const inclusive = new Map<string, number>();
+  for (const [id, ms] of self) {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = keyOf(byId.get(cur)!);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      inclusive.set(k, (inclusive.get(k) ?? 0) + ms);
+    }
+  }
   console.log(`${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per round ${((total - idle) / rounds).toFixed(2)} ms`);
+  console.log("-- self time");
   for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
+  console.log("-- inclusive time");
+  for (const [k, v] of [...inclusive.entries()].filter(([k]) => !k.startsWith("(root)")).sort((a, b) => b[1] - a[1]).slice(0, 70)) console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
 } finally {
   await env.stop();
 }

@@ -9,6 +9,7 @@
  * Plus the agent's own spawn-to-exit time for the tool (elapsed_ms in the result). Not part of the
  * benchmark's report; a tool for deciding what to make faster.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { sendMessage } from "../test/helpers/api.js";
 import { startBenchEnv } from "./lib/bench-env.js";
 import { storedEvents } from "./lib/conversation-events.js";
@@ -20,7 +21,9 @@ const env = await startBenchEnv(true);
 try {
   env.llm.setRules([{ match: "^bench profile", turns: [...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }] }]);
   const text = `bench profile ${Date.now()}`;
+  const cpuBefore = cpuByProcess();
   const { body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text }, 60);
+  const cpuAfter = cpuByProcess();
   if (body.status !== "completed") throw new Error(`profile run: ${body.status}`);
   const llm = requestTimes(env.llm, text);
   const events = await storedEvents(env.worker.url, body.conversation_id);
@@ -45,6 +48,28 @@ try {
   console.log(row("B  dispatch → result applied", parts.B));
   console.log(row("   of which the agent's spawn of the tool", spawn.slice(5)));
   console.log(row("C  result applied → next model request", parts.C));
+  console.log("CPU per round, by process (user+system, from /proc):");
+  for (const [pid, after] of cpuAfter) {
+    const used = after.ms - (cpuBefore.get(pid)?.ms ?? 0);
+    if (used / rounds >= 0.2) console.log(`  ${(used / rounds).toFixed(2).padStart(7)} ms  ${pid} ${after.name}`);
+  }
 } finally {
   await env.stop();
+}
+
+/** CPU time so far of every process on the machine, by pid (clock ticks of 10 ms). */
+function cpuByProcess(): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 5).map((a) => a.split("/").pop()).join(" ");
+      out.set(Number(entry), { name: cmd.slice(0, 110), ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
 }

@@ -64,6 +64,10 @@ export class ConversationDO extends DurableObject<Env> {
   private readonly inflight = new Set<number>();
   private readonly waiters = new Map<string, Set<(r: FinishedReply) => void>>();
   private workerConfig: ReturnType<typeof readConfig> | null = null;
+  /** `reply_url` targets by message id: read for every event, and this object is their only writer */
+  private readonly replyTargets = new Map<string, ReplyTarget | null>();
+  /** the alarm this instance set, so rescheduling after each step needs no storage read (undefined: not known yet) */
+  private alarmAt: number | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,7 +76,10 @@ export class ConversationDO extends DurableObject<Env> {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
       // constructor stays fast and the re-drive runs with the object fully set up.
-      if (this.store.pendingTimes().length > 0) await ctx.storage.setAlarm(Date.now());
+      if (this.store.pendingTimes().length > 0) {
+        this.alarmAt = Date.now();
+        await ctx.storage.setAlarm(this.alarmAt);
+      }
     });
   }
 
@@ -104,6 +111,7 @@ export class ConversationDO extends DurableObject<Env> {
       if (input.parent) this.store.putValue("parent", input.parent);
     }
     if (input.reply) this.store.putValue(`reply:${input.message_id}`, input.reply);
+    this.replyTargets.set(input.message_id, input.reply ?? null);
     this.apply({ type: "user_message", message_id: input.message_id, text: input.text, tools, ...(input.options ? { config: input.options } : {}) });
     return { ok: true };
   }
@@ -208,7 +216,7 @@ export class ConversationDO extends DurableObject<Env> {
             // The run an event belongs to: the one it starts, else the one that was going.
             const runMessage =
               effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
-            const target = runMessage ? this.store.getValue<ReplyTarget>(`reply:${runMessage}`) : null;
+            const target = runMessage ? this.replyTarget(runMessage) : null;
             if (target?.events && effect.event.type !== "conversation_end") {
               this.enqueue(toPerform, { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now }, now);
             }
@@ -223,7 +231,7 @@ export class ConversationDO extends DurableObject<Env> {
             break;
           case "reply": {
             replies.push(effect.reply);
-            const target = this.store.getValue<ReplyTarget>(`reply:${effect.reply.message_id}`);
+            const target = this.replyTarget(effect.reply.message_id);
             if (target) {
               this.enqueue(toPerform, { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now }, now);
             }
@@ -418,7 +426,18 @@ export class ConversationDO extends DurableObject<Env> {
     this.broadcast([this.store.appendEvent(event, Date.now())]);
   }
 
+  private replyTarget(messageId: string): ReplyTarget | null {
+    let target = this.replyTargets.get(messageId);
+    if (target === undefined) {
+      target = this.store.getValue<ReplyTarget>(`reply:${messageId}`);
+      this.replyTargets.set(messageId, target);
+    }
+    return target;
+  }
+
   override async alarm(): Promise<void> {
+    // A fired alarm is gone; whatever is still pending gets a new one below.
+    this.alarmAt = null;
     const now = Date.now();
     for (const key of this.store.dueDeadlines(now)) {
       this.store.clearDeadline(key);
@@ -443,8 +462,12 @@ export class ConversationDO extends DurableObject<Env> {
     }
     if (times.length === 0) return;
     const next = Math.min(...times);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next || current < now) await this.ctx.storage.setAlarm(next);
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    const current = this.alarmAt;
+    if (current === null || current > next || current < now) {
+      this.alarmAt = next;
+      await this.ctx.storage.setAlarm(next);
+    }
   }
 
   private resolveWaiters(reply: FinishedReply): void {

@@ -36,6 +36,10 @@ export class ConversationStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
       done INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL)`);
+    // Finished rows stay (their keys keep an effect from being recorded twice), so the pending ones
+    // are found through a partial index: the alarm looks them up after every step, and a scan
+    // would grow with the conversation's whole history.
+    sql.exec("CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(id, next_at) WHERE done = 0");
     sql.exec("CREATE TABLE IF NOT EXISTS deadlines (key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
     sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
   }

@@ -51,6 +51,8 @@ type SocketAttachment = {
 };
 
 const MAX_BAD_FRAMES = 5;
+/** How stale the last-frame time kept in a socket's attachment may get (it only matters after hibernation). */
+const ATTACHMENT_REFRESH_MS = 5_000;
 /** How often undelivered outcomes (and registry reports) are retried. */
 const REDELIVER_MS = 5_000;
 
@@ -63,6 +65,10 @@ export class DeviceHubDO extends DurableObject<Env> {
   private readonly store: DeviceStore;
   private readonly tokens: DeviceTokens;
   private readonly audit: AuditLog;
+  /** the alarm this instance set, so a dispatch needs no storage read to keep it (undefined: not known yet) */
+  private alarmAt: number | null | undefined = undefined;
+  /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
+  private readonly lastFrameAt = new WeakMap<WebSocket, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -109,9 +115,16 @@ export class DeviceHubDO extends DurableObject<Env> {
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const cfg = hubConfig(this.env);
+    const now = Date.now();
     let att = ws.deserializeAttachment() as SocketAttachment;
-    att = { ...att, last_frame_at: Date.now() };
-    ws.serializeAttachment(att);
+    this.lastFrameAt.set(ws, now);
+    // The attachment outlives hibernation, when the in-memory time is lost. Rewriting it on every
+    // frame cost each tool result a serialization; a copy a few seconds old is as good for a
+    // heartbeat allowance of tens of seconds.
+    if (now - att.last_frame_at > ATTACHMENT_REFRESH_MS) {
+      att = { ...att, last_frame_at: now };
+      ws.serializeAttachment(att);
+    }
     if (frameOverLimit(message, cfg.maxFrameBytes)) {
       this.store.count("oversized_frames");
       return this.reject(ws, att, `frame over ${cfg.maxFrameBytes} bytes`);
@@ -129,7 +142,7 @@ export class DeviceHubDO extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     const att = ws.deserializeAttachment() as SocketAttachment | null;
-    if (att?.hello) this.touch(att.agent_id);
+    if (att?.hello) this.touch(att.agent_id, true);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
     await this.reportToRegistry("close");
   }
@@ -242,11 +255,13 @@ export class DeviceHubDO extends DurableObject<Env> {
         this.send(ws, frame);
         this.ledger.markSent(cmd.request_id);
       }
+      await this.scheduleAlarm(now);
+      return { accepted: true, state: ws ? "sent" : "queued" };
     }
-    await this.scheduleAlarm();
+    // A re-dispatch (the conversation restarted): it may have finished while nobody listened.
     const row = this.ledger.get(cmd.request_id);
     if (row && row.state === "done" && !row.delivered) await this.deliver(row);
-    return { accepted: inserted, state: row?.state ?? "unknown" };
+    return { accepted: false, state: row?.state ?? "unknown" };
   }
 
   async cancel(requestId: string): Promise<void> {
@@ -316,6 +331,8 @@ export class DeviceHubDO extends DurableObject<Env> {
   // ---- alarm: deadlines, redelivery, heartbeats, audit retention -----------------------------
 
   override async alarm(): Promise<void> {
+    // A fired alarm is gone; runChecks sets the next one.
+    this.alarmAt = null;
     await this.runChecks(Date.now());
   }
 
@@ -361,7 +378,7 @@ export class DeviceHubDO extends DurableObject<Env> {
   private lastAlive(ws: WebSocket): number {
     const att = ws.deserializeAttachment() as SocketAttachment;
     const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
-    return Math.max(pinged, att.last_frame_at ?? 0, att.connected_at);
+    return Math.max(pinged, this.lastFrameAt.get(ws) ?? 0, att.last_frame_at ?? 0, att.connected_at);
   }
 
   private async deliver(row: LedgerRow): Promise<void> {
@@ -372,22 +389,28 @@ export class DeviceHubDO extends DurableObject<Env> {
     } catch (e) {
       // Left undelivered: the alarm retries until the conversation takes it.
       log("warn", "result not delivered, will retry", { request_id: row.request_id, error: String(e) });
-      await this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
+      await this.setAlarm(Date.now() + REDELIVER_MS);
     }
   }
 
   private async scheduleAlarm(now = Date.now()): Promise<void> {
     const cfg = hubConfig(this.env);
     const times: (number | null)[] = [this.ledger.nextDeadline()];
-    if (this.ledger.undelivered().length > 0 || this.store.flag("registry_dirty")) times.push(now + REDELIVER_MS);
+    if (this.ledger.hasUndelivered() || this.store.flag("registry_dirty")) times.push(now + REDELIVER_MS);
     // Heartbeat check: when the quietest socket would run out of allowance.
     for (const ws of this.ctx.getWebSockets()) times.push(this.lastAlive(ws) + cfg.heartbeatIntervalMs * cfg.heartbeatMisses + 1);
     const oldest = this.audit.oldest();
     if (oldest !== null) times.push(oldest + cfg.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
     if (next === undefined) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next || current < Date.now()) await this.ctx.storage.setAlarm(Math.max(next, Date.now()));
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    const current = this.alarmAt;
+    if (current === null || current > next || current < Date.now()) await this.setAlarm(Math.max(next, Date.now()));
+  }
+
+  private async setAlarm(at: number): Promise<void> {
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
   }
 
   // ---- helpers -----------------------------------------------------------------------------
@@ -430,7 +453,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     } catch (e) {
       log("warn", "registry report failed, will retry", { agent_id: agentId, error: String(e) });
       this.store.setFlag("registry_dirty", true);
-      await this.ctx.storage.setAlarm(Date.now() + REDELIVER_MS);
+      await this.setAlarm(Date.now() + REDELIVER_MS);
     }
   }
 
@@ -450,9 +473,9 @@ export class DeviceHubDO extends DurableObject<Env> {
     }
   }
 
-  private touch(agentId: string): void {
+  private touch(agentId: string, force = false): void {
     this.store.rememberAgentId(agentId);
-    this.store.touch(Date.now());
+    this.store.touch(Date.now(), force);
   }
 
   private conversation(conversationId: string) {

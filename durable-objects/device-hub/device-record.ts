@@ -28,6 +28,9 @@ export function recordFromHello(prev: DeviceRecord, hello: HelloFrame, now: numb
   };
 }
 
+/** How often `last_seen` is written while a device keeps reporting (the live socket shows it meanwhile). */
+const LAST_SEEN_WRITE_MS = 5_000;
+
 export class DeviceStore {
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS device (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
@@ -53,15 +56,23 @@ export class DeviceStore {
     this.cached = { ...record };
   }
 
-  /** Last seen changes on every result: one small row, not the whole record with its manifests. */
-  touch(now: number): void {
-    this.sql.exec("INSERT INTO device (k, v) VALUES ('last_seen', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", String(now));
+  /**
+   * Last seen changes on every result: one small row, not the whole record with its manifests,
+   * and written at most every few seconds while results stream in (`force` on disconnect).
+   */
+  touch(now: number, force = false): void {
     if (this.cached) this.cached.last_seen = now;
+    if (!force && now - this.lastSeenWritten < LAST_SEEN_WRITE_MS) return;
+    this.sql.exec("INSERT INTO device (k, v) VALUES ('last_seen', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", String(now));
+    this.lastSeenWritten = now;
   }
+  private lastSeenWritten = 0;
 
   /** The hub's agent id, learned from the first call that names it (RPCs from conversations do not). */
   agentId(): string | null {
+    if (this.known) return this.known;
     const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'agent_id'").toArray()[0];
+    if (row) this.known = row.v;
     return row ? row.v : null;
   }
 

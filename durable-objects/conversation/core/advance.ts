@@ -43,11 +43,7 @@ export function initialState(conversation_id: string, agent_id: string, config: 
  * approval) change nothing: that is what makes re-delivery safe.
  */
 export function advance(prev: LoopState, event: LoopEvent, now: number): Advanced {
-  // Messages are append-only (the loop only ever pushes), so the history is shared with `prev`
-  // instead of deep-copied: cloning it made every step O(history) (bench/profile-cpu.ts).
-  // The tool list is only ever replaced whole (a new message brings a new list), so it is shared too.
-  const { messages, tools, ...rest } = prev;
-  const state: LoopState = { ...structuredClone(rest), messages: [...messages], tools };
+  const state = nextState(prev);
   const effects: Effect[] = [];
   const run = state.run;
   switch (event.type) {
@@ -113,6 +109,23 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       break;
   }
   return { state, effects };
+}
+
+/**
+ * A copy of `prev` that the step may change without touching `prev`: each container the loop
+ * mutates is copied one level deep, and everything it only replaces or appends to is shared.
+ * A structuredClone of the state was most of a step's CPU once a run had many tool calls.
+ */
+function nextState(prev: LoopState): LoopState {
+  const run = prev.run;
+  return {
+    ...prev,
+    messages: [...prev.messages],
+    queue: [...prev.queue],
+    replies: [...prev.replies],
+    // A round's calls change state in place (dispatched → done); the run's summaries only grow.
+    run: run && { ...run, tool_calls: [...run.tool_calls], round: run.round && run.round.map((c) => ({ ...c })) },
+  };
 }
 
 export function deadlineKey(call: Pick<RoundCall, "request_id">): string {
@@ -330,7 +343,10 @@ function settle(state: LoopState, effects: Effect[], call: RoundCall, outcome: C
 function emitEnd(effects: Effect[], call: RoundCall, outcome: CallOutcome, config: LoopConfig): void {
   let result: unknown = outcome;
   try {
-    result = JSON.parse(redactForPersist(config, JSON.stringify(outcome)));
+    const json = JSON.stringify(outcome);
+    const redacted = redactForPersist(config, json);
+    // Parsed back only when something was redacted: a large result is not re-parsed for nothing.
+    if (redacted !== json) result = JSON.parse(redacted);
   } catch {
     result = { status: outcome.status, tool: outcome.tool, redacted: true };
   }

@@ -40,11 +40,25 @@ export function policyFor(config: LoopConfig, tool: string, specPolicy: "auto" |
   return config.policies[tool] ?? config.policies["*"] ?? specPolicy ?? "auto";
 }
 
-/** Config is validated where it enters; a pattern that still fails to compile is skipped, not fatal. */
+/**
+ * Config is validated where it enters; a pattern that still fails to compile is skipped, not fatal.
+ * Compiled once per pattern: the redaction patterns run over every tool result. (Reusing a global
+ * regex is safe with `replace`, which starts from and resets `lastIndex` itself.)
+ */
+const compiled = new Map<string, RegExp | null>();
+const MAX_COMPILED = 256;
+
 function safeRegex(pattern: string, flags = ""): RegExp | null {
-  try {
-    return new RegExp(pattern, flags);
-  } catch {
-    return null;
+  const key = `${flags}/${pattern}`;
+  let re = compiled.get(key);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, flags);
+    } catch {
+      re = null;
+    }
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, re);
   }
+  return re;
 }

@@ -45,17 +45,9 @@ export async function callLlm(config: LlmConfig, request: LlmRequest, opts: LlmC
   }
   if (config.temperature !== undefined) body.temperature = config.temperature;
 
-  const baseFetch: typeof fetch = opts.fetch ?? ((input, init) => fetch(input, init));
   let client: OpenAI;
   try {
-    client = new OpenAI({
-      baseURL: config.baseURL,
-      // Local servers (Ollama, vLLM) need no key, but the client refuses to start without one.
-      apiKey: config.apiKey || "unused",
-      maxRetries: config.maxRetries ?? LLM_DEFAULTS.maxRetries,
-      timeout: timeoutMs,
-      fetch: capRetryAfter(baseFetch, maxRetryAfterMs),
-    });
+    client = openAiClient(config, timeoutMs, maxRetryAfterMs, opts.fetch);
   } catch (e) {
     return { ok: false, error: { kind: "invalid_response", message: `bad LLM configuration: ${(e as Error).message}` } };
   }
@@ -78,6 +70,35 @@ export async function callLlm(config: LlmConfig, request: LlmRequest, opts: LlmC
     return { ok: false, error };
   }
   return { ok: true, turn: withTextToolCalls(outcome.turn, knownToolNames, idSeed) };
+}
+
+/**
+ * Clients are stateless between calls, so one per configuration is reused: building one on every
+ * model call was a measurable part of a loop step. A caller's own `fetch` (tests) gets a fresh one.
+ */
+const clients = new Map<string, OpenAI>();
+const MAX_CACHED_CLIENTS = 16;
+
+function openAiClient(config: LlmConfig, timeoutMs: number, maxRetryAfterMs: number, customFetch: typeof fetch | undefined): OpenAI {
+  const maxRetries = config.maxRetries ?? LLM_DEFAULTS.maxRetries;
+  const make = () =>
+    new OpenAI({
+      baseURL: config.baseURL,
+      // Local servers (Ollama, vLLM) need no key, but the client refuses to start without one.
+      apiKey: config.apiKey || "unused",
+      maxRetries,
+      timeout: timeoutMs,
+      fetch: capRetryAfter(customFetch ?? ((input, init) => fetch(input, init)), maxRetryAfterMs),
+    });
+  if (customFetch) return make();
+  const key = JSON.stringify([config.baseURL, config.apiKey, maxRetries, timeoutMs, maxRetryAfterMs]);
+  let client = clients.get(key);
+  if (!client) {
+    if (clients.size >= MAX_CACHED_CLIENTS) clients.clear();
+    client = make();
+    clients.set(key, client);
+  }
+  return client;
 }
 
 /** An error we classified already, or what the openai client threw (classified by the caller). */

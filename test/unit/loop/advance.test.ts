@@ -238,4 +238,35 @@ describe("loop core: advance()", () => {
     advance(a.state, { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "x" }]) }, NOW);
     expect(a.state).toEqual(snapshot);
   });
+
+  it("never changes a state it was given, through a whole run (each input is deep-frozen)", () => {
+    // advance() copies only what it changes; a frozen input makes any write to shared parts throw.
+    const step = (s: LoopState, e: Parameters<typeof advance>[1]) => {
+      const snapshot = structuredClone(s);
+      const next = advance(deepFreeze(s), e, NOW);
+      expect(s).toEqual(snapshot);
+      return next;
+    };
+    let r = step(initialState("c", "pi-1", { max_parallel: 1 }), { type: "user_message", message_id: "m1", text: "go", tools: TOOLS });
+    r = step(r.state, { type: "user_message", message_id: "m2", text: "queued", tools: TOOLS });
+    r = step(r.state, { type: "llm_response", call_id: llmCallId(r.state), turn: calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]) });
+    const [first] = only(r.effects, "dispatch_tool");
+    r = step(r.state, { type: "tool_progress", tool_call_id: "c1", partial: [{ type: "text", text: "half" }] });
+    r = step(r.state, { type: "tool_result", tool_call_id: "c1", request_id: first!.request_id, outcome: ok("bash", "A") });
+    const [second] = only(r.effects, "dispatch_tool");
+    r = step(r.state, { type: "deadline", key: `tool:${second!.request_id}` });
+    expect(r.state.messages.filter((m) => m.role === "tool")).toHaveLength(2);
+    r = step(r.state, { type: "llm_response", call_id: llmCallId(r.state), turn: text("done") });
+    expect(r.state.run?.message_id).toBe("m2");
+    r = step(r.state, { type: "cancel" });
+    expect(r.state.replies.map((x) => x.status)).toEqual(["completed", "cancelled"]);
+  });
 });
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
