@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { HelloFrame, PROTOCOL_VERSION, type HubFrame } from "../../protocol/index.js";
 import type { AgentConfig } from "./config.js";
 import { HubConnection } from "./connection.js";
-import { MqttTransport } from "./mqtt-transport.js";
+import type { MqttTransport } from "./mqtt-transport.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";
 import type { Logger } from "./log.js";
@@ -115,14 +115,16 @@ export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.P
       for (const result of dispatcher.unackedResults()) connection.send(result);
     },
     onFrame: (frame: HubFrame) => {
-      if (frame.type === "ack") void dispatcher.onAck(frame.request_ids);
+      if (frame.type === "ack") dispatcher.onAck(frame.request_ids);
       else if (frame.type === "command" && frame.command === "tool") dispatcher.onCommand(frame);
       else if (frame.type === "command" && frame.command === "cancel") dispatcher.onCancel(frame.request_id);
     },
   };
+  // Loaded only when used: the mqtt package adds megabytes to the agent's memory, and every tool
+  // spawn (a fork) pays for the agent's size.
   connection =
     config.transport === "mqtt" && config.broker
-      ? new MqttTransport({ ...link, broker: config.broker, reconnectMs: Math.max(config.reconnectMinMs, 1_000) })
+      ? new (await import("./mqtt-transport.js")).MqttTransport({ ...link, broker: config.broker, reconnectMs: Math.max(config.reconnectMinMs, 1_000) })
       : new HubConnection({
           ...link,
           url: config.url,

@@ -95,6 +95,9 @@ export class HubConnection {
     const ws = new WebSocket(url, {
       headers: { Authorization: `Bearer ${this.opts.token}` },
       handshakeTimeout: 15_000,
+      // No permessage-deflate: frames are small JSON, and ws runs zlib on the thread pool for every
+      // frame in and out, which put two extra hops into each tool call (outputs are capped anyway).
+      perMessageDeflate: false,
     });
     this.ws = ws;
     ws.on("unexpected-response", (_req, res) => {

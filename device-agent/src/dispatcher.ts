@@ -77,15 +77,16 @@ export class Dispatcher {
       return;
     }
     if (job.state === "queued" && this.opts.queue.withdraw(requestId)) {
-      job.done = this.complete(requestId, { status: "error", tool: job.tool, error: `Tool '${job.tool}' was cancelled before it started`, error_type: "cancelled", elapsed_ms: 0 });
+      this.complete(requestId, { status: "error", tool: job.tool, error: `Tool '${job.tool}' was cancelled before it started`, error_type: "cancelled", elapsed_ms: 0 });
+      job.done = Promise.resolve();
       return;
     }
     job.controller.abort();
   }
 
-  async onAck(requestIds: string[]): Promise<void> {
+  onAck(requestIds: string[]): void {
     try {
-      await this.opts.store.ack(requestIds);
+      this.opts.store.ack(requestIds);
     } catch (e) {
       this.opts.log.error("result store: ack not saved", { error: (e as Error).message });
     }
@@ -111,7 +112,7 @@ export class Dispatcher {
   private async execute(id: string, job: Job, parameters: Record<string, unknown>, timeoutMs: number): Promise<void> {
     job.state = "running";
     try {
-      await this.opts.store.begin(id, job.tool);
+      this.opts.store.begin(id, job.tool);
     } catch (e) {
       this.opts.log.error("result store: running marker not saved", { request_id: id, error: (e as Error).message });
     }
@@ -129,16 +130,17 @@ export class Dispatcher {
       // The executor answers with values; a throw here is a bug in the agent, not in the tool.
       outcome = { status: "error", tool: job.tool, error: `device agent error: ${(e as Error).message}`, error_type: "execution_failed" };
     }
-    await this.complete(id, outcome);
+    this.complete(id, outcome);
   }
 
-  private async complete(id: string, outcome: ToolOutcome): Promise<void> {
+  private complete(id: string, outcome: ToolOutcome): void {
     const frame = { type: "result", request_id: id, ...outcome } as ResultFrame;
-    // On disk before it is sent: if the agent dies in between, the restart re-sends this result.
-    // (Sending first and writing alongside let a kill in that gap turn the result into an
-    // "interrupted" error after restart: two different results for one request.)
+    // In the journal before it is sent (a synchronous write; the fsync follows in the background):
+    // if the agent dies right after, the restart re-sends this result. (Sending first and writing
+    // alongside let a kill in that gap turn the result into an "interrupted" error after restart:
+    // two different results for one request.)
     try {
-      await this.opts.store.finish(frame);
+      this.opts.store.finish(frame);
     } catch (e) {
       this.opts.log.error("result store: result not saved", { request_id: id, error: (e as Error).message });
     }

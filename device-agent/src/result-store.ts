@@ -1,30 +1,45 @@
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { Identifier, ResultFrame, ToolName, parseJson } from "../../protocol/index.js";
 
 /**
  * Results by request_id, on disk, so a command delivered twice (a hub retry, a reconnect, an agent
- * restart) runs at most once. One file per request, written to a temp file and renamed, so a crash
- * or power cut leaves either the old record or the new one, never half of one.
+ * restart) runs at most once.
+ *
+ * On disk it is one append-only journal, `results.jsonl`: a line per change (a tool started, a
+ * result, ids acked, ids forgotten), replayed at start. Appends are plain synchronous writes: once
+ * `writeSync` returns the line is in the page cache, which survives an agent crash or kill; only
+ * a power cut needs the fdatasync, which runs in the background (see `requestSync`). A torn last
+ * line (a power cut mid-append) is skipped at load. When the journal holds far more lines than
+ * records it is rewritten with just the live records (`compact`).
  *
  * A "running" record is written when a tool starts. If the agent dies while the tool runs, the
  * next start turns that record into an error result instead of running the tool a second time.
  */
-const StoredRecord = z.discriminatedUnion("state", [
-  z.object({ state: z.literal("running"), request_id: Identifier, tool: ToolName, started_at: z.number() }),
-  z.object({
-    state: z.literal("done"),
-    request_id: Identifier,
-    tool: ToolName,
-    started_at: z.number(),
-    finished_at: z.number(),
-    acked: z.boolean(),
-    result: ResultFrame,
-  }),
-]);
+const RunningRecord = z.object({ state: z.literal("running"), request_id: Identifier, tool: ToolName, started_at: z.number() });
+const DoneRecord = z.object({
+  state: z.literal("done"),
+  request_id: Identifier,
+  tool: ToolName,
+  started_at: z.number(),
+  finished_at: z.number(),
+  acked: z.boolean(),
+  result: ResultFrame,
+});
+const StoredRecord = z.discriminatedUnion("state", [RunningRecord, DoneRecord]);
 export type StoredRecord = z.infer<typeof StoredRecord>;
-export type DoneRecord = Extract<StoredRecord, { state: "done" }>;
+export type DoneRecord = z.infer<typeof DoneRecord>;
+type RunningRecord = z.infer<typeof RunningRecord>;
+
+/** A record as it is now, or ids whose result the hub has (`acked`) or that were pruned (`forgotten`). */
+const JournalLine = z.discriminatedUnion("state", [
+  RunningRecord,
+  DoneRecord,
+  z.object({ state: z.literal("acked"), request_ids: z.array(Identifier) }),
+  z.object({ state: z.literal("forgotten"), request_ids: z.array(Identifier) }),
+]);
+type JournalLine = z.infer<typeof JournalLine>;
 
 export type ResultStoreOptions = {
   dir: string;
@@ -32,59 +47,156 @@ export type ResultStoreOptions = {
   ttlMs: number;
   now?: () => number;
   onWarning?: (msg: string, fields: Record<string, unknown>) => void;
+  /** the background disk flush of the journal; tests slow it down to see what waits for it */
+  sync?: (fd: number) => Promise<void>;
 };
 
+export const JOURNAL_FILE = "results.jsonl";
+/** Lines beyond 2 per live record before a compaction: keeps rewrites rare for small stores. */
+const COMPACT_SLACK_LINES = 256;
+/** Expired results are dropped this often (or every TTL, if shorter); over the count bound, at once. */
+const PRUNE_EVERY_MS = 60_000;
+
+const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+
 export class ResultStore {
+  /** Insertion order is finish order (finish re-inserts), so the oldest results come first. */
   private readonly records = new Map<string, StoredRecord>();
-  /** per-id write chains, so a later write never lands before an earlier one */
-  private readonly writes = new Map<string, Promise<void>>();
-  private tmpCounter = 0;
+  private readonly path: string;
+  private fd = -1;
+  /** lines in the journal file, readable or not */
+  private lines = 0;
+  /** after a failed compaction, do not retry on every append */
+  private compactRetryAtLines = 0;
+  private lastPrune: number;
+  /** the last append failed, maybe half-way */
+  private broken = false;
+  private syncing: Promise<void> | null = null;
+  private syncAgain = false;
+  /** appended since the last fdatasync started */
+  private unsynced = false;
   private readonly now: () => number;
+  private readonly sync: (fd: number) => Promise<void>;
 
   private constructor(private readonly opts: ResultStoreOptions) {
     this.now = opts.now ?? Date.now;
+    this.sync = opts.sync ?? fdatasyncAsync;
+    this.path = join(opts.dir, JOURNAL_FILE);
+    this.lastPrune = this.now();
   }
 
   static async open(opts: ResultStoreOptions): Promise<ResultStore> {
     const store = new ResultStore(opts);
-    await mkdir(opts.dir, { recursive: true });
-    await store.load();
+    mkdirSync(opts.dir, { recursive: true });
+    store.load();
     return store;
   }
 
-  private async load(): Promise<void> {
-    const names = await readdir(this.opts.dir);
-    for (const name of names) {
-      const path = join(this.opts.dir, name);
-      if (name.includes(".tmp-")) {
-        await unlink(path).catch(() => {}); // a write the last run did not finish
-        continue;
-      }
-      if (!name.endsWith(".json")) continue;
-      const parsed = parseJson(StoredRecord, await readFile(path, "utf8").catch(() => ""));
-      if (!parsed.ok || `${parsed.value.request_id}.json` !== name) {
-        this.opts.onWarning?.("result store: unreadable record removed", { file: path, error: parsed.ok ? "name mismatch" : parsed.error });
-        await unlink(path).catch(() => {});
-        continue;
-      }
-      this.records.set(parsed.value.request_id, parsed.value);
-    }
+  private load(): void {
+    const legacyFiles = this.loadLegacy();
+    let rewrite = this.replayJournal() || legacyFiles.length > 0;
     // Tools that were running when the agent stopped: report, never re-run (at most once).
     for (const record of [...this.records.values()]) {
       if (record.state !== "running") continue;
-      await this.finish(
-        {
-          type: "result",
-          request_id: record.request_id,
-          status: "error",
-          tool: record.tool,
-          error: `The device agent restarted while '${record.tool}' was running; it may have partly run and was not started again.`,
-          error_type: "execution_failed",
-        },
-        record.started_at,
-      );
+      this.setRecord(this.interrupted(record));
+      rewrite = true;
     }
-    await this.prune();
+    if (rewrite || this.compactionDue()) {
+      this.compact();
+    } else {
+      this.fd = openSync(this.path, "a", 0o600);
+      this.prune();
+    }
+    // Only now that the journal holds them durably.
+    for (const file of legacyFiles) unlinkQuietly(file);
+  }
+
+  /**
+   * Agents before the journal kept one `<request_id>.json` per request: read them so an upgrade
+   * keeps its results. Returns the files to delete once the journal has them.
+   */
+  private loadLegacy(): string[] {
+    const files: string[] = [];
+    const found: StoredRecord[] = [];
+    for (const name of readdirSync(this.opts.dir)) {
+      const path = join(this.opts.dir, name);
+      if (name.includes(".tmp-")) {
+        unlinkQuietly(path); // a write (or a compaction) the last run did not finish
+        continue;
+      }
+      if (!name.endsWith(".json")) continue;
+      files.push(path);
+      const parsed = parseJson(StoredRecord, readTextQuietly(path));
+      if (!parsed.ok || `${parsed.value.request_id}.json` !== name) {
+        this.opts.onWarning?.("result store: unreadable record removed", { file: path, error: parsed.ok ? "name mismatch" : parsed.error });
+        continue;
+      }
+      found.push(parsed.value);
+    }
+    // In finish order, as the journal keeps them (pruning takes the oldest first).
+    const at = (r: StoredRecord) => (r.state === "done" ? r.finished_at : r.started_at);
+    for (const record of found.sort((a, b) => at(a) - at(b))) this.setRecord(record);
+    return files;
+  }
+
+  /** Replays the journal; true if it needs a rewrite (unreadable lines, a torn last line). */
+  private replayJournal(): boolean {
+    let bad = 0;
+    let firstBad: { line: number; error: string } | null = null;
+    let torn = false;
+    for (const line of journalLines(this.path)) {
+      this.lines++;
+      torn = line.torn;
+      const parsed = parseJson(JournalLine, line.text);
+      if (parsed.ok) {
+        this.apply(parsed.value);
+        continue;
+      }
+      bad++;
+      firstBad ??= { line: this.lines, error: parsed.error };
+    }
+    if (firstBad) {
+      this.opts.onWarning?.("result store: unreadable journal lines skipped", { file: this.path, count: bad, first_line: firstBad.line, error: firstBad.error });
+    }
+    // Appending after a line without its newline would glue the next record onto it.
+    return bad > 0 || torn;
+  }
+
+  private apply(line: JournalLine): void {
+    switch (line.state) {
+      case "running":
+      case "done":
+        this.setRecord(line);
+        return;
+      case "acked":
+        for (const id of line.request_ids) {
+          const record = this.records.get(id);
+          if (record?.state === "done") this.records.set(id, { ...record, acked: true });
+        }
+        return;
+      case "forgotten":
+        for (const id of line.request_ids) this.records.delete(id);
+        return;
+    }
+  }
+
+  private interrupted(record: RunningRecord): DoneRecord {
+    return {
+      state: "done",
+      request_id: record.request_id,
+      tool: record.tool,
+      started_at: record.started_at,
+      finished_at: this.now(),
+      acked: false,
+      result: {
+        type: "result",
+        request_id: record.request_id,
+        status: "error",
+        tool: record.tool,
+        error: `The device agent restarted while '${record.tool}' was running; it may have partly run and was not started again.`,
+        error_type: "execution_failed",
+      },
+    };
   }
 
   get(requestId: string): StoredRecord | undefined {
@@ -103,16 +215,20 @@ export class ResultStore {
   }
 
   /**
-   * The "running" marker is written but not fsynced: it guards against re-running after an agent
-   * crash (the page cache survives that); only a power cut mid-tool can lose it. Skipping the
-   * fsync takes one disk flush off every command's start.
+   * The "running" marker is appended but not fsynced: it guards against re-running after an agent
+   * crash (the page cache survives that); only a power cut mid-tool can lose it.
    */
-  async begin(requestId: string, tool: string): Promise<void> {
-    await this.put({ state: "running", request_id: requestId, tool, started_at: this.now() }, false);
+  begin(requestId: string, tool: string): void {
+    this.put({ state: "running", request_id: requestId, tool, started_at: this.now() });
   }
 
-  async finish(result: ResultFrame, startedAt?: number): Promise<DoneRecord> {
+  /**
+   * On return the result is in the journal (page cache): the caller may send it. The fdatasync
+   * that makes it survive a power cut follows in the background; `flush()` waits for it.
+   */
+  finish(result: ResultFrame, startedAt?: number): DoneRecord {
     const prev = this.records.get(result.request_id);
+    // The agent built this frame itself: no validation here (what is read back at load is validated).
     const record: DoneRecord = {
       state: "done",
       request_id: result.request_id,
@@ -120,79 +236,238 @@ export class ResultStore {
       started_at: startedAt ?? prev?.started_at ?? this.now(),
       finished_at: this.now(),
       acked: false,
-      result: ResultFrame.parse(result),
+      result,
     };
-    await this.put(record);
-    await this.prune();
+    this.put(record);
+    this.requestSync();
+    if (this.records.size > this.opts.maxEntries || this.now() - this.lastPrune >= Math.min(PRUNE_EVERY_MS, this.opts.ttlMs)) this.prune();
     return record;
   }
 
   /** The hub has the result; keep it (for dedupe, until TTL) but stop re-sending it. */
-  async ack(requestIds: string[]): Promise<void> {
-    const writes: Promise<void>[] = [];
+  ack(requestIds: string[]): void {
+    const acked: string[] = [];
     for (const id of requestIds) {
       const record = this.records.get(id);
-      // put() updates memory at once, so a reconnect right after an ack never re-sends these
-      // Not fsynced: losing an ack only means one more re-send, which the hub drops as a duplicate.
-      if (record?.state === "done" && !record.acked) writes.push(this.put({ ...record, acked: true }, false));
+      if (record?.state !== "done" || record.acked) continue;
+      this.records.set(id, { ...record, acked: true });
+      acked.push(id);
     }
-    await Promise.all(writes);
+    // Not fsynced: losing an ack only means one more re-send, which the hub drops as a duplicate.
+    if (acked.length > 0) this.append({ state: "acked", request_ids: acked });
   }
 
-  /** Forget a "running" marker (a command that was refused before it started). */
-  async remove(requestId: string): Promise<void> {
-    this.records.delete(requestId);
-    await this.chain(requestId, () => unlink(this.file(requestId)).catch(() => {}));
+  /** Forget a record (a command that was refused before it started, a pruned result). */
+  remove(requestId: string): void {
+    if (this.records.delete(requestId)) this.append({ state: "forgotten", request_ids: [requestId] });
   }
 
   /** Drop expired records, then the oldest (acked first) beyond the bound; never a running one. */
-  async prune(): Promise<void> {
-    const now = this.now();
-    const done = [...this.records.values()].filter((r): r is DoneRecord => r.state === "done");
-    const expired = done.filter((r) => now - r.finished_at > this.opts.ttlMs);
-    const live = done
-      .filter((r) => now - r.finished_at <= this.opts.ttlMs)
-      .sort((a, b) => Number(b.acked) - Number(a.acked) || a.finished_at - b.finished_at);
-    const excess = Math.max(0, this.records.size - expired.length - this.opts.maxEntries);
-    for (const record of [...expired, ...live.slice(0, excess)]) await this.remove(record.request_id);
+  prune(): void {
+    const gone = this.pruneRecords();
+    if (gone.length > 0) this.append({ state: "forgotten", request_ids: gone });
   }
 
-  /** Wait for every pending write (shutdown, tests). */
+  /** Wait until everything written so far is on disk (shutdown, tests). */
   async flush(): Promise<void> {
-    await Promise.allSettled([...this.writes.values()]);
+    if (this.unsynced) this.requestSync();
+    await this.syncing;
   }
 
-  private file(requestId: string): string {
-    return join(this.opts.dir, `${requestId}.json`);
-  }
-
-  private async put(record: StoredRecord, durable = true): Promise<void> {
-    this.records.set(record.request_id, record);
-    const text = JSON.stringify(record);
-    await this.chain(record.request_id, () => this.atomicWrite(this.file(record.request_id), text, durable));
-  }
-
-  private chain(requestId: string, write: () => Promise<void>): Promise<void> {
-    const next = (this.writes.get(requestId) ?? Promise.resolve()).then(write, write);
-    this.writes.set(requestId, next);
-    const forget = () => {
-      if (this.writes.get(requestId) === next) this.writes.delete(requestId);
-    };
-    next.then(forget, forget); // the caller sees the error; this branch only tidies up
-
-    return next;
-  }
-
-  private async atomicWrite(path: string, text: string, durable: boolean): Promise<void> {
-    const tmp = `${path}.tmp-${process.pid}-${this.tmpCounter++}`;
-    const handle = await open(tmp, "w", 0o600);
-    try {
-      await handle.writeFile(text);
-      // On an SD card, rename without fsync can survive a power cut as an empty file.
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
+  private pruneRecords(): string[] {
+    const now = this.now();
+    this.lastPrune = now;
+    const gone: string[] = [];
+    for (const r of this.records.values()) {
+      if (r.state === "done" && now - r.finished_at > this.opts.ttlMs) gone.push(r.request_id);
     }
-    await rename(tmp, path);
+    for (const id of gone) this.records.delete(id);
+    // Oldest first is map order: one pass for the acked ones, one for the rest, no sort.
+    for (const acked of [true, false]) {
+      for (const r of this.records.values()) {
+        if (this.records.size <= this.opts.maxEntries) return gone;
+        if (r.state !== "done" || r.acked !== acked) continue;
+        this.records.delete(r.request_id);
+        gone.push(r.request_id);
+      }
+    }
+    return gone;
+  }
+
+  private setRecord(record: StoredRecord): void {
+    this.records.delete(record.request_id);
+    this.records.set(record.request_id, record);
+  }
+
+  private put(record: StoredRecord): void {
+    this.setRecord(record);
+    this.append(record);
+  }
+
+  private append(line: JournalLine): void {
+    const text = JSON.stringify(line) + "\n";
+    try {
+      // After a failed write (a full disk) part of a line may be there: end it, so it stays one bad line.
+      writeAll(this.fd, this.broken ? "\n" + text : text);
+      this.broken = false;
+    } catch (e) {
+      this.broken = true;
+      throw e;
+    }
+    this.lines++;
+    this.unsynced = true;
+    if (this.compactionDue() && this.lines >= this.compactRetryAtLines) {
+      try {
+        this.compact();
+      } catch (e) {
+        // The journal is intact (the rewrite goes to a temp file); try again after more appends.
+        this.compactRetryAtLines = this.lines + COMPACT_SLACK_LINES;
+        this.opts.onWarning?.("result store: compaction failed", { file: this.path, error: (e as Error).message });
+      }
+    }
+  }
+
+  private compactionDue(): boolean {
+    return this.lines > 2 * this.records.size + COMPACT_SLACK_LINES;
+  }
+
+  /**
+   * Rewrites the journal with only the live records: temp file, fsync, rename over the journal,
+   * fsync the directory. Synchronous: it is rare, and nothing may append in between.
+   */
+  private compact(): void {
+    this.pruneRecords();
+    const tmp = `${this.path}.tmp-${process.pid}`;
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      let chunk = "";
+      for (const record of this.records.values()) {
+        chunk += JSON.stringify(record) + "\n";
+        if (chunk.length >= 1 << 20) {
+          writeAll(fd, chunk);
+          chunk = "";
+        }
+      }
+      writeAll(fd, chunk);
+      // On an SD card, rename without fsync can survive a power cut as an empty file.
+      fdatasyncSync(fd);
+      closeSync(fd);
+      renameSync(tmp, this.path);
+    } catch (e) {
+      closeQuietly(fd);
+      unlinkQuietly(tmp);
+      throw e;
+    }
+    syncDir(this.opts.dir);
+    this.reopen();
+    this.lines = this.records.size;
+    this.compactRetryAtLines = 0;
+    this.broken = false;
+    this.unsynced = false;
+  }
+
+  private reopen(): void {
+    const old = this.fd;
+    this.fd = openSync(this.path, "a", 0o600);
+    if (old < 0) return;
+    // A background sync may still be using the old descriptor.
+    if (this.syncing) void this.syncing.then(() => closeQuietly(old));
+    else closeQuietly(old);
+  }
+
+  /**
+   * Group commit: at most one fdatasync in flight; whatever is written meanwhile is covered by
+   * the next one. Nobody waits for it but `flush()`.
+   */
+  private requestSync(): void {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    this.syncing = this.syncLoop();
+  }
+
+  private async syncLoop(): Promise<void> {
+    do {
+      this.syncAgain = false;
+      this.unsynced = false;
+      try {
+        await this.sync(this.fd);
+      } catch (e) {
+        this.opts.onWarning?.("result store: fsync failed", { file: this.path, error: (e as Error).message });
+      }
+    } while (this.syncAgain);
+    this.syncing = null;
+  }
+}
+
+/** The file's lines, read in chunks (a journal can outgrow one string); `torn`: no final newline. */
+function* journalLines(path: string): Generator<{ text: string; torn: boolean }> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(1 << 16);
+    let partial: Buffer[] = [];
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
+      const chunk = buf.subarray(0, n);
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+        partial.push(chunk.subarray(start, nl));
+        yield { text: Buffer.concat(partial).toString("utf8"), torn: false };
+        partial = [];
+        start = nl + 1;
+      }
+      if (start < n) partial.push(Buffer.from(chunk.subarray(start))); // a copy: buf is reused
+    }
+    if (partial.length > 0) yield { text: Buffer.concat(partial).toString("utf8"), torn: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+}
+
+/** So the rename itself survives a power cut; not every platform can fsync a directory. */
+function syncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // best effort
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
+function readTextQuietly(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
   }
 }

@@ -8,7 +8,7 @@ import { missingRequired, parametersToArgv } from "./argv.js";
 import { parseContentOutput } from "./content-output.js";
 import { errorMessageFromStderr, errorTypeForExit } from "./exit-codes.js";
 import { runProcess, type CapturedText, type ProcessOutcome } from "./run-process.js";
-import { toolEnv } from "./tool-env.js";
+import { toolEnv, toolEnvBase, type ToolEnvBase } from "./tool-env.js";
 
 export type ExecutorOptions = {
   tools: ReadonlyMap<string, LoadedTool>;
@@ -21,6 +21,7 @@ export type ExecutorOptions = {
   toolEnv: Record<string, string>;
   /** never readable inside a sandbox: the result store, the config file */
   hiddenPaths: string[];
+  /** the environment tools inherit (default process.env); read once, when the executor is built */
   baseEnv?: NodeJS.ProcessEnv;
 };
 
@@ -50,7 +51,11 @@ function truncation(stdout: CapturedText) {
 
 /** Runs a command's tool: the checks before spawning, the process, and the report it becomes. */
 export class ToolExecutor {
-  constructor(private readonly opts: ExecutorOptions) {}
+  private readonly envBase: ToolEnvBase;
+
+  constructor(private readonly opts: ExecutorOptions) {
+    this.envBase = toolEnvBase(opts.baseEnv ?? process.env, opts.toolEnv);
+  }
 
   /** The timeout a command actually gets: what the hub asked, never above the tool's maximum. */
   effectiveTimeout(tool: LoadedTool, requested: number): number {
@@ -106,14 +111,7 @@ export class ToolExecutor {
       command: spawnCommand,
       args: spawnArgs,
       cwd: this.opts.workspace,
-      env: toolEnv({
-        base: this.opts.baseEnv ?? process.env,
-        extra: this.opts.toolEnv,
-        workspace: this.opts.workspace,
-        requestId: call.requestId,
-        tool: name,
-        timeoutMs,
-      }),
+      env: toolEnv(this.envBase, { workspace: this.opts.workspace, requestId: call.requestId, tool: name, timeoutMs }),
       stdin: JSON.stringify(call.parameters),
       timeoutMs,
       killGraceMs: this.opts.killGraceMs,

@@ -1,59 +1,204 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ResultFrame } from "../../../protocol/index.js";
-import { ResultStore } from "../../../device-agent/src/result-store.js";
+import { JOURNAL_FILE, ResultStore, type ResultStoreOptions } from "../../../device-agent/src/result-store.js";
 import { tempDir } from "./helpers.js";
 
 const success = (id: string): ResultFrame => ({ type: "result", request_id: id, status: "success", tool: "echo", result: `out ${id}`, stderr: "", exit_code: 0, elapsed_ms: 5 });
 
+const journal = (dir: string) => join(dir, JOURNAL_FILE);
+const journalLines = (dir: string): string[] => readFileSync(journal(dir), "utf8").split("\n").filter((l) => l !== "");
+const open = (dir: string, over: Partial<ResultStoreOptions> = {}) => ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000, ...over });
+
 describe("ResultStore", () => {
   it("keeps results across a restart, with their acked state", async () => {
     const dir = tempDir();
-    const a = await ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000 });
-    await a.begin("r-1", "echo");
-    await a.finish(success("r-1"));
-    await a.begin("r-2", "echo");
-    await a.finish(success("r-2"));
-    await a.ack(["r-1"]);
-    const b = await ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000 });
+    const a = await open(dir);
+    a.begin("r-1", "echo");
+    a.finish(success("r-1"));
+    a.begin("r-2", "echo");
+    a.finish(success("r-2"));
+    a.ack(["r-1"]);
+    const b = await open(dir);
     expect(b.get("r-1")).toMatchObject({ state: "done", acked: true, result: { result: "out r-1" } });
+    expect(b.get("r-2")).toMatchObject({ state: "done", acked: false, result: success("r-2") });
     expect(b.unacked().map((r) => r.request_id)).toEqual(["r-2"]);
     expect(b.ids().sort()).toEqual(["r-1", "r-2"]);
   });
 
   it("a tool that was running when the agent died becomes an error result, never a re-run", async () => {
     const dir = tempDir();
-    const a = await ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000 });
-    await a.begin("r-crash", "block");
-    const b = await ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000 });
+    const a = await open(dir);
+    a.begin("r-crash", "block");
+    const b = await open(dir);
     expect(b.get("r-crash")).toMatchObject({ state: "done", acked: false, result: { status: "error", error_type: "execution_failed", tool: "block" } });
     expect(b.unacked().map((r) => r.request_id)).toEqual(["r-crash"]);
+    // The same answer on every later start, not a new "interrupted" each time.
+    const c = await open(dir);
+    expect(c.get("r-crash")).toEqual(b.get("r-crash"));
   });
 
   it("drops expired results and the oldest beyond the bound (acked first)", async () => {
     const dir = tempDir();
     let now = 1_000_000;
-    const store = await ResultStore.open({ dir, maxEntries: 3, ttlMs: 10_000, now: () => now });
+    const store = await open(dir, { maxEntries: 3, ttlMs: 10_000, now: () => now });
     for (const id of ["a", "b", "c"]) {
-      await store.finish(success(id));
+      store.finish(success(id));
       now += 1;
     }
-    await store.ack(["b"]);
-    await store.finish(success("d")); // 4 > 3: the acked one goes first
+    store.ack(["b"]);
+    store.finish(success("d")); // 4 > 3: the acked one goes first
     expect(store.ids().sort()).toEqual(["a", "c", "d"]);
     now += 20_000;
-    await store.finish(success("e"));
+    store.finish(success("e"));
     expect(store.ids()).toEqual(["e"]);
-    expect(readdirSync(dir).sort()).toEqual(["e.json"]);
+    expect((await open(dir, { maxEntries: 3, ttlMs: 10_000, now: () => now })).ids()).toEqual(["e"]);
+    expect(readdirSync(dir)).toEqual([JOURNAL_FILE]);
   });
 
-  it("ignores unreadable records and leftover temp files", async () => {
+  it("never prunes a running record, even over the bound", async () => {
+    const dir = tempDir();
+    const store = await open(dir, { maxEntries: 1 });
+    store.begin("run", "block");
+    store.finish(success("a"));
+    store.finish(success("b"));
+    expect(store.ids().sort()).toEqual(["run"]);
+  });
+
+  it("ignores unreadable legacy records and leftover temp files", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "x.json"), "{not json");
     writeFileSync(join(dir, "y.json.tmp-1-0"), "half a write");
-    const store = await ResultStore.open({ dir, maxEntries: 10, ttlMs: 60_000 });
+    writeFileSync(join(dir, `${JOURNAL_FILE}.tmp-123`), "half a compaction");
+    const warnings: string[] = [];
+    const store = await open(dir, { onWarning: (msg) => warnings.push(msg) });
     expect(store.ids()).toEqual([]);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([JOURNAL_FILE]);
+    expect(warnings).toEqual(["result store: unreadable record removed"]);
+  });
+
+  it("skips a torn last line (a crash mid-append) with a warning; the rest loads and later appends are readable", async () => {
+    const dir = tempDir();
+    const a = await open(dir);
+    a.finish(success("r-1"));
+    a.finish(success("r-2"));
+    const whole = JSON.stringify({ state: "done", request_id: "r-3", tool: "echo", started_at: 1, finished_at: 2, acked: false, result: success("r-3") });
+    appendFileSync(journal(dir), whole.slice(0, 40)); // no newline: the write stopped half-way
+    const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
+    const b = await open(dir, { onWarning: (msg, fields) => warnings.push({ msg, fields }) });
+    expect(b.ids().sort()).toEqual(["r-1", "r-2"]);
+    expect(warnings).toMatchObject([{ msg: "result store: unreadable journal lines skipped", fields: { count: 1, first_line: 3 } }]);
+    b.finish(success("r-4")); // must not be glued onto the torn line
+    const c = await open(dir, { onWarning: (msg) => warnings.push({ msg, fields: {} }) });
+    expect(c.ids().sort()).toEqual(["r-1", "r-2", "r-4"]);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("a complete last record cut just before its newline is kept, and the next append starts a new line", async () => {
+    const dir = tempDir();
+    const a = await open(dir);
+    a.finish(success("r-1"));
+    appendFileSync(journal(dir), JSON.stringify({ state: "done", request_id: "r-2", tool: "echo", started_at: Date.now(), finished_at: Date.now(), acked: false, result: success("r-2") }));
+    const b = await open(dir);
+    expect(b.get("r-2")).toMatchObject({ state: "done", result: { result: "out r-2" } });
+    b.finish(success("r-3"));
+    const warnings: string[] = [];
+    const c = await open(dir, { onWarning: (msg) => warnings.push(msg) });
+    expect(c.ids().sort()).toEqual(["r-1", "r-2", "r-3"]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("skips a bad line in the middle, keeps the ones after it", async () => {
+    const dir = tempDir();
+    const a = await open(dir);
+    a.finish(success("r-1"));
+    appendFileSync(journal(dir), '{"state":"done","request_id":"r-x"}\n');
+    appendFileSync(journal(dir), `${JSON.stringify({ state: "acked", request_ids: ["r-1"] })}\n`);
+    const b = await open(dir, { onWarning: () => {} });
+    expect(b.ids()).toEqual(["r-1"]);
+    expect(b.get("r-1")).toMatchObject({ acked: true });
+  });
+
+  it("compaction rewrites the journal with exactly the live records, and it shrinks", async () => {
+    const dir = tempDir();
+    let now = 1_000_000;
+    const store = await open(dir, { maxEntries: 5, now: () => now });
+    let before: { lines: number; bytes: number } | null = null;
+    const step = (op: () => void) => {
+      const lines = journalLines(dir).length;
+      const bytes = statSync(journal(dir)).size;
+      op();
+      if (journalLines(dir).length < lines) before = { lines, bytes };
+    };
+    for (let i = 0; i < 400 && before === null; i++) {
+      step(() => store.begin(`r-${i}`, "echo"));
+      if (before === null) step(() => store.finish(success(`r-${i}`)));
+      if (before === null) step(() => store.ack([`r-${i}`]));
+      now += 1;
+    }
+    expect(before, "a compaction within 400 commands").not.toBeNull();
+    expect(before!.lines).toBeGreaterThan(2 * 5);
+    expect(statSync(journal(dir)).size).toBeLessThan(before!.bytes);
+    const records = journalLines(dir).map((l) => JSON.parse(l));
+    expect(records.map((r) => r.request_id).sort()).toEqual(store.ids().sort());
+    expect(records).toEqual(store.ids().map((id) => store.get(id)));
+    expect(store.ids()).toHaveLength(5);
+    // The store goes on appending to the new journal.
+    store.finish(success("after"));
+    const again = await open(dir, { maxEntries: 5, now: () => now });
+    expect(again.ids().sort()).toEqual(store.ids().sort());
+    expect(again.get("after")).toMatchObject({ state: "done", acked: false });
+  });
+
+  it("migrates per-file records of older agents into the journal and removes the files", async () => {
+    const dir = tempDir();
+    const done = { state: "done", request_id: "old-1", tool: "echo", started_at: 10, finished_at: 20, acked: true, result: success("old-1") };
+    const unacked = { ...done, request_id: "old-2", acked: false, finished_at: 30, result: success("old-2") };
+    writeFileSync(join(dir, "old-1.json"), JSON.stringify(done));
+    writeFileSync(join(dir, "old-2.json"), JSON.stringify(unacked));
+    writeFileSync(join(dir, "old-3.json"), JSON.stringify({ state: "running", request_id: "old-3", tool: "block", started_at: 40 }));
+    writeFileSync(join(dir, "old-4.json.tmp-99-1"), "{");
+    const a = await open(dir, { now: () => 50 });
+    expect(readdirSync(dir)).toEqual([JOURNAL_FILE]);
+    expect(a.get("old-1")).toEqual(done);
+    expect(a.unacked().map((r) => r.request_id)).toEqual(["old-2", "old-3"]);
+    expect(a.get("old-3")).toMatchObject({ state: "done", result: { status: "error", error_type: "execution_failed" } });
+    const b = await open(dir, { now: () => 60 });
+    expect(b.ids().sort()).toEqual(["old-1", "old-2", "old-3"]);
+    expect(b.get("old-3")).toEqual(a.get("old-3"));
+  });
+
+  it("finish writes before it returns, without waiting for the fsync; flush waits for it (one sync in flight)", async () => {
+    const dir = tempDir();
+    const pending: (() => void)[] = [];
+    const store = await open(dir, { sync: () => new Promise<void>((resolve) => pending.push(resolve)) });
+    store.begin("r-1", "echo");
+    store.finish(success("r-1"));
+    // What a kill right now would leave on disk (the page cache): the result is there.
+    expect(journalLines(dir).map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ state: "done", request_id: "r-1" }));
+    expect(pending).toHaveLength(1);
+    store.finish(success("r-2"));
+    store.finish(success("r-3"));
+    expect(pending).toHaveLength(1); // the next sync covers both
+
+    let flushed = false;
+    const flush = store.flush().then(() => (flushed = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(flushed).toBe(false);
+    pending[0]!();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(pending).toHaveLength(2);
+    expect(flushed).toBe(false);
+    pending[1]!();
+    await flush;
+    expect(pending).toHaveLength(2);
+
+    store.ack(["r-1"]); // not synced by itself, but flush (shutdown) does
+    expect(pending).toHaveLength(2);
+    const last = store.flush();
+    expect(pending).toHaveLength(3);
+    pending[2]!();
+    await last;
   });
 });
