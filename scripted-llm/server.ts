@@ -16,7 +16,12 @@ import { ScriptBody, ScriptRules, type ScriptRule, type ScriptRuleInput } from "
  *   POST /__reset               forget recorded requests and failure counters (script stays)
  */
 
-export type ScriptedRequest = { at: string; body: unknown };
+/**
+ * One chat request as received. `received_ms` / `answered_ms` are sub-millisecond clock readings
+ * (ms since the epoch) of when its body had arrived and when the whole answer had been written,
+ * for benchmarks that time the gaps between model calls.
+ */
+export type ScriptedRequest = { at: string; body: unknown; received_ms: number; answered_ms?: number };
 
 export type ScriptedLlm = {
   /** Base URL ending in /v1, ready for OPENAI_BASE_URL. */
@@ -117,7 +122,9 @@ async function handle(state: ServerState, req: IncomingMessage, res: ServerRespo
 async function chatCompletions(state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readJson(req);
   if (!body.ok) return sendJson(res, 400, openAiError(body.error, "invalid_request_error"));
-  state.requests.push({ at: new Date().toISOString(), body: body.value });
+  const record: ScriptedRequest = { at: new Date().toISOString(), body: body.value, received_ms: preciseNow() };
+  state.requests.push(record);
+  res.once("finish", () => (record.answered_ms = preciseNow()));
   const request = (typeof body.value === "object" && body.value !== null ? body.value : {}) as Record<string, unknown>;
   if (!Array.isArray(request.messages)) {
     return sendJson(res, 400, openAiError("'messages' is required", "invalid_request_error"));
@@ -199,4 +206,5 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
+const preciseNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -7,18 +7,21 @@ import type { ScriptedLlm } from "../../scripted-llm/server.js";
  * model answer → dispatch → device → result → next model call.
  */
 export function requestTimes(llm: ScriptedLlm, userText: string): number[] {
-  return llm
-    .requests()
-    .filter((r) => viewConversation(r.body).user === userText)
-    .map((r) => Date.parse(r.at));
+  return forMessage(llm, userText).map((r) => r.received_ms);
+}
+
+/** When the scripted model had finished writing each answer for that message (ms since the epoch). */
+export function answerTimes(llm: ScriptedLlm, userText: string): number[] {
+  return forMessage(llm, userText).map((r) => r.answered_ms ?? Number.NaN);
+}
+
+function forMessage(llm: ScriptedLlm, userText: string) {
+  return llm.requests().filter((r) => viewConversation(r.body).user === userText);
 }
 
 /** The request bodies for that message, in order. */
 export function requestBodies(llm: ScriptedLlm, userText: string): unknown[] {
-  return llm
-    .requests()
-    .filter((r) => viewConversation(r.body).user === userText)
-    .map((r) => r.body);
+  return forMessage(llm, userText).map((r) => r.body);
 }
 
 export const gaps = (times: number[]): number[] => times.slice(1).map((t, i) => t - times[i]!);

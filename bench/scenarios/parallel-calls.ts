@@ -1,6 +1,6 @@
 import { sendMessage } from "../../test/helpers/api.js";
 import type { BenchEnv } from "../lib/bench-env.js";
-import { requestTimes } from "../lib/llm-requests.js";
+import { answerTimes, requestTimes } from "../lib/llm-requests.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
@@ -9,8 +9,10 @@ const SLEEP_MS = 300;
 
 /**
  * Scenario 2: one model response with 5 calls, each sleeping 300 ms on the device. Wall time of
- * the round = from the model request that asked for them to the model request that carries the
- * five results. The floor is the sleep itself: 5 in parallel can take no less than 300 ms.
+ * the round = from the moment the model's answer asking for them is complete to the model request
+ * that carries the five results: the part of the loop the orchestrator runs. (The model's own
+ * time streaming its answer is reported beside it, from the request that asked for the calls.)
+ * The floor is the sleep itself: 5 in parallel can take no less than 300 ms.
  */
 export async function parallelCalls(env: BenchEnv): Promise<ScenarioResult> {
   const reps = env.quick ? 2 : 12;
@@ -21,26 +23,31 @@ export async function parallelCalls(env: BenchEnv): Promise<ScenarioResult> {
     },
   ]);
   const walls: number[] = [];
+  const withModel: number[] = [];
   for (let i = 0; i < reps; i++) {
     const text = `bench parallel ${Date.now()} ${i}`;
     const { body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text }, 60);
     if (body.status !== "completed" || body.tool_calls.filter((c) => c.status === "success").length !== CALLS) {
       throw new Error(`parallel run: ${JSON.stringify(body).slice(0, 300)}`);
     }
-    const [asked, answered] = requestTimes(env.llm, text);
-    walls.push(answered! - asked!);
+    const [asked, next] = requestTimes(env.llm, text);
+    const [answered] = answerTimes(env.llm, text);
+    walls.push(next! - answered!);
+    withModel.push(next! - asked!);
   }
   const w = summarize(walls);
+  const m = summarize(withModel);
   return {
     id: "parallel_calls",
     title: "2. Parallel calls (5 calls in one response, each sleeping 300 ms on the device)",
     repetitions: w.n,
     metrics: [
-      { name: "round wall time / 300 ms (median)", value: round(w.median / SLEEP_MS), unit: "ratio", target: { op: "<=", value: 1.15 } },
+      { name: "round wall time (answer complete → next model request) / 300 ms (median)", value: round(w.median / SLEEP_MS), unit: "ratio", target: { op: "<=", value: 1.15 } },
       { name: "round wall time / 300 ms (p99)", value: round(w.p99 / SLEEP_MS), unit: "ratio" },
       { name: "round wall time median", value: round(w.median), unit: "ms" },
+      { name: "with the model's streaming of its answer: model request → next model request (median)", value: round(m.median), unit: "ms" },
     ],
     floor: "the tool's own 300 ms: five calls run in parallel can finish no sooner",
-    details: { calls_per_round: CALLS, sleep_ms: SLEEP_MS, round_wall_ms: roundSummary(w) },
+    details: { calls_per_round: CALLS, sleep_ms: SLEEP_MS, round_wall_ms: roundSummary(w), request_to_request_ms: roundSummary(m) },
   };
 }

@@ -74,7 +74,7 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
       floor_ws_echo_plus_fetch_ms: roundSummary(f),
       floor_ws_echo_only_ms: roundSummary(summarize(echo)),
       direct_spawn_ms: roundSummary(sp),
-      timer_resolution: "steps: 1 ms (the model server's request timestamps); floor: sub-ms",
+      timer_resolution: "sub-ms (the model server's performance clock; the floor client's)",
     },
   };
 }
