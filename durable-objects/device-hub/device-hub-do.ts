@@ -185,16 +185,24 @@ export class DeviceHubDO extends DurableObject<Env> {
     if (!row) return this.reject(ws, att, `unknown request_id '${frame.request_id}'`, frame.request_id);
     if (row.state === "queued") return this.reject(ws, att, `request '${frame.request_id}' was never sent to this device`, frame.request_id);
     if (row.tool !== frame.tool) return this.reject(ws, att, `request '${frame.request_id}' was for '${row.tool}', not '${frame.tool}'`, frame.request_id);
-    // Whether first or repeated, acknowledge: the device may stop re-sending it.
-    this.send(ws, { type: "ack", request_ids: [frame.request_id] });
-    const { type: _t, request_id: _r, ...outcome } = frame;
-    if (!this.completeCommand(row, outcome as ToolOutcome)) {
-      // A repeat after a lost ack is normal, so it does not count towards closing the socket;
-      // it is refused (the conversation never sees it) and counted.
+    if (row.state === "done") {
+      // A repeat after a lost ack is normal, so it does not count towards closing the socket; it
+      // is acknowledged again (the first one is on record), refused and counted.
+      this.send(ws, { type: "ack", request_ids: [frame.request_id] });
       this.store.count("duplicate_results");
       this.send(ws, { type: "rejected", reason: `duplicate result for '${frame.request_id}'`, request_id: frame.request_id });
       return;
     }
+    const { type: _t, request_id: _r, ...rest } = frame;
+    const outcome = rest as ToolOutcome;
+    // Output gates: anything sent after a storage write waits until the write is durable. The
+    // conversation is told first, before this frame writes anything, so the result is not held
+    // back by the ledger's commit. (If the hub dies before that commit, the device was not
+    // acknowledged and sends the result again; the conversation drops the repeat.)
+    const delivered = this.deliver({ ...row, outcome });
+    this.completeCommand(row, outcome);
+    // The ack waits for the record to be durable: from then on the device may forget the result.
+    this.send(ws, { type: "ack", request_ids: [frame.request_id] });
     this.touch(att.agent_id);
     log("info", "tool result", {
       agent_id: att.agent_id,
@@ -205,7 +213,7 @@ export class DeviceHubDO extends DurableObject<Env> {
       error_type: frame.status === "error" ? frame.error_type : undefined,
       elapsed_ms: frame.elapsed_ms,
     });
-    await this.deliver({ ...row, outcome: outcome as ToolOutcome });
+    await delivered;
   }
 
   private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
@@ -239,29 +247,30 @@ export class DeviceHubDO extends DurableObject<Env> {
       request_id: cmd.request_id,
       payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
     };
-    const inserted = this.ledger.insert({
-      request_id: cmd.request_id,
-      conversation_id: cmd.conversation_id,
-      tool_call_id: cmd.tool_call_id,
-      tool: cmd.tool,
-      frame,
-      state: "queued",
-      deadline: now + cmd.timeout_ms + hubConfig(this.env).graceMs,
-      created_at: now,
-    });
-    if (inserted) {
+    const known = this.ledger.get(cmd.request_id);
+    if (!known) {
+      // Sent before the ledger row is written, so the frame is not held by the output gate until
+      // that write is durable. If the hub dies before the commit, the conversation's dispatch did
+      // not return and is made again with the same request id; the device runs it once (it keeps
+      // results by request id) and answers with the stored result.
       const ws = this.liveSocket();
-      if (ws) {
-        this.send(ws, frame);
-        this.ledger.markSent(cmd.request_id);
-      }
+      const sent = ws !== null && this.send(ws, frame);
+      this.ledger.insert({
+        request_id: cmd.request_id,
+        conversation_id: cmd.conversation_id,
+        tool_call_id: cmd.tool_call_id,
+        tool: cmd.tool,
+        frame,
+        state: sent ? "sent" : "queued",
+        deadline: now + cmd.timeout_ms + hubConfig(this.env).graceMs,
+        created_at: now,
+      });
       await this.scheduleAlarm(now);
-      return { accepted: true, state: ws ? "sent" : "queued" };
+      return { accepted: true, state: sent ? "sent" : "queued" };
     }
     // A re-dispatch (the conversation restarted): it may have finished while nobody listened.
-    const row = this.ledger.get(cmd.request_id);
-    if (row && row.state === "done" && !row.delivered) await this.deliver(row);
-    return { accepted: false, state: row?.state ?? "unknown" };
+    if (known.state === "done" && !known.delivered) await this.deliver(known);
+    return { accepted: false, state: known.state };
   }
 
   async cancel(requestId: string): Promise<void> {
@@ -465,11 +474,13 @@ export class DeviceHubDO extends DurableObject<Env> {
     return null;
   }
 
-  private send(ws: WebSocket, frame: HubFrame): void {
+  private send(ws: WebSocket, frame: HubFrame): boolean {
     try {
       ws.send(JSON.stringify(frame));
+      return true;
     } catch (e) {
       log("warn", "send to device failed", { error: String(e) });
+      return false;
     }
   }
 
