@@ -3,6 +3,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../../scripted-llm/server.js
 import { type AgentProcess, startAgent } from "../../test/helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
+import { stopDirectSpawn } from "./direct-spawn.js";
 import { type FloorWorker, startFloorWorker } from "./floor-worker.js";
 
 export const BENCH_SKILLS = join(REPO_ROOT, "bench/fixtures/bench-tools");
@@ -79,6 +80,7 @@ export async function startBenchEnv(quick: boolean): Promise<BenchEnv> {
       await env.worker.stop().catch(() => undefined);
       await env.floor.stop().catch(() => undefined);
       await llm.close();
+      stopDirectSpawn();
     },
   };
   try {

@@ -273,7 +273,7 @@ export class ConversationDO extends DurableObject<Env> {
               parameters: effect.parameters,
               timeout_ms: effect.timeout_ms,
             });
-            this.store.finishOutbox(id);
+            this.store.finishOutboxLater(id);
             return;
           }
           case "cancel_tool":

@@ -28,6 +28,8 @@ export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; 
 export class ConversationStore {
   private persistedMessages = 0;
   private persistedTools: LoopState["tools"] | null = null;
+  /** effects finished in memory, marked done in SQLite with the next state write */
+  private readonly finishedLater = new Set<number>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
@@ -71,6 +73,8 @@ export class ConversationStore {
 
   /** Messages only ever grow, so only the new ones are written. */
   saveState(state: LoopState): void {
+    for (const id of this.finishedLater) this.finishOutbox(id);
+    this.finishedLater.clear();
     const { messages, tools, ...rest } = state;
     this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(rest));
     // The tool list (every schema) changes once per message at most: written only when replaced.
@@ -110,6 +114,16 @@ export class ConversationStore {
     this.sql.exec("UPDATE outbox SET done = 1 WHERE id = ?", id);
   }
 
+  /**
+   * For effects that may safely be performed twice (the hub ignores a dispatch it already has):
+   * done in memory now, in SQLite with the next state write, so finishing one costs no commit of
+   * its own (each commit is a disk flush, and in production a replication round trip). A restart
+   * before that write re-drives the effect, which then changes nothing.
+   */
+  finishOutboxLater(id: number): void {
+    this.finishedLater.add(id);
+  }
+
   attempts(id: number): number {
     return this.sql.exec<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = ?", id).toArray()[0]?.attempts ?? 0;
   }
@@ -122,12 +136,13 @@ export class ConversationStore {
     return this.sql
       .exec<{ id: number; effect: string; attempts: number; next_at: number }>("SELECT id, effect, attempts, next_at FROM outbox WHERE done = 0 ORDER BY id")
       .toArray()
+      .filter((r) => !this.finishedLater.has(r.id))
       .map((r) => ({ id: r.id, effect: JSON.parse(r.effect) as OutboundEffect, attempts: r.attempts, next_at: r.next_at }));
   }
 
   /** When each pending effect is next due, without parsing the effects: the alarm runs this after every step. */
   pendingTimes(): { id: number; next_at: number }[] {
-    return this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray();
+    return this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray().filter((r) => !this.finishedLater.has(r.id));
   }
 
   setDeadline(key: string, at: number): void {

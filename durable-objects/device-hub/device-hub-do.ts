@@ -394,7 +394,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     if (!row.outcome) return;
     try {
       await this.conversation(row.conversation_id).deliverToolResult(row.tool_call_id, row.request_id, row.outcome);
-      this.ledger.markDelivered(row.request_id);
+      this.ledger.markDeliveredLater(row.request_id);
     } catch (e) {
       // Left undelivered: the alarm retries until the conversation takes it.
       log("warn", "result not delivered, will retry", { request_id: row.request_id, error: String(e) });

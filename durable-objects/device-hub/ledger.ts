@@ -37,6 +37,9 @@ type RawRow = {
 const KEEP_DONE_MS = 60 * 60 * 1000;
 
 export class Ledger {
+  /** delivered in memory, marked in SQLite with the ledger's next write */
+  private readonly deliveredLater = new Set<string>();
+
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
       request_id TEXT PRIMARY KEY,
@@ -59,11 +62,14 @@ export class Ledger {
 
   get(requestId: string): LedgerRow | null {
     const rows = this.sql.exec<RawRow>("SELECT * FROM ledger WHERE request_id = ?", requestId).toArray();
-    return rows[0] ? decode(rows[0]) : null;
+    if (!rows[0]) return null;
+    const row = decode(rows[0]);
+    return this.deliveredLater.has(requestId) ? { ...row, delivered: true } : row;
   }
 
   /** Returns false when the request id is already known: a re-dispatch changes nothing. */
   insert(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
+    this.flushDelivered();
     const cursor = this.sql.exec(
       `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
@@ -85,6 +91,7 @@ export class Ledger {
 
   /** Record the outcome once; returns false if the command already had one. */
   complete(requestId: string, outcome: ToolOutcome): boolean {
+    this.flushDelivered();
     const cursor = this.sql.exec(
       "UPDATE ledger SET state = 'done', outcome = ? WHERE request_id = ? AND state != 'done'",
       JSON.stringify(outcome),
@@ -94,7 +101,22 @@ export class Ledger {
   }
 
   markDelivered(requestId: string): void {
+    this.deliveredLater.delete(requestId);
     this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", requestId);
+  }
+
+  /**
+   * Delivery is at-least-once (the conversation ignores a result it already has), so the mark
+   * rides along with the ledger's next write instead of costing a commit of its own after every
+   * result. A restart before then only redelivers.
+   */
+  markDeliveredLater(requestId: string): void {
+    this.deliveredLater.add(requestId);
+  }
+
+  private flushDelivered(): void {
+    for (const id of this.deliveredLater) this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", id);
+    this.deliveredLater.clear();
   }
 
   open(): LedgerRow[] {
@@ -106,10 +128,12 @@ export class Ledger {
   }
 
   undelivered(): LedgerRow[] {
+    this.flushDelivered();
     return this.sql.exec<RawRow>("SELECT * FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0").toArray().map(decode);
   }
 
   hasUndelivered(): boolean {
+    this.flushDelivered();
     return this.sql.exec("SELECT 1 FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0 LIMIT 1").toArray().length > 0;
   }
 

@@ -1,0 +1,33 @@
+// Plain JavaScript with no imports beyond Node's own, run as its own process: the floor of a tool
+// spawn is a spawn from a lean process. (Forking copies the parent's page tables, so the same
+// spawn from the benchmark's own process, with its loaders and servers, costs more and would
+// flatter the agent.)
+//
+// Protocol: one JSON line per request on stdin, {"id", "binary", "cwd", "stdin"}; one JSON line per
+// answer on stdout, {"id", "ms"} or {"id", "error"}.
+import { spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+
+function runOnce(binary, cwd, stdin) {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, [], { cwd, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    child.stdout.on("data", () => undefined);
+    child.stderr.on("data", () => undefined);
+    child.once("error", reject);
+    child.once("close", (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${binary} exited ${code}`))));
+    // A tool that never reads its parameters closes stdin early: EPIPE is expected.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(stdin);
+  });
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const { id, binary, cwd, stdin } = JSON.parse(line);
+  try {
+    process.stdout.write(`${JSON.stringify({ id, ms: await runOnce(binary, cwd, stdin) })}\n`);
+  } catch (e) {
+    process.stdout.write(`${JSON.stringify({ id, error: String(e) })}\n`);
+  }
+}
