@@ -28,12 +28,17 @@ export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; 
 export class ConversationStore {
   private persistedMessages = 0;
   private persistedTools: LoopState["tools"] | null = null;
+  /** which run's call summaries the run_calls table holds, and how many */
+  private persistedCalls: { message_id: string | null; count: number } = { message_id: null, count: 0 };
+  private persistedReplies: { count: number; last: string | null } = { count: -1, last: null };
   /** effects finished in memory, marked done in SQLite with the next state write */
   private readonly finishedLater = new Set<number>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
+    // The running message's tool call summaries, append-only like the messages.
+    sql.exec("CREATE TABLE IF NOT EXISTS run_calls (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
     sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at INTEGER NOT NULL, json TEXT NOT NULL)");
     sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
@@ -60,6 +65,22 @@ export class ConversationStore {
     const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'state'").toArray()[0];
     if (!row) return null;
     const state = JSON.parse(row.v) as LoopState;
+    const replies = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'replies'").toArray()[0];
+    // Rows written before the replies and call summaries had their own places still carry them inline.
+    if (replies) {
+      state.replies = JSON.parse(replies.v) as LoopState["replies"];
+      this.persistedReplies = { count: state.replies.length, last: state.replies.at(-1)?.message_id ?? null };
+    } else {
+      // Inline (or none yet): the next save writes them to their own row.
+      state.replies ??= [];
+    }
+    if (state.run && !state.run.tool_calls) {
+      state.run.tool_calls = this.sql
+        .exec<{ json: string }>("SELECT json FROM run_calls ORDER BY seq")
+        .toArray()
+        .map((r) => JSON.parse(r.json) as NonNullable<LoopState["run"]>["tool_calls"][number]);
+      this.persistedCalls = { message_id: state.run.message_id, count: state.run.tool_calls.length };
+    }
     const tools = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'tools'").toArray()[0];
     state.tools = tools ? (JSON.parse(tools.v) as LoopState["tools"]) : (state.tools ?? []);
     this.persistedTools = state.tools;
@@ -71,12 +92,33 @@ export class ConversationStore {
     return state;
   }
 
-  /** Messages only ever grow, so only the new ones are written. */
+  /**
+   * The state row holds only what changes every step; what only grows (messages, the run's call
+   * summaries) is appended, and what changes once per message (tools, replies) is written when it
+   * does. Rewriting all of it made every step's write grow with the conversation.
+   */
   saveState(state: LoopState): void {
     for (const id of this.finishedLater) this.finishOutbox(id);
     this.finishedLater.clear();
-    const { messages, tools, ...rest } = state;
-    this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(rest));
+    const { messages, tools, replies, run, ...rest } = state;
+    const runRow = run ? (({ tool_calls: _calls, ...r }) => r)(run) : null;
+    this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify({ ...rest, run: runRow }));
+    if (run) {
+      if (this.persistedCalls.message_id !== run.message_id) {
+        this.sql.exec("DELETE FROM run_calls");
+        this.persistedCalls = { message_id: run.message_id, count: 0 };
+      }
+      for (let i = this.persistedCalls.count; i < run.tool_calls.length; i++) {
+        this.sql.exec("INSERT INTO run_calls (seq, json) VALUES (?, ?)", i, JSON.stringify(run.tool_calls[i]));
+      }
+      this.persistedCalls.count = run.tool_calls.length;
+    }
+    // Replies are only ever pushed (and the oldest dropped), so count and last id tell a change.
+    const last = replies.at(-1)?.message_id ?? null;
+    if (replies.length !== this.persistedReplies.count || last !== this.persistedReplies.last) {
+      this.sql.exec("INSERT INTO kv (k, v) VALUES ('replies', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(replies));
+      this.persistedReplies = { count: replies.length, last };
+    }
     // The tool list (every schema) changes once per message at most: written only when replaced.
     if (tools !== this.persistedTools) {
       this.sql.exec("INSERT INTO kv (k, v) VALUES ('tools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(tools));
