@@ -17,9 +17,12 @@ import { parseWebhookTools, runWebhookTool, webhookToolSpecs } from "./builtins/
 import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
 import { loopConfigFromEnv } from "./loop-config.js";
 import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
+import type { DispatchCommand } from "../device-hub/device-hub-do.js";
 import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
 import { callLlm } from "./llm/index.js";
+
+type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
 
 export type PostMessageInput = {
   conversation_id: string;
@@ -250,9 +253,53 @@ export class ConversationDO extends DurableObject<Env> {
     });
     this.state = state;
     for (const reply of replies) this.resolveWaiters(reply);
-    for (const { id, effect } of toPerform) this.perform(id, effect);
+    this.performAll(toPerform);
     this.broadcast(emitted);
     void this.scheduleAlarm();
+  }
+
+  /** A step's effects; its tool dispatches (a model's parallel calls) go to the hub in one call. */
+  private performAll(items: { id: number; effect: OutboundEffect }[]): void {
+    const dispatches = items.filter((i): i is { id: number; effect: DispatchEffect } => i.effect.type === "dispatch_tool" && !this.inflight.has(i.id));
+    if (dispatches.length > 1) this.performDispatches(dispatches);
+    for (const { id, effect } of items) {
+      if (effect.type !== "dispatch_tool" || dispatches.length <= 1) this.perform(id, effect);
+    }
+  }
+
+  /** One hub event and one commit for the whole round, instead of one per call. */
+  private performDispatches(items: { id: number; effect: DispatchEffect }[]): void {
+    for (const { id } of items) this.inflight.add(id);
+    const run = async () => {
+      try {
+        await this.hub().dispatchBatch(items.map(({ effect }) => this.dispatchCommand(effect)));
+        for (const { id } of items) this.store.finishOutboxLater(id);
+      } catch (e) {
+        for (const { id, effect } of items) this.retryLater(id, effect, e);
+      } finally {
+        for (const { id } of items) this.inflight.delete(id);
+        await this.scheduleAlarm();
+      }
+    };
+    this.ctx.waitUntil(run());
+  }
+
+  private dispatchCommand(effect: DispatchEffect): DispatchCommand {
+    return {
+      request_id: effect.request_id,
+      conversation_id: this.state!.conversation_id,
+      tool_call_id: effect.tool_call_id,
+      tool: effect.tool,
+      parameters: effect.parameters,
+      timeout_ms: effect.timeout_ms,
+    };
+  }
+
+  private retryLater(id: number, effect: OutboundEffect, e: unknown): void {
+    const attempts = this.store.attempts(id) + 1;
+    const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, 60_000);
+    this.store.retryOutboxLater(id, Date.now() + delay);
+    log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
   }
 
   private perform(id: number, effect: OutboundEffect): void {
@@ -263,19 +310,10 @@ export class ConversationDO extends DurableObject<Env> {
         switch (effect.type) {
           case "call_llm":
             return await this.performLlmCall(id, effect.call_id, effect.with_tools);
-          case "dispatch_tool": {
-            const hub = this.hub();
-            await hub.dispatch({
-              request_id: effect.request_id,
-              conversation_id: this.state!.conversation_id,
-              tool_call_id: effect.tool_call_id,
-              tool: effect.tool,
-              parameters: effect.parameters,
-              timeout_ms: effect.timeout_ms,
-            });
+          case "dispatch_tool":
+            await this.hub().dispatch(this.dispatchCommand(effect));
             this.store.finishOutboxLater(id);
             return;
-          }
           case "cancel_tool":
             await this.hub().cancel(effect.request_id);
             this.store.finishOutbox(id);
@@ -312,10 +350,7 @@ export class ConversationDO extends DurableObject<Env> {
           }
         }
       } catch (e) {
-        const attempts = this.store.attempts(id) + 1;
-        const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, 60_000);
-        this.store.retryOutboxLater(id, Date.now() + delay);
-        log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
+        this.retryLater(id, effect, e);
       } finally {
         this.inflight.delete(id);
         // Rescheduled only now: while in flight, a row only gets the watchdog time.

@@ -31,6 +31,8 @@ export type DispatchCommand = {
   timeout_ms: number;
 };
 
+export type DispatchAnswer = { accepted: boolean; state: string };
+
 export type DeviceView = DeviceRecord & {
   online: boolean;
   /** when the device last showed it is alive (a frame, or a ping answered by auto-response) */
@@ -239,22 +241,44 @@ export class DeviceHubDO extends DurableObject<Env> {
   // ---- RPC from conversations ------------------------------------------------------------
 
   /** Idempotent: a command re-dispatched after a restart keeps its request id and is not re-sent. */
-  async dispatch(cmd: DispatchCommand): Promise<{ accepted: boolean; state: string }> {
+  async dispatch(cmd: DispatchCommand): Promise<DispatchAnswer> {
+    return (await this.dispatchBatch([cmd]))[0]!;
+  }
+
+  /**
+   * Several commands (one model response's parallel calls) in one event: one commit for all of
+   * them instead of one per call, and the device gets them back to back.
+   */
+  async dispatchBatch(cmds: DispatchCommand[]): Promise<DispatchAnswer[]> {
     const now = Date.now();
-    const frame: ToolCommandFrame = {
-      type: "command",
-      command: "tool",
-      request_id: cmd.request_id,
-      payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
-    };
-    const known = this.ledger.get(cmd.request_id);
-    if (!known) {
-      // Sent before the ledger row is written, so the frame is not held by the output gate until
-      // that write is durable. If the hub dies before the commit, the conversation's dispatch did
-      // not return and is made again with the same request id; the device runs it once (it keeps
-      // results by request id) and answers with the stored result.
-      const ws = this.liveSocket();
+    const graceMs = hubConfig(this.env).graceMs;
+    const ws = this.liveSocket();
+    const fresh: { cmd: DispatchCommand; frame: ToolCommandFrame; sent: boolean }[] = [];
+    const answers: DispatchAnswer[] = [];
+    const redeliver: LedgerRow[] = [];
+    // Every frame is sent before any ledger row is written, so none is held by the output gate
+    // until those writes are durable. If the hub dies before the commit, the conversation's
+    // dispatch did not return and is made again with the same request ids; the device runs each
+    // once (it keeps results by request id) and answers with the stored result.
+    for (const cmd of cmds) {
+      const known = this.ledger.get(cmd.request_id);
+      if (known) {
+        // A re-dispatch (the conversation restarted): it may have finished while nobody listened.
+        if (known.state === "done" && !known.delivered) redeliver.push(known);
+        answers.push({ accepted: false, state: known.state });
+        continue;
+      }
+      const frame: ToolCommandFrame = {
+        type: "command",
+        command: "tool",
+        request_id: cmd.request_id,
+        payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
+      };
       const sent = ws !== null && this.send(ws, frame);
+      fresh.push({ cmd, frame, sent });
+      answers.push({ accepted: true, state: sent ? "sent" : "queued" });
+    }
+    for (const { cmd, frame, sent } of fresh) {
       this.ledger.insert({
         request_id: cmd.request_id,
         conversation_id: cmd.conversation_id,
@@ -262,15 +286,13 @@ export class DeviceHubDO extends DurableObject<Env> {
         tool: cmd.tool,
         frame,
         state: sent ? "sent" : "queued",
-        deadline: now + cmd.timeout_ms + hubConfig(this.env).graceMs,
+        deadline: now + cmd.timeout_ms + graceMs,
         created_at: now,
       });
-      await this.scheduleAlarm(now);
-      return { accepted: true, state: sent ? "sent" : "queued" };
     }
-    // A re-dispatch (the conversation restarted): it may have finished while nobody listened.
-    if (known.state === "done" && !known.delivered) await this.deliver(known);
-    return { accepted: false, state: known.state };
+    if (fresh.length > 0) await this.scheduleAlarm(now);
+    for (const row of redeliver) await this.deliver(row);
+    return answers;
   }
 
   async cancel(requestId: string): Promise<void> {

@@ -37,6 +37,24 @@ describe("DeviceHubDO", () => {
     dev.ws.close(1000, "done");
   });
 
+  it("sends a batch of commands back to back, each once: a repeated batch sends nothing and says so", async () => {
+    const dev = await connectDevice("pi-1", "device-secret-1");
+    dev.hello();
+    await waitFor(() => device("pi-1"), (v) => v.online);
+    const ids = ["req-batch-1", "req-batch-2", "req-batch-3"];
+    const cmds = ids.map((request_id, i) => ({ request_id, conversation_id: "conv-hub-batch", tool_call_id: `call_${i}`, tool: "bash", parameters: { command: `echo ${i}` }, timeout_ms: 30000 }));
+    expect(await hub("pi-1").dispatchBatch(cmds)).toEqual(ids.map(() => ({ accepted: true, state: "sent" })));
+    for (const id of ids) await dev.next((f) => f["type"] === "command" && f["request_id"] === id);
+    expect(await hub("pi-1").dispatchBatch(cmds)).toEqual(ids.map(() => ({ accepted: false, state: "sent" })));
+    await new Promise((r) => setTimeout(r, 200));
+    const sent = dev.received.filter((f) => f["type"] === "command" && ids.includes(String(f["request_id"])));
+    expect(sent.map((f) => f["request_id"])).toEqual(ids);
+    expect((await device("pi-1")).commands.sent).toBeGreaterThanOrEqual(3);
+    // Leave the hub as found: later tests count this device's open commands.
+    for (const id of ids) await hub("pi-1").cancel(id);
+    dev.ws.close(1000, "done");
+  });
+
   it("rejects a result for a request it never sent, and closes after repeated bad frames", async () => {
     const dev = await connectDevice("pi-2", "device-secret-2");
     dev.hello();
