@@ -197,11 +197,12 @@ export class DeviceHubDO extends DurableObject<Env> {
     }
     const { type: _t, request_id: _r, ...rest } = frame;
     const outcome = rest as ToolOutcome;
-    // Output gates: anything sent after a storage write waits until the write is durable. The
-    // conversation is told first, before this frame writes anything, so the result is not held
-    // back by the ledger's commit. (If the hub dies before that commit, the device was not
-    // acknowledged and sends the result again; the conversation drops the repeat.)
-    const delivered = this.deliver({ ...row, outcome });
+    // The conversation is told first, and the result recorded only once it has it: this runtime
+    // runs the hub and the conversation on one thread, and the record's commit (a disk flush) would
+    // otherwise come before the conversation's next step; and anything sent after a write waits on
+    // the output gate until the write is durable. If the hub dies before the record, the device was
+    // not acknowledged and sends the result again; the conversation drops the repeat.
+    await this.deliver({ ...row, outcome });
     this.completeCommand(row, outcome);
     // The ack waits for the record to be durable: from then on the device may forget the result.
     this.send(ws, { type: "ack", request_ids: [frame.request_id] });
@@ -215,7 +216,6 @@ export class DeviceHubDO extends DurableObject<Env> {
       error_type: frame.status === "error" ? frame.error_type : undefined,
       elapsed_ms: frame.elapsed_ms,
     });
-    await delivered;
   }
 
   private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
