@@ -14,7 +14,8 @@ export class FakeDevice {
   private constructor(private readonly ws: WebSocket) {}
 
   static async connect(workerUrl: string, agentId: string, token: string): Promise<FakeDevice> {
-    const ws = new WebSocket(`${workerUrl.replace(/^http/, "ws")}/v1/devices/${agentId}/connect`, { headers: { authorization: `Bearer ${token}` } });
+    // Like the agent: no permessage-deflate.
+    const ws = new WebSocket(`${workerUrl.replace(/^http/, "ws")}/v1/devices/${agentId}/connect`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
     const device = new FakeDevice(ws);
     ws.on("message", (data) => device.onFrame(data.toString()));
     await new Promise<void>((resolve, reject) => {

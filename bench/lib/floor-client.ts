@@ -11,7 +11,8 @@ export class FloorSocket {
   }
 
   static async open(wsUrl: string, name: string): Promise<FloorSocket> {
-    const ws = new WebSocket(`${wsUrl}?name=${encodeURIComponent(name)}`);
+    // Like the agent: no permessage-deflate.
+    const ws = new WebSocket(`${wsUrl}?name=${encodeURIComponent(name)}`, { perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);
