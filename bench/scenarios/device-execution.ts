@@ -59,7 +59,7 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
       { name: "agent idle RSS", value: round(idleRss, 1), unit: "MB" },
       { name: "agent RSS under 5 concurrent commands (max)", value: round(loadedRss, 1), unit: "MB" },
     ],
-    floor: "`child_process.spawn` of the same binary from a Node process, stdin = the parameters, until its pipes close; the agent's time includes the loopback WebSocket hop to the stand-in hub",
+    floor: "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time includes the loopback WebSocket hop to the stand-in hub",
     details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
   };
 }
