@@ -18,6 +18,7 @@ import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } fr
 import { loopConfigFromEnv } from "./loop-config.js";
 import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
 import type { DispatchCommand } from "../device-hub/device-hub-do.js";
+import { AlarmSchedule } from "../alarm-schedule.js";
 import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
 import { callLlm } from "./llm/index.js";
@@ -69,20 +70,17 @@ export class ConversationDO extends DurableObject<Env> {
   private workerConfig: ReturnType<typeof readConfig> | null = null;
   /** `reply_url` targets by message id: read for every event, and this object is their only writer */
   private readonly replyTargets = new Map<string, ReplyTarget | null>();
-  /** the alarm this instance set, so rescheduling after each step needs no storage read (undefined: not known yet) */
-  private alarmAt: number | null | undefined = undefined;
+  private readonly alarms: AlarmSchedule;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ConversationStore(ctx.storage.sql);
+    this.alarms = new AlarmSchedule(ctx.storage);
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
       // constructor stays fast and the re-drive runs with the object fully set up.
-      if (this.store.pendingTimes().length > 0) {
-        this.alarmAt = Date.now();
-        await ctx.storage.setAlarm(this.alarmAt);
-      }
+      if (this.store.pendingTimes().length > 0) await this.alarms.set(Date.now());
     });
   }
 
@@ -258,13 +256,14 @@ export class ConversationDO extends DurableObject<Env> {
     void this.scheduleAlarm();
   }
 
-  /** A step's effects; its tool dispatches (a model's parallel calls) go to the hub in one call. */
+  /** Effects to start; the tool dispatches among them (a model's parallel calls) go to the hub in one call. */
   private performAll(items: { id: number; effect: OutboundEffect }[]): void {
-    const dispatches = items.filter((i): i is { id: number; effect: DispatchEffect } => i.effect.type === "dispatch_tool" && !this.inflight.has(i.id));
-    if (dispatches.length > 1) this.performDispatches(dispatches);
+    const dispatches: { id: number; effect: DispatchEffect }[] = [];
     for (const { id, effect } of items) {
-      if (effect.type !== "dispatch_tool" || dispatches.length <= 1) this.perform(id, effect);
+      if (effect.type !== "dispatch_tool") this.perform(id, effect);
+      else if (!this.inflight.has(id)) dispatches.push({ id, effect });
     }
+    if (dispatches.length > 0) this.performDispatches(dispatches);
   }
 
   /** One hub event and one commit for the whole round, instead of one per call. */
@@ -302,7 +301,7 @@ export class ConversationDO extends DurableObject<Env> {
     log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
   }
 
-  private perform(id: number, effect: OutboundEffect): void {
+  private perform(id: number, effect: Exclude<OutboundEffect, DispatchEffect>): void {
     if (this.inflight.has(id)) return;
     this.inflight.add(id);
     const run = async () => {
@@ -310,10 +309,6 @@ export class ConversationDO extends DurableObject<Env> {
         switch (effect.type) {
           case "call_llm":
             return await this.performLlmCall(id, effect.call_id, effect.with_tools);
-          case "dispatch_tool":
-            await this.hub().dispatch(this.dispatchCommand(effect));
-            this.store.finishOutboxLater(id);
-            return;
           case "cancel_tool":
             await this.hub().cancel(effect.request_id);
             this.store.finishOutbox(id);
@@ -471,19 +466,16 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    // A fired alarm is gone; whatever is still pending gets a new one below.
-    this.alarmAt = null;
+    // Whatever is still pending gets a new alarm below.
+    this.alarms.fired();
     const now = Date.now();
     for (const key of this.store.dueDeadlines(now)) {
       this.store.clearDeadline(key);
       this.apply({ type: "deadline", key });
     }
-    for (const row of this.store.pendingOutbox()) {
-      if (row.next_at <= now && !this.inflight.has(row.id)) {
-        log("info", "re-driving effect", { conversation_id: this.state?.conversation_id, effect: row.effect.type, attempts: row.attempts });
-        this.perform(row.id, row.effect);
-      }
-    }
+    const due = this.store.pendingOutbox().filter((row) => row.next_at <= now && !this.inflight.has(row.id));
+    for (const row of due) log("info", "re-driving effect", { conversation_id: this.state?.conversation_id, effect: row.effect.type, attempts: row.attempts });
+    this.performAll(due);
     await this.scheduleAlarm();
   }
 
@@ -496,13 +488,7 @@ export class ConversationDO extends DurableObject<Env> {
       times.push(this.inflight.has(row.id) ? now + WATCHDOG_MS : Math.max(row.next_at, now));
     }
     if (times.length === 0) return;
-    const next = Math.min(...times);
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    const current = this.alarmAt;
-    if (current === null || current > next || current < now) {
-      this.alarmAt = next;
-      await this.ctx.storage.setAlarm(next);
-    }
+    await this.alarms.atMost(Math.min(...times));
   }
 
   private resolveWaiters(reply: FinishedReply): void {

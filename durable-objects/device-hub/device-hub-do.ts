@@ -19,6 +19,7 @@ import { type AuditEntry, AuditLog, type AuditQuery, type ToolStats } from "./au
 import { CLOSE } from "./close-codes.js";
 import { type DeviceRecord, DeviceStore, recordFromHello } from "./device-record.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
+import { AlarmSchedule } from "../alarm-schedule.js";
 import { frameOverLimit, hubConfig } from "./hub-config.js";
 import { Ledger, type LedgerRow } from "./ledger.js";
 
@@ -67,8 +68,7 @@ export class DeviceHubDO extends DurableObject<Env> {
   private readonly store: DeviceStore;
   private readonly tokens: DeviceTokens;
   private readonly audit: AuditLog;
-  /** the alarm this instance set, so a dispatch needs no storage read to keep it (undefined: not known yet) */
-  private alarmAt: number | null | undefined = undefined;
+  private readonly alarms: AlarmSchedule;
   /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
   private readonly lastFrameAt = new WeakMap<WebSocket, number>();
 
@@ -78,6 +78,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     this.store = new DeviceStore(ctx.storage.sql);
     this.tokens = new DeviceTokens(ctx.storage.sql);
     this.audit = new AuditLog(ctx.storage.sql);
+    this.alarms = new AlarmSchedule(ctx.storage);
     // Heartbeats are answered by the runtime without waking the object; the alarm reads
     // getWebSocketAutoResponseTimestamp to see them.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
@@ -362,8 +363,8 @@ export class DeviceHubDO extends DurableObject<Env> {
   // ---- alarm: deadlines, redelivery, heartbeats, audit retention -----------------------------
 
   override async alarm(): Promise<void> {
-    // A fired alarm is gone; runChecks sets the next one.
-    this.alarmAt = null;
+    // runChecks sets the next one.
+    this.alarms.fired();
     await this.runChecks(Date.now());
   }
 
@@ -420,7 +421,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     } catch (e) {
       // Left undelivered: the alarm retries until the conversation takes it.
       log("warn", "result not delivered, will retry", { request_id: row.request_id, error: String(e) });
-      await this.setAlarm(Date.now() + REDELIVER_MS);
+      await this.alarms.atMost(Date.now() + REDELIVER_MS);
     }
   }
 
@@ -433,15 +434,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     const oldest = this.audit.oldest();
     if (oldest !== null) times.push(oldest + cfg.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
-    if (next === undefined) return;
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    const current = this.alarmAt;
-    if (current === null || current > next || current < Date.now()) await this.setAlarm(Math.max(next, Date.now()));
-  }
-
-  private async setAlarm(at: number): Promise<void> {
-    this.alarmAt = at;
-    await this.ctx.storage.setAlarm(at);
+    if (next !== undefined) await this.alarms.atMost(next);
   }
 
   // ---- helpers -----------------------------------------------------------------------------
@@ -484,7 +477,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     } catch (e) {
       log("warn", "registry report failed, will retry", { agent_id: agentId, error: String(e) });
       this.store.setFlag("registry_dirty", true);
-      await this.setAlarm(Date.now() + REDELIVER_MS);
+      await this.alarms.atMost(Date.now() + REDELIVER_MS);
     }
   }
 

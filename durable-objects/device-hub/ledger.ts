@@ -101,8 +101,8 @@ export class Ledger {
   }
 
   markDelivered(requestId: string): void {
-    this.deliveredLater.delete(requestId);
-    this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", requestId);
+    this.deliveredLater.add(requestId);
+    this.flushDelivered();
   }
 
   /**
