@@ -18,13 +18,17 @@ export type LocalWorker = {
   kill: () => Promise<void>;
 };
 
-/** The real worker under `wrangler dev`, on a free port, with its state in a temp dir. */
-export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number }): Promise<LocalWorker> {
+/**
+ * The real worker under `wrangler dev`, on a free port, with its state in a temp dir. `config`
+ * runs another wrangler.toml in the same way (the benchmark's floor worker).
+ */
+export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number; config?: string; name?: string }): Promise<LocalWorker> {
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? mkdtempSync(join(tmpdir(), "edgeloop-state-"));
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
   const args = [
     "dev",
+    ...(opts.config ? ["-c", opts.config] : []),
     "--ip", "127.0.0.1",
     "--port", String(port),
     "--inspector-port", String(await freePort()),
@@ -34,7 +38,7 @@ export async function startLocalWorker(opts: { vars: Record<string, string>; per
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child = startChild(join(REPO_ROOT, "node_modules/.bin/wrangler"), args, {
-    name: "worker",
+    name: opts.name ?? "worker",
     env: { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
   });
   const url = `http://127.0.0.1:${port}`;
