@@ -20,6 +20,7 @@ import { CLOSE } from "./close-codes.js";
 import { type DeviceRecord, DeviceStore, recordFromHello } from "./device-record.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
+import { afterPendingSends } from "../after-pending-sends.js";
 import { frameOverLimit, hubConfig } from "./hub-config.js";
 import { Ledger, type LedgerRow } from "./ledger.js";
 
@@ -254,13 +255,9 @@ export class DeviceHubDO extends DurableObject<Env> {
     const now = Date.now();
     const graceMs = hubConfig(this.env).graceMs;
     const ws = this.liveSocket();
-    const fresh: { cmd: DispatchCommand; frame: ToolCommandFrame; sent: boolean }[] = [];
     const answers: DispatchAnswer[] = [];
     const redeliver: LedgerRow[] = [];
-    // Every frame is sent before any ledger row is written, so none is held by the output gate
-    // until those writes are durable. If the hub dies before the commit, the conversation's
-    // dispatch did not return and is made again with the same request ids; the device runs each
-    // once (it keeps results by request id) and answers with the stored result.
+    let fresh = 0;
     for (const cmd of cmds) {
       const known = this.ledger.get(cmd.request_id);
       if (known) {
@@ -276,22 +273,21 @@ export class DeviceHubDO extends DurableObject<Env> {
         payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
       };
       const sent = ws !== null && this.send(ws, frame);
-      fresh.push({ cmd, frame, sent });
+      const { request_id, conversation_id, tool_call_id, tool } = cmd;
+      this.ledger.stage({ request_id, conversation_id, tool_call_id, tool, frame, state: sent ? "sent" : "queued", deadline: now + cmd.timeout_ms + graceMs, created_at: now });
       answers.push({ accepted: true, state: sent ? "sent" : "queued" });
+      fresh++;
     }
-    for (const { cmd, frame, sent } of fresh) {
-      this.ledger.insert({
-        request_id: cmd.request_id,
-        conversation_id: cmd.conversation_id,
-        tool_call_id: cmd.tool_call_id,
-        tool: cmd.tool,
-        frame,
-        state: sent ? "sent" : "queued",
-        deadline: now + cmd.timeout_ms + graceMs,
-        created_at: now,
-      });
+    // The rows are written only once the frames have left, so the output gate does not hold the
+    // frames until the rows are durable. A result that comes back sooner finds its row staged.
+    // The answer to the conversation still waits for the commit: if the hub dies first, the
+    // conversation dispatches again with the same request ids, and the device runs each once (it
+    // keeps results by request id) and answers with the stored result.
+    if (fresh > 0) {
+      await afterPendingSends();
+      this.ledger.flushStaged();
+      await this.scheduleAlarm(now);
     }
-    if (fresh.length > 0) await this.scheduleAlarm(now);
     for (const row of redeliver) await this.deliver(row);
     return answers;
   }
@@ -514,3 +510,4 @@ function unauthorized(detail: string): Response {
   const body = { type: "about:blank", title: "Unauthorized", status: 401, detail };
   return new Response(JSON.stringify(body), { status: 401, headers: { "content-type": "application/problem+json", "www-authenticate": "Bearer" } });
 }
+

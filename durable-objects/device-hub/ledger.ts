@@ -39,6 +39,8 @@ const KEEP_DONE_MS = 60 * 60 * 1000;
 export class Ledger {
   /** delivered in memory, marked in SQLite with the ledger's next write */
   private readonly deliveredLater = new Set<string>();
+  /** commands sent but not yet inserted (see `stage`), by request id */
+  private readonly staged = new Map<string, Omit<LedgerRow, "outcome" | "delivered">>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
@@ -61,15 +63,36 @@ export class Ledger {
   }
 
   get(requestId: string): LedgerRow | null {
+    const staged = this.staged.get(requestId);
+    if (staged) return { ...staged, outcome: null, delivered: false };
     const rows = this.sql.exec<RawRow>("SELECT * FROM ledger WHERE request_id = ?", requestId).toArray();
     if (!rows[0]) return null;
     const row = decode(rows[0]);
     return this.deliveredLater.has(requestId) ? { ...row, delivered: true } : row;
   }
 
+  /**
+   * Known at once (to `get`), written with the ledger's next write or `flushStaged`: the hub
+   * stages a command, sends it, and writes only after the frame has left, because a frame sent
+   * while a write is pending is held by the output gate until the write is durable.
+   */
+  stage(row: Omit<LedgerRow, "outcome" | "delivered">): void {
+    this.staged.set(row.request_id, row);
+  }
+
+  flushStaged(): void {
+    for (const row of this.staged.values()) this.insertRow(row);
+    this.staged.clear();
+  }
+
   /** Returns false when the request id is already known: a re-dispatch changes nothing. */
   insert(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
     this.flushDelivered();
+    this.flushStaged();
+    return this.insertRow(row);
+  }
+
+  private insertRow(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
     const cursor = this.sql.exec(
       `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
@@ -86,12 +109,14 @@ export class Ledger {
   }
 
   markSent(requestId: string): void {
+    this.flushStaged();
     this.sql.exec("UPDATE ledger SET state = 'sent' WHERE request_id = ? AND state = 'queued'", requestId);
   }
 
   /** Record the outcome once; returns false if the command already had one. */
   complete(requestId: string, outcome: ToolOutcome): boolean {
     this.flushDelivered();
+    this.flushStaged();
     const cursor = this.sql.exec(
       "UPDATE ledger SET state = 'done', outcome = ? WHERE request_id = ? AND state != 'done'",
       JSON.stringify(outcome),
@@ -120,10 +145,12 @@ export class Ledger {
   }
 
   open(): LedgerRow[] {
+    this.flushStaged();
     return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' ORDER BY created_at").toArray().map(decode);
   }
 
   expired(now: number): LedgerRow[] {
+    this.flushStaged();
     return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now).toArray().map(decode);
   }
 
@@ -138,6 +165,7 @@ export class Ledger {
   }
 
   nextDeadline(): number | null {
+    this.flushStaged();
     const row = this.sql.exec<{ d: number | null }>("SELECT MIN(deadline) AS d FROM ledger WHERE state != 'done'").one();
     return row.d ?? null;
   }
@@ -147,6 +175,7 @@ export class Ledger {
   }
 
   counts(): Record<LedgerState, number> {
+    this.flushStaged();
     const out: Record<LedgerState, number> = { queued: 0, sent: 0, done: 0 };
     for (const r of this.sql.exec<{ state: LedgerState; n: number }>("SELECT state, COUNT(*) AS n FROM ledger GROUP BY state")) out[r.state] = r.n;
     return out;

@@ -1,0 +1,65 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { Ledger } from "../../durable-objects/device-hub/ledger.js";
+import type { ToolCommandFrame } from "../../protocol/index.js";
+
+const NOW = 1_700_000_000_000;
+
+function command(requestId: string) {
+  const frame: ToolCommandFrame = { type: "command", command: "tool", request_id: requestId, payload: { tool: "bash", parameters: { command: "ls" }, timeout_ms: 1000, request_id: requestId } };
+  return { request_id: requestId, conversation_id: "conv-l", tool_call_id: `call-${requestId}`, tool: "bash", frame, state: "sent" as const, deadline: NOW + 1000, created_at: NOW };
+}
+
+/** A fresh hub object's own SQLite (the object makes the table), with a ledger over it. */
+async function withLedger(fn: (ledger: Ledger, sql: SqlStorage) => void): Promise<void> {
+  const stub = env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(`ledger-${crypto.randomUUID()}`));
+  await runInDurableObject(stub, (_o, state) => fn(new Ledger(state.storage.sql), state.storage.sql));
+}
+
+const rowsInSql = (sql: SqlStorage) => sql.exec<{ request_id: string; state: string }>("SELECT request_id, state FROM ledger ORDER BY request_id").toArray();
+
+describe("Ledger: commands staged while their frames leave", () => {
+  it("knows a staged command at once, and writes it only when flushed", async () => {
+    await withLedger((ledger, sql) => {
+      ledger.stage(command("r1"));
+      expect(ledger.get("r1")).toMatchObject({ request_id: "r1", state: "sent", outcome: null, delivered: false });
+      expect(rowsInSql(sql)).toEqual([]);
+      ledger.flushStaged();
+      expect(rowsInSql(sql)).toEqual([{ request_id: "r1", state: "sent" }]);
+      expect(ledger.get("r1")).toMatchObject({ request_id: "r1", state: "sent" });
+    });
+  });
+
+  it("records a result that comes back before the flush (the row is written first)", async () => {
+    await withLedger((ledger, sql) => {
+      ledger.stage(command("r2"));
+      expect(ledger.complete("r2", { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 })).toBe(true);
+      expect(rowsInSql(sql)).toEqual([{ request_id: "r2", state: "done" }]);
+      ledger.flushStaged();
+      expect(ledger.get("r2")).toMatchObject({ state: "done", outcome: { result: "ok" } });
+    });
+  });
+
+  it("counts staged commands as open (deadlines, re-sends on hello, the device view)", async () => {
+    await withLedger((ledger) => {
+      ledger.stage(command("r3"));
+      expect(ledger.nextDeadline()).toBe(NOW + 1000);
+      ledger.stage(command("r4"));
+      expect(ledger.open().map((r) => r.request_id)).toEqual(["r3", "r4"]);
+      ledger.stage(command("r5"));
+      expect(ledger.counts()).toEqual({ queued: 0, sent: 3, done: 0 });
+      expect(ledger.expired(NOW + 1000).map((r) => r.request_id).sort()).toEqual(["r3", "r4", "r5"]);
+    });
+  });
+
+  it("stays idempotent: a command staged again after its row exists changes nothing", async () => {
+    await withLedger((ledger, sql) => {
+      ledger.stage(command("r6"));
+      ledger.complete("r6", { status: "success", tool: "bash", result: "first", stderr: "", exit_code: 0, elapsed_ms: 1 });
+      ledger.stage(command("r6"));
+      ledger.flushStaged();
+      expect(rowsInSql(sql)).toEqual([{ request_id: "r6", state: "done" }]);
+      expect(ledger.get("r6")).toMatchObject({ state: "done", outcome: { result: "first" } });
+    });
+  });
+});
