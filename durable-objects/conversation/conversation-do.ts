@@ -19,9 +19,10 @@ import { loopConfigFromEnv } from "./loop-config.js";
 import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
 import type { DispatchCommand } from "../device-hub/device-hub-do.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
+import { afterPendingSends } from "../after-pending-sends.js";
 import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
-import { callLlm } from "./llm/index.js";
+import { callLlm, type LlmResult } from "./llm/index.js";
 
 type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
 
@@ -71,6 +72,10 @@ export class ConversationDO extends DurableObject<Env> {
   /** `reply_url` targets by message id: read for every event, and this object is their only writer */
   private readonly replyTargets = new Map<string, ReplyTarget | null>();
   private readonly alarms: AlarmSchedule;
+  /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
+  private deferredCommit: (() => void) | null = null;
+  /** model calls started before their step was written, by call id */
+  private readonly earlyModelCalls = new Map<string, Promise<LlmResult>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -136,11 +141,13 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getCanvas(): Promise<{ title: string; format: string; content: string; updated_at: number } | null> {
+    this.commitDeferred();
     return this.store.getValue("builtin:canvas");
   }
 
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   async waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply> {
+    this.commitDeferred();
     const done = this.state?.replies.find((r) => r.message_id === messageId);
     if (done || timeoutMs <= 0) return this.replyView(messageId, done ?? null);
     const reply = await new Promise<FinishedReply | null>((resolve) => {
@@ -160,6 +167,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getConversation(): Promise<ConversationView | null> {
+    this.commitDeferred();
     const s = this.state;
     if (!s) return null;
     return {
@@ -174,6 +182,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getEvents(afterSeq = 0, limit = 1000): Promise<ConversationEvent[]> {
+    this.commitDeferred();
     return this.store.events(afterSeq, limit);
   }
 
@@ -186,9 +195,26 @@ export class ConversationDO extends DurableObject<Env> {
 
   // ---- RPC from the device hub -----------------------------------------------------------
 
+  /**
+   * The step a result completes usually ends in a model call, and the call is started before the
+   * step is written: anything sent while a write is pending waits for it to be durable. The answer
+   * to the hub still waits for the write, so until then the hub keeps the result and delivers it
+   * again after a restart; a restart in between only repeats the model call.
+   */
   async deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void> {
     if (!this.state) return;
-    this.apply({ type: "tool_result", tool_call_id: toolCallId, request_id: requestId, outcome });
+    this.commitDeferred();
+    const prev = this.state;
+    const now = Date.now();
+    const { state, effects } = advance(prev, { type: "tool_result", tool_call_id: toolCallId, request_id: requestId, outcome }, now);
+    const call = effects.find((e) => e.type === "call_llm");
+    const started = call ? this.startModelCall(call.call_id, call.with_tools, state) : null;
+    if (!call || !started) return this.commitStep(prev, state, effects, now);
+    this.state = state;
+    this.earlyModelCalls.set(call.call_id, started);
+    this.deferredCommit = () => this.commitStep(prev, state, effects, now);
+    await afterPendingSends();
+    this.commitDeferred();
   }
 
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
@@ -199,59 +225,81 @@ export class ConversationDO extends DurableObject<Env> {
   // ---- the shell -------------------------------------------------------------------------
 
   private apply(event: LoopEvent, finishedOutbox?: number): void {
+    this.commitDeferred();
     const prev = this.state;
     if (!prev) return;
     const now = Date.now();
     const { state, effects } = advance(prev, event, now);
+    this.commitStep(prev, state, effects, now, finishedOutbox);
+  }
+
+  /** A step put off by deliverToolResult is written before anything else reads or changes the state, so steps are written in order. */
+  private commitDeferred(): void {
+    const commit = this.deferredCommit;
+    this.deferredCommit = null;
+    commit?.();
+  }
+
+  private commitStep(prev: LoopState, state: LoopState, effects: ReturnType<typeof advance>["effects"], now: number, finishedOutbox?: number): void {
     const toPerform: { id: number; effect: OutboundEffect }[] = [];
     const emitted: ConversationEvent[] = [];
     const replies: FinishedReply[] = [];
-    this.ctx.storage.transactionSync(() => {
-      this.store.saveState(state);
-      if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
-      for (const effect of effects) {
-        switch (effect.type) {
-          case "emit_event": {
-            const stored = this.store.appendEvent(effect.event, now);
-            emitted.push(stored);
-            // The run an event belongs to: the one it starts, else the one that was going.
-            const runMessage =
-              effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
-            const target = runMessage ? this.replyTarget(runMessage) : null;
-            if (target?.events && effect.event.type !== "conversation_end") {
-              this.enqueue(toPerform, { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now }, now);
+    try {
+      this.ctx.storage.transactionSync(() => {
+        this.store.saveState(state);
+        if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
+        for (const effect of effects) {
+          switch (effect.type) {
+            case "emit_event": {
+              const stored = this.store.appendEvent(effect.event, now);
+              emitted.push(stored);
+              // The run an event belongs to: the one it starts, else the one that was going.
+              const runMessage =
+                effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
+              const target = runMessage ? this.replyTarget(runMessage) : null;
+              if (target?.events && effect.event.type !== "conversation_end") {
+                this.enqueue(toPerform, { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now }, now);
+              }
+              if (effect.event.type === "message_start") this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
+              break;
             }
-            if (effect.event.type === "message_start") this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
-            break;
+            case "set_deadline":
+              this.store.setDeadline(effect.key, effect.at);
+              break;
+            case "clear_deadline":
+              this.store.clearDeadline(effect.key);
+              break;
+            case "reply": {
+              replies.push(effect.reply);
+              const target = this.replyTarget(effect.reply.message_id);
+              if (target) {
+                this.enqueue(toPerform, { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now }, now);
+              }
+              const m = effect.reply.metrics;
+              this.indexConversation(toPerform, effect.reply.message_id, effect.reply.status, effect.reply.reply, now, m ? { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m } : null);
+              const parent = this.store.getValue<ParentLink>("parent");
+              if (parent) {
+                this.enqueue(toPerform, { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) }, now);
+              }
+              break;
+            }
+            default:
+              this.enqueue(toPerform, effect, now);
           }
-          case "set_deadline":
-            this.store.setDeadline(effect.key, effect.at);
-            break;
-          case "clear_deadline":
-            this.store.clearDeadline(effect.key);
-            break;
-          case "reply": {
-            replies.push(effect.reply);
-            const target = this.replyTarget(effect.reply.message_id);
-            if (target) {
-              this.enqueue(toPerform, { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now }, now);
-            }
-            const m = effect.reply.metrics;
-            this.indexConversation(toPerform, effect.reply.message_id, effect.reply.status, effect.reply.reply, now, m ? { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m } : null);
-            const parent = this.store.getValue<ParentLink>("parent");
-            if (parent) {
-              this.enqueue(toPerform, { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) }, now);
-            }
-            break;
-          }
-          default:
-            this.enqueue(toPerform, effect, now);
         }
-      }
-    });
+      });
+    } catch (e) {
+      // Nothing of the step happened (a step put off by deliverToolResult had already moved the state).
+      this.store.afterRollback();
+      this.state = prev;
+      this.earlyModelCalls.clear();
+      throw e;
+    }
     this.state = state;
     for (const reply of replies) this.resolveWaiters(reply);
     this.performAll(toPerform);
+    // A call started early whose effect was not performed (already recorded): nobody will read it.
+    this.earlyModelCalls.clear();
     this.broadcast(emitted);
     void this.scheduleAlarm();
   }
@@ -357,22 +405,16 @@ export class ConversationDO extends DurableObject<Env> {
 
   private async performLlmCall(outboxId: number, callId: string, withTools: boolean): Promise<void> {
     const state = this.state!;
-    // Vars cannot change while the object lives: parse them once, not on every model call.
-    const cfg = (this.workerConfig ??= readConfig(this.env));
-    if (!cfg.ok || !cfg.config.OPENAI_BASE_URL) {
+    const early = this.earlyModelCalls.get(callId);
+    this.earlyModelCalls.delete(callId);
+    const call = early ?? this.startModelCall(callId, withTools, state);
+    if (!call) {
+      const cfg = this.workerConfig!;
       const error = cfg.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${cfg.error}`;
       this.apply({ type: "llm_failed", call_id: callId, error }, outboxId);
       return;
     }
-    const c = cfg.config;
-    const result = await callLlm(
-      { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS, toolProtocol: c.LLM_TOOL_PROTOCOL },
-      { messages: state.messages, tools: withTools ? state.tools.map(toOpenAITool) : [] },
-      {
-        idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
-        onDelta: (delta: string) => this.emitLive({ type: "message_delta", delta }),
-      },
-    );
+    const result = await call;
     if (this.state?.run?.awaiting_llm !== callId) {
       this.store.finishOutbox(outboxId);
       return;
@@ -382,6 +424,22 @@ export class ConversationDO extends DurableObject<Env> {
       log("error", "llm call failed", { conversation_id: state.conversation_id, call_id: callId, error: result.error });
       this.apply({ type: "llm_failed", call_id: callId, error: result.error.message }, outboxId);
     }
+  }
+
+  /** The model call for `state`, or null when the configuration has no usable model. */
+  private startModelCall(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
+    // Vars cannot change while the object lives: parse them once, not on every model call.
+    const cfg = (this.workerConfig ??= readConfig(this.env));
+    if (!cfg.ok || !cfg.config.OPENAI_BASE_URL) return null;
+    const c = cfg.config;
+    return callLlm(
+      { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS, toolProtocol: c.LLM_TOOL_PROTOCOL },
+      { messages: state.messages, tools: withTools ? state.tools.map(toOpenAITool) : [] },
+      {
+        idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
+        onDelta: (delta: string) => this.emitLive({ type: "message_delta", delta }),
+      },
+    );
   }
 
   /**
@@ -466,6 +524,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    this.commitDeferred();
     // Whatever is still pending gets a new alarm below.
     this.alarms.fired();
     const now = Date.now();
@@ -546,6 +605,7 @@ export class ConversationDO extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
+    this.commitDeferred();
     if (!url.pathname.endsWith("/events")) return new Response("not found", { status: 404 });
     if (!this.state) return new Response(JSON.stringify({ type: "about:blank", title: "Not found", status: 404 }), { status: 404, headers: { "content-type": "application/problem+json" } });
     const after = Number(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0");

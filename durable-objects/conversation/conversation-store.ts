@@ -33,6 +33,13 @@ export class ConversationStore {
   private persistedReplies: { count: number; last: string | null } = { count: -1, last: null };
   /** effects finished in memory, marked done in SQLite with the next state write */
   private readonly finishedLater = new Set<number>();
+  /**
+   * When each pending outbox row is due, and each deadline, mirrored in memory (this object is
+   * their only writer): the alarm is rescheduled after every step, and that read nothing more.
+   * Loaded on first use; dropped by `afterRollback`.
+   */
+  private dueTimes: Map<number, number> | null = null;
+  private deadlineTimes: Map<string, number> | null = null;
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
@@ -149,11 +156,14 @@ export class ConversationStore {
     const rows = this.sql
       .exec<{ id: number }>("INSERT INTO outbox (key, effect, next_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id", key, JSON.stringify(effect), now)
       .toArray();
-    return rows[0]?.id ?? null;
+    const id = rows[0]?.id ?? null;
+    if (id !== null) this.dueTimes?.set(id, now);
+    return id;
   }
 
   finishOutbox(id: number): void {
     this.sql.exec("UPDATE outbox SET done = 1 WHERE id = ?", id);
+    this.dueTimes?.delete(id);
   }
 
   /**
@@ -164,6 +174,7 @@ export class ConversationStore {
    */
   finishOutboxLater(id: number): void {
     this.finishedLater.add(id);
+    this.dueTimes?.delete(id);
   }
 
   attempts(id: number): number {
@@ -172,6 +183,7 @@ export class ConversationStore {
 
   retryOutboxLater(id: number, at: number): void {
     this.sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", at, id);
+    if (this.dueTimes?.has(id)) this.dueTimes.set(id, at);
   }
 
   pendingOutbox(): OutboxRow[] {
@@ -184,15 +196,21 @@ export class ConversationStore {
 
   /** When each pending effect is next due, without parsing the effects: the alarm runs this after every step. */
   pendingTimes(): { id: number; next_at: number }[] {
-    return this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray().filter((r) => !this.finishedLater.has(r.id));
+    if (!this.dueTimes) {
+      const rows = this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray();
+      this.dueTimes = new Map(rows.filter((r) => !this.finishedLater.has(r.id)).map((r) => [r.id, r.next_at]));
+    }
+    return [...this.dueTimes].map(([id, next_at]) => ({ id, next_at }));
   }
 
   setDeadline(key: string, at: number): void {
     this.sql.exec("INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at", key, at);
+    this.deadlineTimes?.set(key, at);
   }
 
   clearDeadline(key: string): void {
     this.sql.exec("DELETE FROM deadlines WHERE key = ?", key);
+    this.deadlineTimes?.delete(key);
   }
 
   dueDeadlines(now: number): string[] {
@@ -200,7 +218,23 @@ export class ConversationStore {
   }
 
   nextDeadline(): number | null {
-    return this.sql.exec<{ at: number | null }>("SELECT MIN(at) AS at FROM deadlines").one().at ?? null;
+    this.deadlineTimes ??= new Map(this.sql.exec<{ key: string; at: number }>("SELECT key, at FROM deadlines").toArray().map((r) => [r.key, r.at]));
+    let next: number | null = null;
+    for (const at of this.deadlineTimes.values()) if (next === null || at < next) next = at;
+    return next;
+  }
+
+  /**
+   * A transaction that threw was rolled back, so what this store remembers of SQLite may be ahead
+   * of it: forget it and read it again when needed (the next save rewrites what it cannot tell).
+   */
+  afterRollback(): void {
+    this.dueTimes = null;
+    this.deadlineTimes = null;
+    this.persistedMessages = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n;
+    this.persistedTools = null;
+    this.persistedCalls = { message_id: null, count: 0 };
+    this.persistedReplies = { count: -1, last: null };
   }
 }
 

@@ -75,4 +75,60 @@ describe("ConversationStore", () => {
       expect(stateRowBytes(sql)).toBeLessThan(JSON.stringify(inline).length);
     });
   });
+
+  it("keeps the alarm's view (pending effects' due times, next deadline) equal to SQLite's, and reads it again after a rollback", async () => {
+    await withStore("store-due-times", (sql) => {
+      const store = new ConversationStore(sql);
+      const fromSql = () => ({
+        pending: sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0 ORDER BY id").toArray().map((r) => [r.id, r.next_at]),
+        deadline: sql.exec<{ at: number | null }>("SELECT MIN(at) AS at FROM deadlines").one().at ?? null,
+      });
+      const fromStore = () => ({ pending: store.pendingTimes().map((r) => [r.id, r.next_at]).sort((a, b) => a[0]! - b[0]!), deadline: store.nextDeadline() });
+      expect(fromStore()).toEqual({ pending: [], deadline: null });
+      const a = store.addOutbox("llm:a", { type: "call_llm", call_id: "a", with_tools: true }, NOW)!;
+      const b = store.addOutbox("llm:b", { type: "call_llm", call_id: "b", with_tools: true }, NOW + 1)!;
+      expect(store.addOutbox("llm:a", { type: "call_llm", call_id: "a", with_tools: true }, NOW + 2)).toBeNull();
+      store.setDeadline("approval:x", NOW + 500);
+      store.setDeadline("approval:y", NOW + 100);
+      expect(fromStore()).toEqual(fromSql());
+      store.retryOutboxLater(a, NOW + 9_000);
+      store.finishOutbox(b);
+      store.clearDeadline("approval:y");
+      expect(fromStore()).toEqual(fromSql());
+      expect(fromStore()).toEqual({ pending: [[a, NOW + 9_000]], deadline: NOW + 500 });
+      // Finished in memory only: gone from the alarm's view at once, from SQLite with the next save.
+      store.finishOutboxLater(a);
+      expect(store.pendingTimes()).toEqual([]);
+
+      expect(fromStore()).toEqual({ pending: [], deadline: NOW + 500 });
+    });
+  });
+
+  it("forgets what a rolled-back transaction did, after afterRollback", async () => {
+    const stub = env.CONVERSATION.get(env.CONVERSATION.idFromName(`store-rollback-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (_o, state) => {
+      const store = new ConversationStore(state.storage.sql);
+      const s = runRounds(store, initialState("c", "pi-1"), "m1", 1);
+      store.setDeadline("approval:x", NOW + 500);
+      expect(store.pendingTimes()).toEqual([]);
+      const before = { deadline: store.nextDeadline(), messages: s.messages.length };
+      // A step whose transaction throws after its writes: SQLite rolls them back.
+      const next = advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "echo x" }, "m1-cx"]) }, NOW).state;
+      expect(() =>
+        state.storage.transactionSync(() => {
+          store.saveState(next);
+          store.addOutbox("llm:z", { type: "call_llm", call_id: "z", with_tools: true }, NOW);
+          store.setDeadline("approval:y", NOW + 100);
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      store.afterRollback();
+      expect(store.pendingTimes()).toEqual([]);
+      expect(store.nextDeadline()).toBe(before.deadline);
+      // The next save writes the step again (the store no longer believes its messages are stored).
+      store.saveState(next);
+      expect(new ConversationStore(state.storage.sql).loadState()!.messages).toHaveLength(next.messages.length);
+      expect(next.messages.length).toBeGreaterThan(before.messages);
+    });
+  });
 });
