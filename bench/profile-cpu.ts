@@ -12,7 +12,7 @@ type Node = { id: number; callFrame: { functionName: string; url: string; lineNu
 type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
 const rounds = Math.min(Number(process.argv[2] ?? 80), 100);
-const env = await startBenchEnv(true);
+const env = await startBenchEnv(true, { inspector: true });
 try {
   const args = env.worker.child.proc.spawnargs;
   const port = args[args.indexOf("--inspector-port") + 1];

@@ -49,10 +49,16 @@ export function workerVars(llmUrl: string): Record<string, string> {
   };
 }
 
-export async function startBenchEnv(quick: boolean): Promise<BenchEnv> {
+/**
+ * `inspector: false` (the default) runs both workers without the DevTools inspector that `wrangler
+ * dev` attaches: it relays every network event to the wrangler process, ~40 ms of CPU per step
+ * across two processes, which on a 2-core machine slowed everything it measured (profile-cpu.ts
+ * needs it on).
+ */
+export async function startBenchEnv(quick: boolean, { inspector = false } = {}): Promise<BenchEnv> {
   const llm = await startScriptedLlm({ port: 0 });
   const agents: AgentProcess[] = [];
-  const [workerStart, floorStart] = await Promise.allSettled([startLocalWorker({ vars: workerVars(llm.url) }), startFloorWorker()]);
+  const [workerStart, floorStart] = await Promise.allSettled([startLocalWorker({ vars: workerVars(llm.url), inspector }), startFloorWorker(inspector)]);
   if (workerStart.status === "rejected" || floorStart.status === "rejected") {
     if (workerStart.status === "fulfilled") await workerStart.value.stop();
     if (floorStart.status === "fulfilled") await floorStart.value.stop();
@@ -67,7 +73,7 @@ export async function startBenchEnv(quick: boolean): Promise<BenchEnv> {
     quick,
     restartWorker: async () => {
       await env.worker.kill();
-      env.worker = await startLocalWorker({ vars: workerVars(llm.url), persistDir: env.worker.persistDir, port: env.worker.port });
+      env.worker = await startLocalWorker({ vars: workerVars(llm.url), persistDir: env.worker.persistDir, port: env.worker.port, inspector });
     },
     startBenchAgent: async (agentId, extraArgs = []) => {
       const agent = await startAgent({ url: env.worker.url, agentId, token: deviceToken(agentId), skills: [BENCH_SKILLS], extraArgs });

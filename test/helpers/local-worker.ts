@@ -1,6 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { freePort } from "./free-port.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
 import { waitUntil } from "./wait.js";
@@ -20,27 +20,18 @@ export type LocalWorker = {
 
 /**
  * The real worker under `wrangler dev`, on a free port, with its state in a temp dir. `config`
- * runs another wrangler.toml in the same way (the benchmark's floor worker).
+ * runs another wrangler.toml in the same way (the benchmark's floor worker). `inspector: false`
+ * runs the same dev server without the DevTools inspector (see dev-worker-launcher.mjs).
  */
-export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number; config?: string; name?: string }): Promise<LocalWorker> {
+export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number; config?: string; name?: string; inspector?: boolean }): Promise<LocalWorker> {
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? mkdtempSync(join(tmpdir(), "edgeloop-state-"));
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
-  const args = [
-    "dev",
-    ...(opts.config ? ["-c", opts.config] : []),
-    "--ip", "127.0.0.1",
-    "--port", String(port),
-    "--inspector-port", String(await freePort()),
-    "--persist-to", persistDir,
-    "--show-interactive-dev-session=false",
-    "--log-level", "warn",
-    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-  ];
-  const child = startChild(join(REPO_ROOT, "node_modules/.bin/wrangler"), args, {
-    name: opts.name ?? "worker",
-    env: { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
-  });
+  const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" };
+  const child =
+    opts.inspector === false
+      ? startChild(process.execPath, [join(REPO_ROOT, "test/helpers/dev-worker-launcher.mjs"), JSON.stringify({ config: resolve(REPO_ROOT, opts.config ?? "wrangler.toml"), port, persist: persistDir, vars })], { name: opts.name ?? "worker", env })
+      : startChild(join(REPO_ROOT, "node_modules/.bin/wrangler"), wranglerDevArgs(opts.config, port, persistDir, vars, await freePort()), { name: opts.name ?? "worker", env });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitUntil(() => fetch(`${url}/healthz`).then((r) => r.status), (s) => s === 200, { timeoutMs: 90_000, what: "wrangler dev" });
@@ -49,4 +40,18 @@ export async function startLocalWorker(opts: { vars: Record<string, string>; per
     throw new Error(`${(e as Error).message}\n--- wrangler output ---\n${child.output()}`);
   }
   return { url, port, persistDir, child, stop: () => child.stop("SIGTERM"), kill: () => child.stop("SIGKILL") };
+}
+
+function wranglerDevArgs(config: string | undefined, port: number, persistDir: string, vars: Record<string, string>, inspectorPort: number): string[] {
+  return [
+    "dev",
+    ...(config ? ["-c", config] : []),
+    "--ip", "127.0.0.1",
+    "--port", String(port),
+    "--inspector-port", String(inspectorPort),
+    "--persist-to", persistDir,
+    "--show-interactive-dev-session=false",
+    "--log-level", "warn",
+    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ];
 }
