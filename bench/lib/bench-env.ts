@@ -15,7 +15,7 @@ const AGENT_IDS = ["bench-dev", "bench-resume", ...Array.from({ length: FLEET_SI
 
 /**
  * Everything a scenario runs against, started once per run: the scripted model, the product's
- * worker under wrangler dev, the floor worker under wrangler dev, and one real agent with the
+ * worker and the floor worker on wrangler's dev server (see below), and one real agent with the
  * bench skills. Scenarios add their own agents or fake devices.
  */
 export type BenchEnv = {

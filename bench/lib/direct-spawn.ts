@@ -11,11 +11,13 @@ const Answer = z.object({ id: z.number(), ms: z.number().optional(), error: z.st
  * pipes close), timed inside a lean helper process (spawn-floor.mjs) so the spawn is not charged
  * for this process's size. One helper serves the whole run; requests are sequential.
  */
-let helper: { proc: ChildProcessWithoutNullStreams; waiting: Map<number, (a: z.infer<typeof Answer>) => void> } | null = null;
+type Helper = { proc: ChildProcessWithoutNullStreams; waiting: Map<number, (a: z.infer<typeof Answer>) => void> };
+/** One helper per ballast size (MB of extra anonymous memory; 0 is the lean floor). */
+const helpers = new Map<number, Helper>();
 let nextId = 1;
 
-function startHelper() {
-  const proc = spawn(process.execPath, [fileURLToPath(new URL("./spawn-floor.mjs", import.meta.url))], { stdio: ["pipe", "pipe", "pipe"] });
+function startHelper(ballastMb: number): Helper {
+  const proc = spawn(process.execPath, [fileURLToPath(new URL("./spawn-floor.mjs", import.meta.url)), String(ballastMb)], { stdio: ["pipe", "pipe", "pipe"] });
   const waiting = new Map<number, (a: z.infer<typeof Answer>) => void>();
   createInterface({ input: proc.stdout }).on("line", (line) => {
     const answer = Answer.parse(JSON.parse(line));
@@ -24,14 +26,27 @@ function startHelper() {
   });
   proc.once("exit", () => {
     for (const resolve of waiting.values()) resolve({ id: 0, error: "spawn-floor helper exited" });
-    if (helper?.proc === proc) helper = null;
+    if (helpers.get(ballastMb)?.proc === proc) helpers.delete(ballastMb);
   });
   return { proc, waiting };
 }
 
-export function spawnDirect(binary: string, cwd: string, stdin = "{}"): Promise<number> {
-  helper ??= startHelper();
-  const { proc, waiting } = helper;
+function helperFor(ballastMb: number): Helper {
+  let helper = helpers.get(ballastMb);
+  if (!helper) {
+    helper = startHelper(ballastMb);
+    helpers.set(ballastMb, helper);
+  }
+  return helper;
+}
+
+/** The pid of the helper that spawns for `ballastMb` (started if need be), to read its memory. */
+export function directSpawnPid(ballastMb = 0): number {
+  return helperFor(ballastMb).proc.pid!;
+}
+
+export function spawnDirect(binary: string, cwd: string, stdin = "{}", ballastMb = 0): Promise<number> {
+  const { proc, waiting } = helperFor(ballastMb);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     waiting.set(id, (a) => (a.ms !== undefined ? resolve(a.ms) : reject(new Error(a.error ?? "no answer"))));
@@ -39,8 +54,8 @@ export function spawnDirect(binary: string, cwd: string, stdin = "{}"): Promise<
   });
 }
 
-/** Stop the helper (end of a run). */
+/** Stop the helpers (end of a run). */
 export function stopDirectSpawn(): void {
-  helper?.proc.kill();
-  helper = null;
+  for (const h of helpers.values()) h.proc.kill();
+  helpers.clear();
 }

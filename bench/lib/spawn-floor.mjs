@@ -5,9 +5,15 @@
 //
 // Protocol: one JSON line per request on stdin, {"id", "binary", "cwd", "stdin"}; one JSON line per
 // answer on stdout, {"id", "ms"} or {"id", "error"}.
+//
+// `node spawn-floor.mjs [ballast-MB]`: with a ballast, the process first fills that many MB of
+// anonymous memory, so its forks cost what a process of the agent's size pays (see
+// device-execution.ts): that separates the fork's price from the agent's own work.
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+
+const ballast = Array.from({ length: Math.max(0, Math.round(Number(process.argv[2] ?? 0))) }, () => Buffer.alloc(1 << 20, 1));
 
 function runOnce(binary, cwd, stdin) {
   const started = performance.now();

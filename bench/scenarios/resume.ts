@@ -52,12 +52,12 @@ export async function resume(env: BenchEnv): Promise<ScenarioResult> {
     duplicated: extraRuns,
     metrics: [
       { name: "restart → next step / restart → runtime ready (median)", value: round(total.median / ready.median), unit: "ratio" },
-      { name: "restart → runtime ready (wrangler dev up)", value: round(ready.median), unit: "ms" },
+      { name: "restart → runtime ready (dev server up)", value: round(ready.median), unit: "ms" },
       { name: "runtime ready → next model request", value: round(step.median), unit: "ms" },
       { name: "restart → next model request", value: round(total.median), unit: "ms" },
       { name: "tool runs per call (must be 1)", value: Math.max(...runs), unit: "count", target: { op: "==", value: 1 } },
     ],
-    floor: "the runtime's own restart: from kill -9 to `wrangler dev` answering /healthz on the same port and state",
+    floor: "the runtime's own restart: from kill -9 to wrangler's dev server answering /healthz on the same port and state",
     details: { restart_to_ready_ms: roundSummary(ready), ready_to_next_step_ms: roundSummary(step), restart_to_next_step_ms: roundSummary(total), tool_runs_per_rep: runs, agent_reconnect_max_ms: 1000 },
   };
 }

@@ -66,7 +66,7 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
       { name: "step p99", value: round(s.p99), unit: "ms" },
       { name: "floor median", value: round(f.median), unit: "ms" },
     ],
-    floor: "one WebSocket round trip from Node through `wrangler dev` to a trivial Durable Object, during which that DO POSTs the same chat request body (taken from the middle of this run) to the same scripted model and reads the whole streamed answer",
+    floor: "one WebSocket round trip from Node through the same local runtime (wrangler's dev server, DevTools inspector off for both) to a trivial Durable Object, during which that DO POSTs the same chat request body (taken from the middle of this run) to the same scripted model and reads the whole streamed answer",
     details: {
       rounds: steps.length,
       messages,
