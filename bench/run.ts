@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id]`: every scenario against the floor
- * of the same machine, in one run; writes DIR/latest.json and DIR/latest.md (DIR defaults to
- * bench/results, or bench/results/quick for --quick so a quick run never replaces the full one).
+ * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id] [-- --inspector]`: every scenario
+ * against the floor of the same machine, in one run; writes DIR/latest.json and DIR/latest.md (DIR
+ * defaults to bench/results, or bench/results/quick for --quick so a quick run never replaces the
+ * full one). `--inspector` runs both workers under `wrangler dev` itself, DevTools inspector and all.
  */
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -46,9 +47,14 @@ async function main(): Promise<number> {
   const quick = process.argv.includes("--quick");
   const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
   const only = arg("only")?.split(",");
+  const inspector = process.argv.includes("--inspector");
   const started = performance.now();
-  const report: BenchReport = { date: new Date().toISOString(), quick, command: `npm run bench${quick ? " -- --quick" : ""}`, duration_s: 0, machine: machine(), scenarios: [], failed: [] };
-  const env = await startBenchEnv(quick);
+  const flags = [quick ? "--quick" : "", inspector ? "--inspector" : ""].filter(Boolean).join(" ");
+  const runtime = inspector
+    ? "`wrangler dev` (its DevTools inspector attached, relaying every network event to the wrangler process)"
+    : "wrangler's dev server (`unstable_startWorker`: the same bundling, Miniflare and workerd as `wrangler dev`) without the DevTools inspector";
+  const report: BenchReport = { date: new Date().toISOString(), quick, command: `npm run bench${flags ? ` -- ${flags}` : ""}`, runtime, duration_s: 0, machine: machine(), scenarios: [], failed: [] };
+  const env = await startBenchEnv(quick, { inspector });
   const stop = () => void env.stop().finally(() => process.exit(130));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -11,6 +11,8 @@ export type BenchReport = {
   date: string;
   quick: boolean;
   command: string;
+  /** how both workers ran: wrangler's dev server without the DevTools inspector, or `wrangler dev` itself */
+  runtime: string;
   duration_s: number;
   machine: Machine;
   scenarios: ScenarioResult[];
@@ -48,6 +50,8 @@ function markdown(r: BenchReport): string {
     `# Benchmarks — ${r.quick ? "quick run (small, for the test suite)" : "full run"}`,
     "",
     `\`${r.command}\` on ${r.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}, wrangler ${m.wrangler}, ${m.platform}. Took ${r.duration_s} s.`,
+    "",
+    `Runtime, for the product's worker and the floor's alike: ${r.runtime}.`,
     "",
     "Absolute times on a shared 2-core machine are noise; the ratios are the result. Each ratio divides",
     "our number by a floor measured in the same run, side by side (the floors are explained under each",
