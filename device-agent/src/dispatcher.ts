@@ -145,6 +145,8 @@ export class Dispatcher {
       this.opts.log.error("result store: result not saved", { request_id: id, error: (e as Error).message });
     }
     this.jobs.delete(id);
+    this.opts.send(frame);
+    // Logged after sending: a log line is a synchronous write, not worth a delay to the result.
     this.opts.log.info("command", {
       request_id: id,
       tool: outcome.tool,
@@ -152,6 +154,5 @@ export class Dispatcher {
       error_type: outcome.status === "error" ? outcome.error_type : null,
       elapsed_ms: outcome.elapsed_ms ?? 0,
     });
-    this.opts.send(frame);
   }
 }

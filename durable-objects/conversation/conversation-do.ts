@@ -511,6 +511,8 @@ export class ConversationDO extends DurableObject<Env> {
 
   /** Deltas are stored as events but are not loop state. */
   private emitLive(event: ConversationEventData): void {
+    // The model call may have been started before its step was written: the step's events come first.
+    this.commitDeferred();
     this.broadcast([this.store.appendEvent(event, Date.now())]);
   }
 
