@@ -15,9 +15,11 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * the same request body (so the model's own streaming time is in the floor, not in our cost).
  */
 export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
-  const roundsPerMessage = env.quick ? 20 : 100;
-  const messages = env.quick ? 1 : 2;
-  const floorSamples = env.quick ? 30 : 100;
+  // Short blocks, alternating with the floor's samples, so drift on a shared machine (it can move
+  // a whole block by 20%) hits the step and its floor alike.
+  const roundsPerMessage = env.quick ? 20 : 25;
+  const messages = env.quick ? 1 : 8;
+  const floorSamples = env.quick ? 30 : 25;
   env.llm.setRules([
     {
       match: "^bench step",
@@ -46,7 +48,7 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
       const body50 = JSON.stringify(bodies[Math.floor(bodies.length / 2)]);
       echo.push(...(await echoRoundTrips(socket, floorSamples)));
       for (let i = 0; i < floorSamples; i++) floor.push(await echoPlusFetch(socket, `${env.llm.url}/chat/completions`, body50));
-      for (let i = 0; i < floorSamples / 2; i++) spawn.push(await spawnDirect(join(BENCH_SKILLS, "bin/bench-ok"), env.agent.workspace));
+      for (let i = 0; i < Math.ceil(floorSamples / 2); i++) spawn.push(await spawnDirect(join(BENCH_SKILLS, "bin/bench-ok"), env.agent.workspace));
     }
   } finally {
     socket.close();
