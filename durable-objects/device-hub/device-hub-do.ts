@@ -510,4 +510,3 @@ function unauthorized(detail: string): Response {
   const body = { type: "about:blank", title: "Unauthorized", status: 401, detail };
   return new Response(JSON.stringify(body), { status: 401, headers: { "content-type": "application/problem+json", "www-authenticate": "Bearer" } });
 }
-
