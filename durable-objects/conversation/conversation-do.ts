@@ -26,6 +26,9 @@ import { callLlm, type LlmResult } from "./llm/index.js";
 
 type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
 
+/** One event's step: the state before, the state after and the effects, computed at `now`. */
+type Step = { prev: LoopState; state: LoopState; effects: ReturnType<typeof advance>["effects"]; now: number };
+
 export type PostMessageInput = {
   conversation_id: string;
   agent_id: string;
@@ -74,8 +77,8 @@ export class ConversationDO extends DurableObject<Env> {
   private readonly alarms: AlarmSchedule;
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
   private deferredCommit: (() => void) | null = null;
-  /** model calls started before their step was written, by call id */
-  private readonly earlyModelCalls = new Map<string, Promise<LlmResult>>();
+  /** the model call started before its step was written (at most one: the step is written next) */
+  private earlyModelCall: { callId: string; result: Promise<LlmResult> } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -202,17 +205,14 @@ export class ConversationDO extends DurableObject<Env> {
    * again after a restart; a restart in between only repeats the model call.
    */
   async deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void> {
-    if (!this.state) return;
-    this.commitDeferred();
-    const prev = this.state;
-    const now = Date.now();
-    const { state, effects } = advance(prev, { type: "tool_result", tool_call_id: toolCallId, request_id: requestId, outcome }, now);
-    const call = effects.find((e) => e.type === "call_llm");
-    const started = call ? this.startModelCall(call.call_id, call.with_tools, state) : null;
-    if (!call || !started) return this.commitStep(prev, state, effects, now);
-    this.state = state;
-    this.earlyModelCalls.set(call.call_id, started);
-    this.deferredCommit = () => this.commitStep(prev, state, effects, now);
+    const step = this.advanceBy({ type: "tool_result", tool_call_id: toolCallId, request_id: requestId, outcome });
+    if (!step) return;
+    const call = step.effects.find((e) => e.type === "call_llm");
+    const started = call ? this.startModelCall(call.call_id, call.with_tools, step.state) : null;
+    if (!call || !started) return this.commitStep(step);
+    this.state = step.state;
+    this.earlyModelCall = { callId: call.call_id, result: started };
+    this.deferredCommit = () => this.commitStep(step);
     await afterPendingSends();
     this.commitDeferred();
   }
@@ -225,12 +225,17 @@ export class ConversationDO extends DurableObject<Env> {
   // ---- the shell -------------------------------------------------------------------------
 
   private apply(event: LoopEvent, finishedOutbox?: number): void {
+    const step = this.advanceBy(event);
+    if (step) this.commitStep(step, finishedOutbox);
+  }
+
+  /** The step `event` makes from the current state, after any step still waiting to be written. */
+  private advanceBy(event: LoopEvent): Step | null {
     this.commitDeferred();
     const prev = this.state;
-    if (!prev) return;
+    if (!prev) return null;
     const now = Date.now();
-    const { state, effects } = advance(prev, event, now);
-    this.commitStep(prev, state, effects, now, finishedOutbox);
+    return { prev, now, ...advance(prev, event, now) };
   }
 
   /** A step put off by deliverToolResult is written before anything else reads or changes the state, so steps are written in order. */
@@ -240,7 +245,7 @@ export class ConversationDO extends DurableObject<Env> {
     commit?.();
   }
 
-  private commitStep(prev: LoopState, state: LoopState, effects: ReturnType<typeof advance>["effects"], now: number, finishedOutbox?: number): void {
+  private commitStep({ prev, state, effects, now }: Step, finishedOutbox?: number): void {
     const toPerform: { id: number; effect: OutboundEffect }[] = [];
     const emitted: ConversationEvent[] = [];
     const replies: FinishedReply[] = [];
@@ -292,14 +297,14 @@ export class ConversationDO extends DurableObject<Env> {
       // Nothing of the step happened (a step put off by deliverToolResult had already moved the state).
       this.store.afterRollback();
       this.state = prev;
-      this.earlyModelCalls.clear();
+      this.earlyModelCall = null;
       throw e;
     }
     this.state = state;
     for (const reply of replies) this.resolveWaiters(reply);
     this.performAll(toPerform);
     // A call started early whose effect was not performed (already recorded): nobody will read it.
-    this.earlyModelCalls.clear();
+    this.earlyModelCall = null;
     this.broadcast(emitted);
     void this.scheduleAlarm();
   }
@@ -405,8 +410,8 @@ export class ConversationDO extends DurableObject<Env> {
 
   private async performLlmCall(outboxId: number, callId: string, withTools: boolean): Promise<void> {
     const state = this.state!;
-    const early = this.earlyModelCalls.get(callId);
-    this.earlyModelCalls.delete(callId);
+    const early = this.earlyModelCall?.callId === callId ? this.earlyModelCall.result : null;
+    if (early) this.earlyModelCall = null;
     const call = early ?? this.startModelCall(callId, withTools, state);
     if (!call) {
       const cfg = this.workerConfig!;
