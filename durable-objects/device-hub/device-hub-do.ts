@@ -285,7 +285,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     // keeps results by request id) and answers with the stored result.
     if (fresh > 0) {
       await afterPendingSends();
-      this.ledger.flushStaged();
+      this.ledger.flush();
       await this.scheduleAlarm(now);
     }
     for (const row of redeliver) await this.deliver(row);

@@ -20,6 +20,9 @@ export type LedgerRow = {
   delivered: boolean;
 };
 
+/** A command as the hub first records it: no outcome yet, not delivered. */
+export type NewCommand = Omit<LedgerRow, "outcome" | "delivered">;
+
 type RawRow = {
   request_id: string;
   conversation_id: string;
@@ -40,7 +43,7 @@ export class Ledger {
   /** delivered in memory, marked in SQLite with the ledger's next write */
   private readonly deliveredLater = new Set<string>();
   /** commands sent but not yet inserted (see `stage`), by request id */
-  private readonly staged = new Map<string, Omit<LedgerRow, "outcome" | "delivered">>();
+  private readonly staged = new Map<string, NewCommand>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
@@ -72,27 +75,32 @@ export class Ledger {
   }
 
   /**
-   * Known at once (to `get`), written with the ledger's next write or `flushStaged`: the hub
+   * Known at once (to `get`), written with the ledger's next write or `flush`: the hub
    * stages a command, sends it, and writes only after the frame has left, because a frame sent
    * while a write is pending is held by the output gate until the write is durable.
    */
-  stage(row: Omit<LedgerRow, "outcome" | "delivered">): void {
+  stage(row: NewCommand): void {
     this.staged.set(row.request_id, row);
   }
 
-  flushStaged(): void {
+  /**
+   * Writes what is kept in memory until the ledger's next write: staged commands, then delivered
+   * marks. Every write and every read of more than one row goes through it first.
+   */
+  flush(): void {
     for (const row of this.staged.values()) this.insertRow(row);
     this.staged.clear();
+    for (const id of this.deliveredLater) this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", id);
+    this.deliveredLater.clear();
   }
 
   /** Returns false when the request id is already known: a re-dispatch changes nothing. */
-  insert(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
-    this.flushDelivered();
-    this.flushStaged();
+  insert(row: NewCommand): boolean {
+    this.flush();
     return this.insertRow(row);
   }
 
-  private insertRow(row: Omit<LedgerRow, "outcome" | "delivered">): boolean {
+  private insertRow(row: NewCommand): boolean {
     const cursor = this.sql.exec(
       `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
@@ -109,14 +117,13 @@ export class Ledger {
   }
 
   markSent(requestId: string): void {
-    this.flushStaged();
+    this.flush();
     this.sql.exec("UPDATE ledger SET state = 'sent' WHERE request_id = ? AND state = 'queued'", requestId);
   }
 
   /** Record the outcome once; returns false if the command already had one. */
   complete(requestId: string, outcome: ToolOutcome): boolean {
-    this.flushDelivered();
-    this.flushStaged();
+    this.flush();
     const cursor = this.sql.exec(
       "UPDATE ledger SET state = 'done', outcome = ? WHERE request_id = ? AND state != 'done'",
       JSON.stringify(outcome),
@@ -127,7 +134,7 @@ export class Ledger {
 
   markDelivered(requestId: string): void {
     this.deliveredLater.add(requestId);
-    this.flushDelivered();
+    this.flush();
   }
 
   /**
@@ -139,33 +146,28 @@ export class Ledger {
     this.deliveredLater.add(requestId);
   }
 
-  private flushDelivered(): void {
-    for (const id of this.deliveredLater) this.sql.exec("UPDATE ledger SET delivered = 1 WHERE request_id = ?", id);
-    this.deliveredLater.clear();
-  }
-
   open(): LedgerRow[] {
-    this.flushStaged();
+    this.flush();
     return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' ORDER BY created_at").toArray().map(decode);
   }
 
   expired(now: number): LedgerRow[] {
-    this.flushStaged();
+    this.flush();
     return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now).toArray().map(decode);
   }
 
   undelivered(): LedgerRow[] {
-    this.flushDelivered();
+    this.flush();
     return this.sql.exec<RawRow>("SELECT * FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0").toArray().map(decode);
   }
 
   hasUndelivered(): boolean {
-    this.flushDelivered();
+    this.flush();
     return this.sql.exec("SELECT 1 FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0 LIMIT 1").toArray().length > 0;
   }
 
   nextDeadline(): number | null {
-    this.flushStaged();
+    this.flush();
     const row = this.sql.exec<{ d: number | null }>("SELECT MIN(deadline) AS d FROM ledger WHERE state != 'done'").one();
     return row.d ?? null;
   }
@@ -175,7 +177,7 @@ export class Ledger {
   }
 
   counts(): Record<LedgerState, number> {
-    this.flushStaged();
+    this.flush();
     const out: Record<LedgerState, number> = { queued: 0, sent: 0, done: 0 };
     for (const r of this.sql.exec<{ state: LedgerState; n: number }>("SELECT state, COUNT(*) AS n FROM ledger GROUP BY state")) out[r.state] = r.n;
     return out;

@@ -24,7 +24,7 @@ describe("Ledger: commands staged while their frames leave", () => {
       ledger.stage(command("r1"));
       expect(ledger.get("r1")).toMatchObject({ request_id: "r1", state: "sent", outcome: null, delivered: false });
       expect(rowsInSql(sql)).toEqual([]);
-      ledger.flushStaged();
+      ledger.flush();
       expect(rowsInSql(sql)).toEqual([{ request_id: "r1", state: "sent" }]);
       expect(ledger.get("r1")).toMatchObject({ request_id: "r1", state: "sent" });
     });
@@ -35,7 +35,7 @@ describe("Ledger: commands staged while their frames leave", () => {
       ledger.stage(command("r2"));
       expect(ledger.complete("r2", { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 })).toBe(true);
       expect(rowsInSql(sql)).toEqual([{ request_id: "r2", state: "done" }]);
-      ledger.flushStaged();
+      ledger.flush();
       expect(ledger.get("r2")).toMatchObject({ state: "done", outcome: { result: "ok" } });
     });
   });
@@ -57,7 +57,7 @@ describe("Ledger: commands staged while their frames leave", () => {
       ledger.stage(command("r6"));
       ledger.complete("r6", { status: "success", tool: "bash", result: "first", stderr: "", exit_code: 0, elapsed_ms: 1 });
       ledger.stage(command("r6"));
-      ledger.flushStaged();
+      ledger.flush();
       expect(rowsInSql(sql)).toEqual([{ request_id: "r6", state: "done" }]);
       expect(ledger.get("r6")).toMatchObject({ state: "done", outcome: { result: "first" } });
     });
