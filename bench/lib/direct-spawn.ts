@@ -9,7 +9,7 @@ const Answer = z.object({ id: z.number(), ms: z.number().optional(), error: z.st
  * The device-side floor of a tool call: `binary` run the way the agent runs it, minus the agent
  * (own process group, stdin = the parameters as JSON, stdout and stderr collected, done when its
  * pipes close), timed inside a lean helper process (spawn-floor.mjs) so the spawn is not charged
- * for this process's size. One helper serves the whole run; requests are sequential.
+ * for this process's size. One helper per ballast size serves the whole run; requests are sequential.
  */
 type Helper = { proc: ChildProcessWithoutNullStreams; waiting: Map<number, (a: z.infer<typeof Answer>) => void> };
 /** One helper per ballast size (MB of extra anonymous memory; 0 is the lean floor). */
