@@ -22,7 +22,13 @@ import { AlarmSchedule } from "../alarm-schedule.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
-import { callLlm, type LlmResult } from "./llm/index.js";
+import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
+
+/**
+ * A message's tool list in the API's shape, made once per list: the state keeps the same array
+ * for every step of a message, so the model request's JSON of it is made once too (request-json.ts).
+ */
+const apiTools = memoByIdentity((tools: LoopState["tools"]) => tools.map(toOpenAITool));
 
 type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
 
@@ -439,7 +445,7 @@ export class ConversationDO extends DurableObject<Env> {
     const c = cfg.config;
     return callLlm(
       { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS, toolProtocol: c.LLM_TOOL_PROTOCOL },
-      { messages: state.messages, tools: withTools ? state.tools.map(toOpenAITool) : [] },
+      { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
         onDelta: (delta: string) => this.emitLive({ type: "message_delta", delta }),

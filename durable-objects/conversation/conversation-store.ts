@@ -1,6 +1,7 @@
 import type { ConversationEvent, ConversationEventData, ToolOutcome } from "../../protocol/index.js";
 import type { RunRecord } from "../metrics/aggregate.js";
 import type { ChatMessage, Effect, LoopState } from "./core/index.js";
+import { frozenJson } from "./llm/index.js";
 
 /** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
 export type NotifyParent = {
@@ -132,7 +133,8 @@ export class ConversationStore {
       this.persistedTools = tools;
     }
     for (let i = this.persistedMessages; i < messages.length; i++) {
-      this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, JSON.stringify(messages[i]));
+      // The same JSON the model requests are built from: each message is serialized once.
+      this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, frozenJson(messages[i]!));
     }
     this.persistedMessages = messages.length;
   }

@@ -14,6 +14,8 @@ export {
 } from "./text-protocol-prompts.js";
 export type { TextProtocolTool } from "./text-protocol-prompts.js";
 export { capRetryAfter, retryAfterMillis } from "./retry-after-cap.js";
+export { memoByIdentity } from "./memo-by-identity.js";
+export { chatRequestJson, frozenJson } from "./request-json.js";
 export type {
   ChatMessage,
   ChatTool,

@@ -1,6 +1,8 @@
 import OpenAI from "openai";
-import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
+import type { Stream } from "openai/core/streaming";
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
 import { toLlmError } from "./llm-errors.js";
+import { chatRequestJson } from "./request-json.js";
 import { capRetryAfter } from "./retry-after-cap.js";
 import { StreamAssembler, fromCompletion } from "./stream-assembler.js";
 import { textProtocolToolsFrom, toTextProtocolMessages } from "./text-protocol-prompts.js";
@@ -16,6 +18,10 @@ import type { LlmCallOptions, LlmConfig, LlmError, LlmRequest, LlmResult, LlmTur
  * Retry-After wait is uncapped, so longer waits are refused here (see retry-after-cap.ts).
  * Its timeout covers only the wait for response headers, so a stream that stalls afterwards
  * is cut by our own idle timer (same `timeoutMs`).
+ *
+ * The body goes to the client already serialized (request-json.ts: the history's JSON is made
+ * once per message, not once per call); the client sends a string body as it is and still
+ * retries it, and parses the answer as for `chat.completions.create`.
  */
 
 export const LLM_DEFAULTS = {
@@ -101,6 +107,8 @@ function openAiClient(config: LlmConfig, timeoutMs: number, maxRetryAfterMs: num
   return client;
 }
 
+const JSON_BODY = { "content-type": "application/json" };
+
 /** An error we classified already, or what the openai client threw (classified by the caller). */
 type TurnOutcome = { ok: true; turn: LlmTurn } | { ok: false; error: LlmError | { thrown: unknown } };
 
@@ -127,10 +135,12 @@ async function streamTurn(
   };
   const assembler = new StreamAssembler(idSeed);
   try {
-    const stream = await client.chat.completions.create(
-      { ...body, stream: true, ...(streamUsage ? { stream_options: { include_usage: true } } : {}) },
-      { signal: controller.signal },
-    );
+    const stream = await client.post<Stream<ChatCompletionChunk>>("/chat/completions", {
+      body: chatRequestJson({ ...body, stream: true, ...(streamUsage ? { stream_options: { include_usage: true } } : {}) }),
+      headers: JSON_BODY,
+      stream: true,
+      signal: controller.signal,
+    });
     armIdleTimer();
     for await (const chunk of stream) {
       armIdleTimer();
@@ -164,7 +174,7 @@ async function completeTurn(
 ): Promise<TurnOutcome> {
   let completion: unknown;
   try {
-    completion = await client.chat.completions.create({ ...body, stream: false }, signal ? { signal } : {});
+    completion = await client.post<ChatCompletion>("/chat/completions", { body: chatRequestJson({ ...body, stream: false }), headers: JSON_BODY, ...(signal ? { signal } : {}) });
   } catch (e) {
     return { ok: false, error: { thrown: e } };
   }

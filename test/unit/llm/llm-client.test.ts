@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callLlm, type ChatTool, type LlmConfig, type LlmResult } from "../../../durable-objects/conversation/llm/index.js";
+import { callLlm, type ChatMessage, type ChatTool, type LlmConfig, type LlmResult } from "../../../durable-objects/conversation/llm/index.js";
 import { startScriptedLlm, type ScriptedLlm } from "../../../scripted-llm/server.js";
 import type { ScriptRuleInput } from "../../../scripted-llm/script.js";
 
@@ -80,6 +80,20 @@ describe("callLlm: answers", () => {
     expect(sent(0).tool_choice).toBeUndefined();
     turnOf(await callLlm(config, { messages: ask("x"), tools, toolChoice: "auto" }));
     expect(sent(1).tool_choice).toBe("auto");
+  });
+
+  it("sends a growing history whole on every call, old messages and new", async () => {
+    llm.setRules([{ turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" }, id: "c1" }] }, { content: "done" }] }]);
+    const messages: ChatMessage[] = [{ role: "system", content: "be brief" }, ...ask("list files")];
+    const first = turnOf(await callLlm(config, { messages, tools }, { idSeed: "h" }));
+    messages.push(
+      { role: "assistant", content: null, tool_calls: first.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) },
+      { role: "tool", tool_call_id: "c1", content: "a.txt\nb \"quoted\" ünïcode ✓" },
+    );
+    expect(turnOf(await callLlm(config, { messages, tools }, { idSeed: "h" })).content).toBe("done");
+    expect(sent(0).messages).toEqual(messages.slice(0, 2));
+    expect(sent(1).messages).toEqual(messages);
+    expect(sent(1)).toMatchObject({ model: "scripted", stream: true, stream_options: { include_usage: true }, tools });
   });
 
   it("survives an onDelta listener that throws", async () => {
@@ -181,9 +195,12 @@ describe("callLlm: failures as values", () => {
   it("429 with Retry-After, then success: retried by the client, honouring the wait", async () => {
     oneTurn({ content: "after the wait", error: { status: 429, retry_after: 0.3, times: 1 } });
     const started = Date.now();
-    const turn = turnOf(await callLlm(config, { messages: ask("x") }));
+    const turn = turnOf(await callLlm(config, { messages: ask("x"), tools }));
     expect(turn.content).toBe("after the wait");
     expect(llm.requests()).toHaveLength(2);
+    // The body goes to the client serialized: the retry sends it again, whole.
+    expect(sent(1)).toEqual(sent(0));
+    expect(sent(1)).toMatchObject({ model: "scripted", stream: true, tools, messages: ask("x") });
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
   });
 
