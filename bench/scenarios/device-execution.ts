@@ -13,9 +13,11 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * binary from a lean process. Samples alternate, so drift on a shared machine hits both alike.
  *
  * A fork costs more the more anonymous memory the forking process has (copy-on-write setup for
- * every page; ~65 µs per MB on these VMs), and the agent has ws, zod and its own code in memory.
- * So a third sample spawns from a process carrying as much extra anonymous memory as the agent
- * has over the lean one: agent / that spawn is the agent's own work, apart from its size.
+ * every page; ~65 µs per MB of 1 MB buffers on these VMs), and the agent has ws, zod and its own
+ * code in memory. So a third sample spawns from a process carrying as much extra anonymous memory
+ * as the agent has over the lean one, as 1 MB buffers. That is an upper bound on the price of the
+ * agent's size, not a measure of it: a V8 heap is laid out differently, and shrinking the agent's
+ * heap by 12 MB (a smaller young generation, a one-byte bundle source) did not change its time.
  */
 export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
   const n = env.quick ? 20 : 200;

@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { z } from "zod";
 import { Identifier, ResultFrame, ToolName, parseJson } from "../../protocol/index.js";
 
@@ -57,7 +58,7 @@ const COMPACT_SLACK_LINES = 256;
 /** Expired results are dropped this often (or every TTL, if shorter); over the count bound, at once. */
 const PRUNE_EVERY_MS = 60_000;
 
-const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+const fdatasyncAsync = promisify(fdatasync);
 
 export class ResultStore {
   /** Insertion order is finish order (finish re-inserts), so the oldest results come first. */
