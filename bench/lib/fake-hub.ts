@@ -7,7 +7,8 @@ import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from 
 /**
  * A stand-in hub on loopback for measuring the device agent alone: it accepts the agent's socket,
  * answers `GET /v1/devices/:id` (so startAgent sees it online), sends real v1 `command` frames and
- * times each until its `result`, then acks it as the real hub does.
+ * times each until its `result` frame arrives (before this hub parses it), then acks it as the
+ * real hub does.
  */
 export type FakeHub = {
   url: string;
@@ -17,7 +18,8 @@ export type FakeHub = {
 
 export async function startFakeHub(): Promise<FakeHub> {
   let socket: WebSocket | null = null;
-  const pending = new Map<string, (r: ResultFrame) => void>();
+  /** what waits for each request's result, given the result and when its frame arrived */
+  const pending = new Map<string, (r: ResultFrame, arrivedAt: number) => void>();
   const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ online: socket !== null }));
@@ -25,13 +27,15 @@ export async function startFakeHub(): Promise<FakeHub> {
   const wss = new WebSocketServer({ server, maxPayload: 64 * 1024 * 1024 });
   wss.on("connection", (ws) => {
     ws.on("message", (data) => {
+      // The agent's time ends when its frame is here; parsing and acking it is the hub's work.
+      const arrivedAt = performance.now();
       const parsed = parseJson(DeviceFrame, data.toString());
       if (!parsed.ok) return;
       const frame = parsed.value;
       if (frame.type === "hello") socket = ws;
       if (frame.type !== "result") return;
       ws.send(JSON.stringify({ type: "ack", request_ids: [frame.request_id] }));
-      pending.get(frame.request_id)?.(frame);
+      pending.get(frame.request_id)?.(frame, arrivedAt);
       pending.delete(frame.request_id);
     });
     ws.on("close", () => {
@@ -45,15 +49,16 @@ export async function startFakeHub(): Promise<FakeHub> {
     run: (tool, requestId, timeoutMs = 30_000) => {
       if (!socket) return Promise.reject(new Error("no agent connected"));
       const command: ToolCommandFrame = { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId } };
+      const text = JSON.stringify(command);
       const started = performance.now();
       const ws = socket;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no result for ${requestId}`)), timeoutMs + 5_000);
-        pending.set(requestId, (result) => {
+        pending.set(requestId, (result, arrivedAt) => {
           clearTimeout(timer);
-          resolve({ result, ms: performance.now() - started });
+          resolve({ result, ms: arrivedAt - started });
         });
-        ws.send(JSON.stringify(command));
+        ws.send(text);
       });
     },
     close: () =>

@@ -74,7 +74,7 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
       { name: "agent idle RSS", value: round(idleRss, 1), unit: "MB" },
       { name: "agent RSS under 5 concurrent commands (max)", value: round(loadedRss, 1), unit: "MB" },
     ],
-    floor: "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time includes the loopback WebSocket hop to the stand-in hub",
+    floor: "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time runs from the command frame's send to the result frame's arrival at the stand-in hub, so it includes the loopback WebSocket hop both ways but not the hub's own parsing of the result",
     details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), direct_spawn_as_big_as_agent_ms: roundSummary(big), ballast_mb: ballastMb, load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
   };
 }

@@ -81,17 +81,17 @@ export class ToolExecutor {
         return fail(name, "permission_denied", `Command refused by the agent's deny-list (rule ${check.rule}).`);
       }
     }
-    // The binary was checked at load time, but a skill update or a cleanup may have removed it since.
-    const exe = checkExecutable(tool.binaryPath);
-    if (!exe.ok) {
-      return exe.reason === "not_executable"
-        ? fail(name, "permission_denied", `Tool '${name}' binary is not executable: ${tool.binaryPath}`)
-        : fail(name, "not_found", `Tool '${name}' binary not found: ${tool.binaryPath}`);
+    const sandboxed = tool.manifest.sandboxing === "bubblewrap" && this.opts.sandboxing !== "none" && this.opts.bwrap.usable;
+    // The binary was checked at load time, but a skill update or a cleanup may have removed it
+    // since. Run directly, a failed spawn says so (and is explained in `report`); inside bwrap it
+    // would be bwrap's own error, so that path checks first.
+    if (sandboxed) {
+      const missing = this.missingBinary(tool);
+      if (missing) return missing;
     }
 
     const timeoutMs = this.effectiveTimeout(tool, call.timeoutMs);
     const argv = parametersToArgv(call.parameters, tool.manifest.parameters);
-    const sandboxed = tool.manifest.sandboxing === "bubblewrap" && this.opts.sandboxing !== "none" && this.opts.bwrap.usable;
     const spawnCommand = sandboxed && this.opts.bwrap.usable ? this.opts.bwrap.path : tool.binaryPath;
     const spawnArgs = sandboxed
       ? [
@@ -127,9 +127,21 @@ export class ToolExecutor {
     return this.opts.tools.has(tool);
   }
 
+  /** The error for a binary that is gone or lost its execute bit since loading, or null. */
+  private missingBinary(tool: LoadedTool): ErrorOutcome | null {
+    const name = tool.manifest.name;
+    const exe = checkExecutable(tool.binaryPath);
+    if (exe.ok) return null;
+    return exe.reason === "not_executable"
+      ? fail(name, "permission_denied", `Tool '${name}' binary is not executable: ${tool.binaryPath}`)
+      : fail(name, "not_found", `Tool '${name}' binary not found: ${tool.binaryPath}`);
+  }
+
   private report(tool: LoadedTool, timeoutMs: number, outcome: ProcessOutcome, signalReason: unknown): ToolOutcome {
     const name = tool.manifest.name;
     if (outcome.kind === "spawn_failed") {
+      const missing = this.missingBinary(tool);
+      if (missing) return { ...missing, elapsed_ms: outcome.elapsedMs };
       const type: ErrorType = outcome.errno === "ENOENT" ? "not_found" : outcome.errno === "EACCES" ? "permission_denied" : "execution_failed";
       return fail(name, type, `Tool '${name}' could not be started: ${outcome.message}`, { elapsed_ms: outcome.elapsedMs });
     }

@@ -94,6 +94,28 @@ describe("executor: the tool-binary contract", () => {
     const out = await executor.run({ requestId: "gone-1", tool: "gone", parameters: {}, timeoutMs: 1_000 });
     expect(out).toMatchObject({ status: "error", error_type: "not_found", error: expect.stringContaining("binary not found") });
   });
+
+  it("a binary that lost its execute bit after loading → permission_denied, naming the binary", async () => {
+    const skill = tempDir();
+    mkdirSync(join(skill, "bin"));
+    writeFileSync(join(skill, "skill.toml"), '[skill]\nname = "nox"\n[[tools]]\nname = "nox"\nbinary = "bin/nox"\ndescription = "d"\n');
+    copyFileSync(join(BASIC, "bin/progress"), join(skill, "bin/nox"));
+    chmodSync(join(skill, "bin/nox"), 0o755);
+    const loaded = loadSkills([skill], { capabilities: null, sandboxing: "auto", bwrapUsable: false, toolTimeoutCeilingMs: null });
+    chmodSync(join(skill, "bin/nox"), 0o644);
+    const executor = new ToolExecutor({ tools: loaded.tools, workspace: tempDir(), outputCapBytes: 1024, killGraceMs: 100, sandboxing: "auto", bwrap: { usable: false, reason: "test" }, denyRules: DEFAULT_DENY_RULES, toolEnv: {}, hiddenPaths: [] });
+    const out = await executor.run({ requestId: "nox-1", tool: "nox", parameters: {}, timeoutMs: 1_000 });
+    expect(out).toMatchObject({ status: "error", error_type: "permission_denied", error: `Tool 'nox' binary is not executable: ${join(skill, "bin/nox")}` });
+  });
+
+  it("a workspace that vanished: the spawn fails, and the error does not blame the binary", async () => {
+    const ws = tempDir();
+    const executor = makeExecutor(ws);
+    const { rmSync } = await import("node:fs");
+    rmSync(ws, { recursive: true });
+    const out = await executor.run({ requestId: "nows-1", tool: "echo", parameters: { text: "hi" }, timeoutMs: 1_000 });
+    expect(out).toMatchObject({ status: "error", error: expect.stringContaining("could not be started") });
+  });
 });
 
 describe("executor: timeouts and cancel end the whole process group", () => {
