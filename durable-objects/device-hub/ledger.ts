@@ -44,6 +44,13 @@ export class Ledger {
   private readonly deliveredLater = new Set<string>();
   /** commands sent but not yet inserted (see `stage`), by request id */
   private readonly staged = new Map<string, NewCommand>();
+  /**
+   * Rows not yet done, as they are in SQLite, by request id. This object is the table's only
+   * writer and every write below keeps the map current, so the lookup each result and each
+   * progress frame makes needs no query. Done rows are not kept (an hour of them at a high call
+   * rate); only duplicates look them up.
+   */
+  private readonly openRows = new Map<string, LedgerRow>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
@@ -68,9 +75,12 @@ export class Ledger {
   get(requestId: string): LedgerRow | null {
     const staged = this.staged.get(requestId);
     if (staged) return { ...staged, outcome: null, delivered: false };
+    const open = this.openRows.get(requestId);
+    if (open) return open;
     const rows = this.sql.exec<RawRow>("SELECT * FROM ledger WHERE request_id = ?", requestId).toArray();
     if (!rows[0]) return null;
     const row = decode(rows[0]);
+    if (row.state !== "done") this.openRows.set(requestId, row);
     return this.deliveredLater.has(requestId) ? { ...row, delivered: true } : row;
   }
 
@@ -113,12 +123,16 @@ export class Ledger {
       row.deadline,
       row.created_at,
     );
-    return cursor.rowsWritten > 0;
+    if (cursor.rowsWritten === 0) return false;
+    if (row.state !== "done") this.openRows.set(row.request_id, { ...row, outcome: null, delivered: false });
+    return true;
   }
 
   markSent(requestId: string): void {
     this.flush();
     this.sql.exec("UPDATE ledger SET state = 'sent' WHERE request_id = ? AND state = 'queued'", requestId);
+    const open = this.openRows.get(requestId);
+    if (open?.state === "queued") this.openRows.set(requestId, { ...open, state: "sent" });
   }
 
   /** Record the outcome once; returns false if the command already had one. */
@@ -129,6 +143,7 @@ export class Ledger {
       JSON.stringify(outcome),
       requestId,
     );
+    this.openRows.delete(requestId);
     return cursor.rowsWritten > 0;
   }
 

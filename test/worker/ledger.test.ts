@@ -62,4 +62,36 @@ describe("Ledger: commands staged while their frames leave", () => {
       expect(ledger.get("r6")).toMatchObject({ state: "done", outcome: { result: "first" } });
     });
   });
+
+  it("answers lookups of open rows from memory, and keeps them current through sent and done", async () => {
+    const stub = env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(`ledger-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (_o, state) => {
+      const real = state.storage.sql;
+      const queries: string[] = [];
+      const counting = { exec: (query: string, ...bindings: unknown[]) => (queries.push(query), real.exec(query, ...bindings)) } as unknown as SqlStorage;
+      const ledger = new Ledger(counting);
+      ledger.stage({ ...command("m1"), state: "queued" });
+      ledger.flush();
+      queries.length = 0;
+      expect(ledger.get("m1")).toMatchObject({ state: "queued" });
+      ledger.markSent("m1");
+      expect(ledger.get("m1")).toMatchObject({ state: "sent", outcome: null });
+      expect(queries.filter((q) => q.startsWith("SELECT"))).toEqual([]);
+      ledger.complete("m1", { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 });
+      // Done rows come from SQLite again, with their outcome.
+      expect(ledger.get("m1")).toMatchObject({ state: "done", outcome: { result: "ok" } });
+      expect(rowsInSql(real)).toEqual([{ request_id: "m1", state: "done" }]);
+
+      // A ledger made after a restart reads an open row once, then keeps it.
+      ledger.stage(command("m2"));
+      ledger.flush();
+      const restarted = new Ledger(counting);
+      queries.length = 0;
+      expect(restarted.get("m2")).toMatchObject({ state: "sent" });
+      expect(restarted.get("m2")).toMatchObject({ state: "sent" });
+      expect(queries.filter((q) => q.startsWith("SELECT"))).toHaveLength(1);
+      restarted.complete("m2", { status: "error", tool: "bash", error: "late", error_type: "timeout" });
+      expect(restarted.get("m2")).toMatchObject({ state: "done", outcome: { error: "late" } });
+    });
+  });
 });
