@@ -45,7 +45,8 @@ export const RejectedFrame = z.object({
 });
 export type RejectedFrame = z.infer<typeof RejectedFrame>;
 
-export const HubFrame = z.union([ToolCommandFrame, CancelCommandFrame, AckFrame, RejectedFrame]);
+// Discriminated on `type`, then on `command`, so an error names the field that failed.
+export const HubFrame = z.discriminatedUnion("type", [z.discriminatedUnion("command", [ToolCommandFrame, CancelCommandFrame]), AckFrame, RejectedFrame]);
 export type HubFrame = z.infer<typeof HubFrame>;
 
 // ---- device → hub ---------------------------------------------------------------------

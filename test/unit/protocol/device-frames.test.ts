@@ -61,6 +61,23 @@ describe("protocol: device frames", () => {
     if (!parsed.ok && field) expect(parsed.error).toContain(field);
   });
 
+  it.each([
+    ["a cancel and an ack", [{ type: "command", command: "cancel", request_id: "r1" }, { type: "ack", request_ids: ["r1"] }, { type: "rejected", reason: "why" }]],
+  ])("accepts hub frames: %s", (_name, frames) => {
+    for (const frame of frames) expect(parseValue(HubFrame, frame).ok).toBe(true);
+  });
+
+  it.each([
+    ["an unknown command", { type: "command", command: "reboot", request_id: "r1" }, "command: Invalid discriminator value. Expected 'tool' | 'cancel'"],
+    ["an unknown frame type", { type: "telemetry" }, "type: Invalid discriminator value"],
+    ["an ack whose ids are not a list", { type: "ack", request_ids: "r1" }, "request_ids:"],
+    ["a tool command with a zero timeout", { ...seedCommand, payload: { ...seedCommand.payload, timeout_ms: 0 } }, "payload.timeout_ms:"],
+  ])("names the failing field of a hub frame: %s", (_name, frame, error) => {
+    const parsed = parseValue(HubFrame, frame);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toContain(error);
+  });
+
   it("rejects malformed JSON with a clear error", () => {
     const parsed = parseJson(DeviceFrame, "{not json");
     expect(parsed).toMatchObject({ ok: false });
