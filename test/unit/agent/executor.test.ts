@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolExecutor } from "../../../device-agent/src/executor/executor.js";
@@ -80,38 +80,35 @@ describe("executor: the tool-binary contract", () => {
     expect(out).toMatchObject({ status: "error", error_type: "invalid_params", error: expect.stringContaining("'text'") });
   });
 
-  it("a binary that vanished after loading → not_found", async () => {
+  /** A one-tool skill, loaded while its binary is fine, and an executor over it. */
+  function loadedOneToolSkill(name: string) {
     const skill = tempDir();
     mkdirSync(join(skill, "bin"));
-    writeFileSync(join(skill, "skill.toml"), '[skill]\nname = "vanish"\n[[tools]]\nname = "gone"\nbinary = "bin/gone"\ndescription = "d"\n');
-    copyFileSync(join(BASIC, "bin/progress"), join(skill, "bin/gone"));
-    chmodSync(join(skill, "bin/gone"), 0o755);
+    writeFileSync(join(skill, "skill.toml"), `[skill]\nname = "${name}"\n[[tools]]\nname = "${name}"\nbinary = "bin/${name}"\ndescription = "d"\n`);
+    const binary = join(skill, "bin", name);
+    copyFileSync(join(BASIC, "bin/progress"), binary);
+    chmodSync(binary, 0o755);
     const loaded = loadSkills([skill], { capabilities: null, sandboxing: "auto", bwrapUsable: false, toolTimeoutCeilingMs: null });
-    expect(loaded.tools.has("gone")).toBe(true);
-    const { rmSync } = await import("node:fs");
-    rmSync(join(skill, "bin/gone"));
+    expect(loaded.tools.has(name)).toBe(true);
     const executor = new ToolExecutor({ tools: loaded.tools, workspace: tempDir(), outputCapBytes: 1024, killGraceMs: 100, sandboxing: "auto", bwrap: { usable: false, reason: "test" }, denyRules: DEFAULT_DENY_RULES, toolEnv: {}, hiddenPaths: [] });
-    const out = await executor.run({ requestId: "gone-1", tool: "gone", parameters: {}, timeoutMs: 1_000 });
-    expect(out).toMatchObject({ status: "error", error_type: "not_found", error: expect.stringContaining("binary not found") });
+    return { binary, run: () => executor.run({ requestId: `${name}-1`, tool: name, parameters: {}, timeoutMs: 1_000 }) };
+  }
+
+  it("a binary that vanished after loading → not_found", async () => {
+    const tool = loadedOneToolSkill("gone");
+    rmSync(tool.binary);
+    expect(await tool.run()).toMatchObject({ status: "error", error_type: "not_found", error: expect.stringContaining("binary not found") });
   });
 
   it("a binary that lost its execute bit after loading → permission_denied, naming the binary", async () => {
-    const skill = tempDir();
-    mkdirSync(join(skill, "bin"));
-    writeFileSync(join(skill, "skill.toml"), '[skill]\nname = "nox"\n[[tools]]\nname = "nox"\nbinary = "bin/nox"\ndescription = "d"\n');
-    copyFileSync(join(BASIC, "bin/progress"), join(skill, "bin/nox"));
-    chmodSync(join(skill, "bin/nox"), 0o755);
-    const loaded = loadSkills([skill], { capabilities: null, sandboxing: "auto", bwrapUsable: false, toolTimeoutCeilingMs: null });
-    chmodSync(join(skill, "bin/nox"), 0o644);
-    const executor = new ToolExecutor({ tools: loaded.tools, workspace: tempDir(), outputCapBytes: 1024, killGraceMs: 100, sandboxing: "auto", bwrap: { usable: false, reason: "test" }, denyRules: DEFAULT_DENY_RULES, toolEnv: {}, hiddenPaths: [] });
-    const out = await executor.run({ requestId: "nox-1", tool: "nox", parameters: {}, timeoutMs: 1_000 });
-    expect(out).toMatchObject({ status: "error", error_type: "permission_denied", error: `Tool 'nox' binary is not executable: ${join(skill, "bin/nox")}` });
+    const tool = loadedOneToolSkill("nox");
+    chmodSync(tool.binary, 0o644);
+    expect(await tool.run()).toMatchObject({ status: "error", error_type: "permission_denied", error: `Tool 'nox' binary is not executable: ${tool.binary}` });
   });
 
   it("a workspace that vanished: the spawn fails, and the error does not blame the binary", async () => {
     const ws = tempDir();
     const executor = makeExecutor(ws);
-    const { rmSync } = await import("node:fs");
     rmSync(ws, { recursive: true });
     const out = await executor.run({ requestId: "nows-1", tool: "echo", parameters: { text: "hi" }, timeoutMs: 1_000 });
     expect(out).toMatchObject({ status: "error", error: expect.stringContaining("could not be started") });
