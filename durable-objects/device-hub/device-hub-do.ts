@@ -72,6 +72,8 @@ export class DeviceHubDO extends DurableObject<Env> {
   private readonly alarms: AlarmSchedule;
   /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
   private readonly lastFrameAt = new WeakMap<WebSocket, number>();
+  /** the socket that said hello, while this instance lives (see `liveSocket`) */
+  private helloSocket: WebSocket | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -107,6 +109,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     this.store.rememberAgentId(agentId);
     // One live socket per device: a new connection replaces the old one.
     for (const old of this.ctx.getWebSockets()) old.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
+    this.helloSocket = null;
     const pair = new WebSocketPair();
     const server = pair[1];
     this.ctx.acceptWebSocket(server);
@@ -166,6 +169,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     const record = recordFromHello(this.store.load(att.agent_id), hello, Date.now());
     this.store.save(record);
     ws.serializeAttachment({ ...att, hello: true });
+    this.helloSocket = ws;
     const held = new Set(hello.held);
     // Re-send what the device never got; what it still holds will come back as a result.
     for (const row of this.ledger.open()) {
@@ -477,10 +481,13 @@ export class DeviceHubDO extends DurableObject<Env> {
     }
   }
 
+  /** The device's socket once it said hello, found by a scan only after a wake from hibernation or a reconnect. */
   private liveSocket(): WebSocket | null {
+    if (this.helloSocket?.readyState === WebSocket.OPEN) return this.helloSocket;
+    this.helloSocket = null;
     for (const ws of this.ctx.getWebSockets()) {
       const att = ws.deserializeAttachment() as SocketAttachment | null;
-      if (att?.hello && ws.readyState === WebSocket.OPEN) return ws;
+      if (att?.hello && ws.readyState === WebSocket.OPEN) return (this.helloSocket = ws);
     }
     return null;
   }

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
-import { connectDevice, deviceView as device, hub, waitFor } from "./support/front-door.js";
+import { connectDevice, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
 
 describe("DeviceHubDO", () => {
   it("accepts a device socket, records its manifest and answers pings without a frame error", async () => {
@@ -35,6 +35,29 @@ describe("DeviceHubDO", () => {
     const view = await waitFor(() => device("pi-1"), (v) => (v.counters["duplicate_results"] ?? 0) === 1);
     expect(view.commands).toMatchObject({ done: 1, sent: 0, queued: 0 });
     dev.ws.close(1000, "done");
+  });
+
+  it("a newer connection replaces the old one (4000), and commands go to the new socket", async () => {
+    const agent = uid("pi-re");
+    const vars = { DEVICE_TOKENS: `${agent}:s` };
+    const command = (request_id: string) => ({ request_id, conversation_id: "conv-hub-re", tool_call_id: `call-${request_id}`, tool: "bash", parameters: { command: "ls" }, timeout_ms: 30000 });
+    const first = await connectDevice(agent, "s", vars);
+    first.hello();
+    await waitFor(() => device(agent), (v) => v.online);
+    const before = uid("req-re");
+    expect(await hub(agent).dispatch(command(before))).toEqual({ accepted: true, state: "sent" });
+    await first.next((f) => f["request_id"] === before);
+
+    const second = await connectDevice(agent, "s", vars);
+    expect(await first.closed).toMatchObject({ code: 4000 });
+    second.hello(undefined, [before]);
+    await waitFor(() => device(agent), (v) => v.online);
+    const after = uid("req-re");
+    expect(await hub(agent).dispatch(command(after))).toEqual({ accepted: true, state: "sent" });
+    await second.next((f) => f["request_id"] === after);
+    expect(first.received.filter((f) => f["request_id"] === after)).toEqual([]);
+    for (const id of [before, after]) await hub(agent).cancel(id);
+    second.ws.close(1000, "done");
   });
 
   it("sends a batch of commands back to back, each once: a repeated batch sends nothing and says so", async () => {
