@@ -261,7 +261,7 @@ export class DeviceHubDO extends DurableObject<Env> {
     const ws = this.liveSocket();
     const answers: DispatchAnswer[] = [];
     const redeliver: LedgerRow[] = [];
-    let fresh = 0;
+    let earliestDeadline = Infinity;
     for (const cmd of cmds) {
       const known = this.ledger.get(cmd.request_id);
       if (known) {
@@ -278,19 +278,22 @@ export class DeviceHubDO extends DurableObject<Env> {
       };
       const sent = ws !== null && this.send(ws, frame);
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
-      this.ledger.stage({ request_id, conversation_id, tool_call_id, tool, frame, state: sent ? "sent" : "queued", deadline: now + cmd.timeout_ms + graceMs, created_at: now });
+      const deadline = now + cmd.timeout_ms + graceMs;
+      this.ledger.stage({ request_id, conversation_id, tool_call_id, tool, frame, state: sent ? "sent" : "queued", deadline, created_at: now });
       answers.push({ accepted: true, state: sent ? "sent" : "queued" });
-      fresh++;
+      earliestDeadline = Math.min(earliestDeadline, deadline);
     }
     // The rows are written only once the frames have left, so the output gate does not hold the
     // frames until the rows are durable. A result that comes back sooner finds its row staged.
     // The answer to the conversation still waits for the commit: if the hub dies first, the
     // conversation dispatches again with the same request ids, and the device runs each once (it
     // keeps results by request id) and answers with the stored result.
-    if (fresh > 0) {
+    if (earliestDeadline !== Infinity) {
       await afterPendingSends();
       this.ledger.flush();
-      await this.scheduleAlarm(now);
+      // Only the new deadlines changed, so the alarm need only be no later than the earliest: it
+      // is never postponed, and when it goes off it works out the next time from everything.
+      await this.alarms.atMost(earliestDeadline);
     }
     for (const row of redeliver) await this.deliver(row);
     return answers;

@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
 import { connectDevice, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
@@ -104,6 +104,22 @@ describe("DeviceHubDO", () => {
     const view = await device("pi-1");
     expect(view.commands.done).toBeGreaterThanOrEqual(1);
     expect(view.commands.sent).toBe(0);
+    dev.ws.close(1000, "done");
+  });
+
+  it("brings its alarm forward to a new command's deadline", async () => {
+    const agent = uid("pi-alarm");
+    const dev = await connectDevice(agent, "s", { DEVICE_TOKENS: `${agent}:s` });
+    dev.hello();
+    await waitFor(() => device(agent), (v) => v.online);
+    const alarmAt = () => runInDurableObject(hub(agent), (_o, state) => state.storage.getAlarm());
+    const grace = Number(env.DEVICE_RESULT_GRACE_MS ?? 3000);
+    // Only the heartbeat check is due so far, well after the deadline the command brings.
+    expect(await alarmAt()).toBeGreaterThan(Date.now() + 50 + grace + 1000);
+    const requestId = uid("req-alarm");
+    await hub(agent).dispatch({ request_id: requestId, conversation_id: "conv-hub-alarm", tool_call_id: "call_1", tool: "bash", parameters: { command: "sleep 99" }, timeout_ms: 50 });
+    expect(await alarmAt()).toBeLessThanOrEqual(Date.now() + 50 + grace);
+    await hub(agent).cancel(requestId);
     dev.ws.close(1000, "done");
   });
 
