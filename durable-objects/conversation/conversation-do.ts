@@ -2,7 +2,6 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type ContentBlock,
   type ConversationEvent,
-  type ConversationEventData,
   toOpenAITool,
   type ToolOutcome,
   toolSpecsFromSkills,
@@ -16,6 +15,7 @@ import { BUILTINS, builtinToolSpecs, findBuiltin, questionToolSpec } from "./bui
 import { parseWebhookTools, runWebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
 import { loopConfigFromEnv } from "./loop-config.js";
+import { DeltaBuffer } from "./delta-buffer.js";
 import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
 import type { DispatchCommand } from "../device-hub/device-hub-do.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
@@ -64,6 +64,8 @@ export type ConversationView = {
 /** While an outbound effect runs, look again this often: a restart loses in-memory work. */
 const WATCHDOG_MS = 30_000;
 const RETRY_BASE_MS = 1_000;
+/** The longest the model's streamed text waits before it is stored and sent to live clients. */
+const DELTA_WINDOW_MS = 50;
 
 /**
  * The durable shell around the pure loop core: every event goes through `advance`; the new state
@@ -85,6 +87,8 @@ export class ConversationDO extends DurableObject<Env> {
   private deferredCommit: (() => void) | null = null;
   /** the model call started before its step was written (at most one: the step is written next) */
   private earlyModelCall: { callId: string; result: Promise<LlmResult> } | null = null;
+  /** the model's streamed text not yet stored */
+  private readonly deltas = new DeltaBuffer(DELTA_WINDOW_MS, () => this.writeWaiting());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -150,13 +154,13 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getCanvas(): Promise<{ title: string; format: string; content: string; updated_at: number } | null> {
-    this.commitDeferred();
+    this.writeWaiting();
     return this.store.getValue("builtin:canvas");
   }
 
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   async waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply> {
-    this.commitDeferred();
+    this.writeWaiting();
     const done = this.state?.replies.find((r) => r.message_id === messageId);
     if (done || timeoutMs <= 0) return this.replyView(messageId, done ?? null);
     const reply = await new Promise<FinishedReply | null>((resolve) => {
@@ -176,7 +180,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getConversation(): Promise<ConversationView | null> {
-    this.commitDeferred();
+    this.writeWaiting();
     const s = this.state;
     if (!s) return null;
     return {
@@ -191,7 +195,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   async getEvents(afterSeq = 0, limit = 1000): Promise<ConversationEvent[]> {
-    this.commitDeferred();
+    this.writeWaiting();
     return this.store.events(afterSeq, limit);
   }
 
@@ -220,7 +224,7 @@ export class ConversationDO extends DurableObject<Env> {
     this.earlyModelCall = { callId: call.call_id, result: started };
     this.deferredCommit = () => this.commitStep(step);
     await afterPendingSends();
-    this.commitDeferred();
+    this.writeWaiting();
   }
 
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
@@ -237,18 +241,24 @@ export class ConversationDO extends DurableObject<Env> {
 
   /** The step `event` makes from the current state, after any step still waiting to be written. */
   private advanceBy(event: LoopEvent): Step | null {
-    this.commitDeferred();
+    this.writeWaiting();
     const prev = this.state;
     if (!prev) return null;
     const now = Date.now();
     return { prev, now, ...advance(prev, event, now) };
   }
 
-  /** A step put off by deliverToolResult is written before anything else reads or changes the state, so steps are written in order. */
-  private commitDeferred(): void {
+  /**
+   * What waits in memory is written before anything else reads or changes the state, so events
+   * stay in order: first a step put off by deliverToolResult, then the model's text streamed since
+   * (it comes from the model call that step started).
+   */
+  private writeWaiting(): void {
     const commit = this.deferredCommit;
     this.deferredCommit = null;
     commit?.();
+    const delta = this.deltas.take();
+    if (delta) this.broadcast([this.store.appendEvent({ type: "message_delta", delta }, Date.now())]);
   }
 
   private commitStep({ prev, state, effects, now }: Step, finishedOutbox?: number): void {
@@ -448,7 +458,8 @@ export class ConversationDO extends DurableObject<Env> {
       { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
-        onDelta: (delta: string) => this.emitLive({ type: "message_delta", delta }),
+        // Stored as events (not loop state), a few times a second: see DeltaBuffer.
+        onDelta: (delta: string) => this.deltas.add(delta),
       },
     );
   }
@@ -520,12 +531,6 @@ export class ConversationDO extends DurableObject<Env> {
     return { conversation_id };
   }
 
-  /** Deltas are stored as events but are not loop state. */
-  private emitLive(event: ConversationEventData): void {
-    // The model call may have been started before its step was written: the step's events come first.
-    this.commitDeferred();
-    this.broadcast([this.store.appendEvent(event, Date.now())]);
-  }
 
   private replyTarget(messageId: string): ReplyTarget | null {
     let target = this.replyTargets.get(messageId);
@@ -537,7 +542,7 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.commitDeferred();
+    this.writeWaiting();
     // Whatever is still pending gets a new alarm below.
     this.alarms.fired();
     const now = Date.now();
@@ -618,7 +623,7 @@ export class ConversationDO extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    this.commitDeferred();
+    this.writeWaiting();
     if (!url.pathname.endsWith("/events")) return new Response("not found", { status: 404 });
     if (!this.state) return new Response(JSON.stringify({ type: "about:blank", title: "Not found", status: 404 }), { status: 404, headers: { "content-type": "application/problem+json" } });
     const after = Number(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
+import { storedEvents } from "../../bench/lib/conversation-events.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
@@ -46,7 +47,7 @@ beforeAll(async () => {
       {
         match: "marker file",
         turns: [
-          { content: "I'll read it with bash.", tool_calls: [{ name: "bash", arguments: { command: "cat marker.txt && echo ran-on=$(hostname)" } }] },
+          { content: "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.", tool_calls: [{ name: "bash", arguments: { command: "cat marker.txt && echo ran-on=$(hostname)" } }] },
           { content: "The device says: {{last_tool_result}}" },
         ],
       },
@@ -107,6 +108,29 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     const first = llm.requests()[0]!.body as { tools: { function: { name: string } }[] };
     const names = first.tools.map((t) => t.function.name);
     expect(names).toEqual(expect.arrayContaining(["bash", "read", "git_log", "git_diff"]));
+
+    // The model's streamed text is in the event stream: each turn's deltas, before its
+    // message_end, add up to its text, gathered into fewer events than the chunks it came in (the
+    // scripted model sends two words per chunk, a millisecond apart).
+    const events = (await storedEvents(worker.url, body.conversation_id)) as unknown as { type: string; delta?: string; content?: string | null }[];
+    const turns: { text: string; deltas: number }[] = [];
+    let text = "";
+    let deltas = 0;
+    for (const e of events) {
+      if (e.type === "message_delta") {
+        text += e.delta;
+        deltas++;
+      } else if (e.type === "message_end") {
+        expect(e.content).toBe(text);
+        turns.push({ text, deltas });
+        text = "";
+        deltas = 0;
+      }
+    }
+    expect(turns.map((t) => t.text)).toEqual(["I will read the marker file with bash now, and then tell you exactly what it says and where it ran.", body.reply]);
+    const chunks = "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.".split(" ").length / 2;
+    expect(turns[0]!.deltas).toBeGreaterThanOrEqual(1);
+    expect(turns[0]!.deltas).toBeLessThan(chunks);
   });
 
   it("seed 000 example 3: git_log then git_diff on a real repo, both results in the history in order", async () => {
