@@ -88,7 +88,14 @@ export class ConversationDO extends DurableObject<Env> {
   /** the model call started before its step was written (at most one: the step is written next) */
   private earlyModelCall: { callId: string; result: Promise<LlmResult> } | null = null;
   /** the model's streamed text not yet stored */
-  private readonly deltas = new DeltaBuffer(DELTA_WINDOW_MS, () => this.writeWaiting());
+  private readonly deltas = new DeltaBuffer(DELTA_WINDOW_MS, () => {
+    try {
+      this.writeWaiting();
+    } catch (e) {
+      // A failed step is rolled back (see commitStep); the text still waiting goes with the next write.
+      log("warn", "streamed text not stored yet", { conversation_id: this.state?.conversation_id, error: String(e) });
+    }
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
