@@ -538,7 +538,6 @@ export class ConversationDO extends DurableObject<Env> {
     return { conversation_id };
   }
 
-
   private replyTarget(messageId: string): ReplyTarget | null {
     let target = this.replyTargets.get(messageId);
     if (target === undefined) {

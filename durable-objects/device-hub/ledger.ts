@@ -74,7 +74,7 @@ export class Ledger {
 
   get(requestId: string): LedgerRow | null {
     const staged = this.staged.get(requestId);
-    if (staged) return { ...staged, outcome: null, delivered: false };
+    if (staged) return newRow(staged);
     const open = this.openRows.get(requestId);
     if (open) return open;
     const rows = this.sql.exec<RawRow>("SELECT * FROM ledger WHERE request_id = ?", requestId).toArray();
@@ -104,13 +104,8 @@ export class Ledger {
     this.deliveredLater.clear();
   }
 
-  /** Returns false when the request id is already known: a re-dispatch changes nothing. */
-  insert(row: NewCommand): boolean {
-    this.flush();
-    return this.insertRow(row);
-  }
-
-  private insertRow(row: NewCommand): boolean {
+  /** A request id already known is left as it is: a re-dispatch changes nothing. */
+  private insertRow(row: NewCommand): void {
     const cursor = this.sql.exec(
       `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
@@ -123,9 +118,7 @@ export class Ledger {
       row.deadline,
       row.created_at,
     );
-    if (cursor.rowsWritten === 0) return false;
-    if (row.state !== "done") this.openRows.set(row.request_id, { ...row, outcome: null, delivered: false });
-    return true;
+    if (cursor.rowsWritten > 0 && row.state !== "done") this.openRows.set(row.request_id, newRow(row));
   }
 
   markSent(requestId: string): void {
@@ -197,6 +190,11 @@ export class Ledger {
     for (const r of this.sql.exec<{ state: LedgerState; n: number }>("SELECT state, COUNT(*) AS n FROM ledger GROUP BY state")) out[r.state] = r.n;
     return out;
   }
+}
+
+/** A command's row as first written: no outcome yet, not delivered. */
+function newRow(row: NewCommand): LedgerRow {
+  return { ...row, outcome: null, delivered: false };
 }
 
 function decode(r: RawRow): LedgerRow {
