@@ -10,6 +10,7 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/helpers/test-run-dir.ts"],
           testTimeout: 20_000,
         },
       },
@@ -42,6 +43,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/helpers/test-run-dir.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // 2-core machines: real wrangler + agents per file; run files one at a time.

@@ -4,17 +4,17 @@
  * shared machines are noise; the benchmark reports them, the suite only checks it still runs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SCENARIOS = ["step_overhead", "parallel_calls", "fleet_load", "device_execution", "resume", "large_results"];
 
 describe("npm run bench -- --quick", () => {
   it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", () => {
-    const out = mkdtempSync(join(tmpdir(), "edgeloop-bench-"));
+    const out = tempDir("edgeloop-bench-");
     const run = spawnSync("npm", ["run", "bench", "--", "--quick", "--out", out], { cwd: REPO_ROOT, encoding: "utf8", timeout: 170_000, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
 

@@ -3,14 +3,14 @@
  * real device agent and the scripted model.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-cli";
@@ -41,7 +41,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "edgeloop-cli-home-"));
+  home = tempDir("edgeloop-cli-home-");
   llm = await startScriptedLlm({
     port: 0,
     rules: [

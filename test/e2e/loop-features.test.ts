@@ -3,15 +3,15 @@
  * tools, through the real worker, a real agent and real binaries.
  */
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const TOKEN = "loop-device-token";
@@ -42,7 +42,7 @@ async function pending(conversationId: string, state: string) {
 }
 
 beforeAll(async () => {
-  workspace = mkdtempSync(join(tmpdir(), "edgeloop-loop-ws-"));
+  workspace = tempDir("edgeloop-loop-ws-");
   hookServer = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));

@@ -4,8 +4,7 @@
  * skills' binaries; and an EvoClaw-style edge agent, written here with the `mqtt` package, that
  * speaks the envelope protocol (tools_list, tool commands, heartbeats) the way its code does.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectAsync, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const MQ_TOKEN = "e2e-mqtt-token-mq-1";
@@ -28,7 +28,7 @@ let bridge: Child;
 let agent: AgentProcess;
 let evo: EvoClawPeer;
 let workspace: string;
-const bridgeState = mkdtempSync(join(tmpdir(), "edgeloop-bridge-state-"));
+const bridgeState = tempDir("edgeloop-bridge-state-");
 /** Output of bridges that were stopped, for failure messages. */
 let bridgeLogs = "";
 
@@ -112,7 +112,7 @@ async function startEvoClawPeer(url: string, agentId: string): Promise<EvoClawPe
 }
 
 beforeAll(async () => {
-  workspace = mkdtempSync(join(tmpdir(), "edgeloop-mqtt-ws-"));
+  workspace = tempDir("edgeloop-mqtt-ws-");
   llm = await startScriptedLlm({
     port: 0,
     rules: [

@@ -3,14 +3,14 @@
  * tool calls with finish_reason "stop", arguments as objects, missing call ids and indexes, no
  * usage, tool calls written as text, 429s with Retry-After, and a model that stays down.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOKEN = "quirks-device-token";
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -18,7 +18,7 @@ let worker: LocalWorker;
 let agent: AgentProcess;
 
 beforeAll(async () => {
-  const workspace = mkdtempSync(join(tmpdir(), "edgeloop-quirks-ws-"));
+  const workspace = tempDir("edgeloop-quirks-ws-");
   writeFileSync(join(workspace, "note.txt"), "quirky content\n");
   const readNote = { name: "read", arguments: { path: "note.txt" } };
   llm = await startScriptedLlm({

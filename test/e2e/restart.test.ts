@@ -3,14 +3,14 @@
  * on the same persisted state, and the conversation finishes with exactly one reply, the tool
  * having run once.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const TOKEN = "restart-device-token";
@@ -21,7 +21,7 @@ let workspace: string;
 const vars = () => ({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `pi-r:${TOKEN}`, LLM_MAX_RETRIES: "5" });
 
 beforeAll(async () => {
-  workspace = mkdtempSync(join(tmpdir(), "edgeloop-restart-ws-"));
+  workspace = tempDir("edgeloop-restart-ws-");
   llm = await startScriptedLlm({
     port: 0,
     rules: [

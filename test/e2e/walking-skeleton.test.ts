@@ -3,15 +3,15 @@
  * process with the bundled skills, real tool binaries, and the scripted OpenAI-compatible model.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { storedEvents } from "../../bench/lib/conversation-events.js";
+import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const DEVICE_TOKEN = "e2e-device-token-pi-1";
@@ -28,7 +28,7 @@ function git(args: string[], cwd: string, date?: string): string {
 }
 
 beforeAll(async () => {
-  workspace = mkdtempSync(join(tmpdir(), "edgeloop-e2e-ws-"));
+  workspace = tempDir("edgeloop-e2e-ws-");
   // Seed 000 example 3's repository: three commits, the last one adding fix().
   git(["init", "-q", "-b", "main"], workspace);
   writeFileSync(join(workspace, "main.go"), "package main\n");

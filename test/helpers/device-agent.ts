@@ -1,8 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN_TOKEN } from "./local-worker.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
+import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
 export const BUNDLED_SKILLS = [join(REPO_ROOT, "skills/desktop-tools"), join(REPO_ROOT, "skills/pi-tools")];
@@ -20,8 +19,8 @@ export async function startAgent(opts: {
   extraArgs?: string[];
   env?: Record<string, string>;
 }): Promise<AgentProcess> {
-  const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), "edgeloop-ws-"));
-  const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "edgeloop-agent-state-"));
+  const workspace = opts.workspace ?? tempDir("edgeloop-ws-");
+  const stateDir = opts.stateDir ?? tempDir("edgeloop-agent-state-");
   const args = [
     join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
     "--url", opts.url,

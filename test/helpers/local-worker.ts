@@ -1,8 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "./free-port.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
+import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
 export const API_TOKEN = "e2e-api-token";
@@ -25,7 +24,7 @@ export type LocalWorker = {
  */
 export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number; config?: string; name?: string; inspector?: boolean }): Promise<LocalWorker> {
   const port = opts.port ?? (await freePort());
-  const persistDir = opts.persistDir ?? mkdtempSync(join(tmpdir(), "edgeloop-state-"));
+  const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
   const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" };
   const child =

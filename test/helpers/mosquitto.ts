@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { connect as tcpConnect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.js";
 import { type Child, startChild } from "./processes.js";
+import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
 export const MOSQUITTO_BIN = process.env["MOSQUITTO_BIN"] ?? "/usr/sbin/mosquitto";
@@ -32,7 +32,7 @@ function portOpen(port: number): Promise<boolean> {
 /** A real mosquitto on a free port, anonymous, no persistence, its config in a temp dir. */
 export async function startMosquitto(): Promise<Mosquitto> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "edgeloop-mosquitto-"));
+  const dir = tempDir("edgeloop-mosquitto-");
   const conf = join(dir, "mosquitto.conf");
   writeFileSync(conf, [`listener ${port} 127.0.0.1`, "allow_anonymous true", "persistence false", "log_dest stdout", "log_type error", "log_type warning", ""].join("\n"));
   let child: Child | null = null;

@@ -2,20 +2,20 @@
  * `edgeloop-agent --transport mqtt` against a real mosquitto: seed 000's topics, retained
  * capabilities/status, and exactly-once by request_id when QoS 1 delivers a command twice.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectAsync, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Mosquitto, startMosquitto } from "../../helpers/mosquitto.js";
 import { type Child, startChild } from "../../helpers/processes.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { waitUntil } from "../../helpers/wait.js";
 import { AGENT_BIN, BASIC } from "../agent/helpers.js";
 
 let broker: Mosquitto;
 let agent: Child;
 let client: MqttClient;
-const workspace = mkdtempSync(join(tmpdir(), "edgeloop-mqtt-agent-ws-"));
+const workspace = tempDir("edgeloop-mqtt-agent-ws-");
 const received: { topic: string; payload: string; retain: boolean }[] = [];
 const T = (k: string) => `evoclaw/agents/mq-unit/${k}`;
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await client.subscribeAsync(["evoclaw/agents/mq-unit/#"], { qos: 1 });
   agent = startChild(
     process.execPath,
-    [AGENT_BIN, "--transport", "mqtt", "--broker", broker.url, "--agent-id", "mq-unit", "--skills", BASIC, "--workspace", workspace, "--state-dir", mkdtempSync(join(tmpdir(), "edgeloop-mqtt-agent-state-"))],
+    [AGENT_BIN, "--transport", "mqtt", "--broker", broker.url, "--agent-id", "mq-unit", "--skills", BASIC, "--workspace", workspace, "--state-dir", tempDir("edgeloop-mqtt-agent-state-")],
     { name: "agent" },
   );
   await waitUntil(async () => received.some((m) => m.topic === T("status") && m.payload === "online"), (ok) => ok, { timeoutMs: 30_000, what: "agent online" }).catch((e: Error) => {

@@ -1,0 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * Vitest global setup: one temp directory for the whole run, handed to the test workers through
+ * the environment (temp-dir.ts puts everything under it) and removed once every file has finished.
+ */
+export default function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), "edgeloop-test-run-"));
+  process.env.EDGELOOP_TEST_TMP = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
