@@ -6,14 +6,21 @@
 // Protocol: one JSON line per request on stdin, {"id", "binary", "cwd", "stdin"}; one JSON line per
 // answer on stdout, {"id", "ms"} or {"id", "error"}.
 //
-// `node spawn-floor.mjs [ballast-MB]`: with a ballast, the process first fills that many MB of
-// anonymous memory, so its forks cost what a process of the agent's size pays (see
-// device-execution.ts): that separates the fork's price from the agent's own work.
+// `node spawn-floor.mjs [ballast-MB]`: with a ballast, the process first grows its anonymous memory
+// by that many MB, so its forks cost what a process of the agent's size pays (see
+// device-execution.ts): that separates the fork's price from the agent's own work. The ballast is
+// small JavaScript objects, as the agent's extra memory is (mostly V8 heap pages: anonymous mappings,
+// not the malloc heap). On these VMs a MB of Buffers costs a fork ~5x more than a MB of JavaScript
+// heap, so a Buffer ballast would overcharge the agent's size.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 
-const ballast = Array.from({ length: Math.max(0, Math.round(Number(process.argv[2] ?? 0))) }, () => Buffer.alloc(1 << 20, 1));
+const anonMb = () => Number(/RssAnon:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024;
+const ballast = [];
+const target = anonMb() + Math.max(0, Number(process.argv[2] ?? 0));
+while (anonMb() < target) ballast.push(Array.from({ length: 10_000 }, (_, i) => ({ i, s: `ballast ${i}` })));
 
 function runOnce(binary, cwd, stdin) {
   const started = performance.now();

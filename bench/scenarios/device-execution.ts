@@ -3,6 +3,7 @@ import { startAgent } from "../../test/helpers/device-agent.js";
 import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
 import { directSpawnPid, spawnDirect } from "../lib/direct-spawn.js";
 import { startFakeHub } from "../lib/fake-hub.js";
+import { startSocketHop } from "../lib/socket-hop.js";
 import { anonRssMb, rssMb, sampleRss } from "../lib/memory.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
@@ -13,22 +14,26 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * binary from a lean process. Samples alternate, so drift on a shared machine hits both alike.
  *
  * A fork costs more the more anonymous memory the forking process has (copy-on-write setup for
- * every page; ~65 µs per MB of 1 MB buffers on these VMs), and the agent has ws, zod and its own
- * code in memory. So a third sample spawns from a process carrying as much extra anonymous memory
- * as the agent has over the lean one, as 1 MB buffers. That is an upper bound on the price of the
- * agent's size, not a measure of it: a V8 heap is laid out differently, and shrinking the agent's
- * heap by 12 MB (a smaller young generation, a one-byte bundle source) did not change its time.
+ * every page), and the agent has ws, zod and its own code in memory. So a third sample spawns from
+ * a process grown by as much anonymous memory as the agent has over the lean one, in JavaScript
+ * objects like the agent's (spawn-floor.mjs says why not Buffers).
+ *
+ * A fourth sample is the socket hop alone: a round trip to a process that only echoes (socket-hop.ts).
+ * Direct spawn + that hop is what an agent that cost nothing would take, so it shows how low the
+ * ratio can go for anything reached over a socket on this machine.
  */
 export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
   const n = env.quick ? 20 : 200;
   const loadReps = env.quick ? 2 : 6;
   const hub = await startFakeHub();
+  const hop = await startSocketHop();
   const agent = await startAgent({ url: hub.url, agentId: "bench-exec", token: "unused", skills: [BENCH_SKILLS] });
   const pid = agent.child.proc.pid!;
   const binary = join(BENCH_SKILLS, "bin/bench-ok");
   const viaAgent: number[] = [];
   const direct: number[] = [];
   const directAsBig: number[] = [];
+  const hops: number[] = [];
   let ballastMb = 0;
   let idleRss = 0;
   let loadedRss = 0;
@@ -45,6 +50,7 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
       viaAgent.push(ms);
       direct.push(await spawnDirect(binary, agent.workspace));
       directAsBig.push(await spawnDirect(binary, agent.workspace, "{}", ballastMb));
+      hops.push(await hop.roundTrip(JSON.stringify({ type: "command", command: "tool", request_id: `hop-${i}`, payload: { tool: "bench_ok", parameters: {}, timeout_ms: 30_000, request_id: `hop-${i}` } })));
     }
     await new Promise((r) => setTimeout(r, 500));
     idleRss = rssMb(pid);
@@ -56,10 +62,12 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
   } finally {
     await agent.stop();
     await hub.close();
+    await hop.close();
   }
   const a = summarize(viaAgent);
   const d = summarize(direct);
   const big = summarize(directAsBig);
+  const h = summarize(hops);
   return {
     id: "device_execution",
     title: "4. Device execution overhead (agent running a trivial skill vs spawning it directly)",
@@ -69,12 +77,14 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
       { name: "agent / direct spawn (p99)", value: round(a.p99 / d.p99), unit: "ratio" },
       { name: "agent command→result median", value: round(a.median), unit: "ms" },
       { name: "direct spawn median", value: round(d.median), unit: "ms" },
-      { name: "agent / direct spawn from a process with the agent's extra anonymous memory (median)", value: round(a.median / big.median), unit: "ratio", note: "the agent's own work, apart from the price of forking a process of its size" },
-      { name: "price of the agent's size per spawn (that spawn − the lean one, median)", value: round(big.median - d.median), unit: "ms", note: `${ballastMb} MB more anonymous memory than the lean process` },
+      { name: "bare WebSocket round trip to a process that only echoes (median)", value: round(h.median), unit: "ms", note: "the socket hop alone, at the same pace as the agent's calls" },
+      { name: "(direct spawn + that round trip) / direct spawn (median)", value: round((d.median + h.median) / d.median), unit: "ratio", note: "an agent that cost nothing: the least anything reached over a socket can score here" },
+      { name: "price of the agent's size per spawn (median)", value: round(big.median - d.median), unit: "ms", note: `a spawn from the lean process grown by ${ballastMb} MB of anonymous memory, as much as the agent has over it, minus the lean one` },
+      { name: "agent / (spawn from a process of its size + that round trip) (median)", value: round(a.median / (big.median + h.median)), unit: "ratio", note: "the agent's own work: what is left of its time without the fork's price for its size and the hop" },
       { name: "agent idle RSS", value: round(idleRss, 1), unit: "MB" },
       { name: "agent RSS under 5 concurrent commands (max)", value: round(loadedRss, 1), unit: "MB" },
     ],
     floor: "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time runs from the command frame's send to the result frame's arrival at the stand-in hub, so it includes the loopback WebSocket hop both ways but not the hub's own parsing of the result",
-    details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), direct_spawn_as_big_as_agent_ms: roundSummary(big), ballast_mb: ballastMb, load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
+    details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), direct_spawn_as_big_as_agent_ms: roundSummary(big), socket_hop_ms: roundSummary(h), ballast_mb: ballastMb, load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
   };
 }

@@ -14,7 +14,7 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * backoff capped at 1 s, so what is timed is the orchestrator's resume, not the agent's patience.
  */
 export async function resume(env: BenchEnv): Promise<ScenarioResult> {
-  const reps = env.quick ? 1 : 3;
+  const reps = env.quick ? 1 : 7;
   const agent = await env.startBenchAgent("bench-resume", ["--reconnect-max-ms", "1000"]);
   env.llm.setRules([{ match: "^bench resume", turns: [{ tool_calls: [{ name: "bench_slow", arguments: {} }] }, { content: "Tool said: {{last_tool_result}}" }] }]);
   const runsFile = join(agent.workspace, "bench-runs.txt");
