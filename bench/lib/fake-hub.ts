@@ -16,6 +16,11 @@ export type FakeHub = {
   close: () => Promise<void>;
 };
 
+/** The v1 command frame for a tool with no parameters, as the real hub sends it. */
+export function toolCommand(tool: string, requestId: string, timeoutMs = 30_000): ToolCommandFrame {
+  return { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId } };
+}
+
 export async function startFakeHub(): Promise<FakeHub> {
   let socket: WebSocket | null = null;
   /** what waits for each request's result, given the result and when its frame arrived */
@@ -48,8 +53,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     url: `http://127.0.0.1:${port}`,
     run: (tool, requestId, timeoutMs = 30_000) => {
       if (!socket) return Promise.reject(new Error("no agent connected"));
-      const command: ToolCommandFrame = { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId } };
-      const text = JSON.stringify(command);
+      const text = JSON.stringify(toolCommand(tool, requestId, timeoutMs));
       const started = performance.now();
       const ws = socket;
       return new Promise((resolve, reject) => {

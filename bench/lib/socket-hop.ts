@@ -9,7 +9,7 @@ import { WebSocketServer, type WebSocket } from "ws";
  * The socket hop of a device call with no device work in it: a loopback WebSocket from this process
  * to a process that only echoes (echo-peer.mjs), timed like the stand-in hub times the agent (from
  * before the send to the frame's arrival). On these VMs a round trip costs ~0.07 ms back to back but
- * ~0.4 ms after a few idle milliseconds, when both processes must be woken, and the agent's calls
+ * 0.4-0.75 ms after a few idle milliseconds, when both processes must be woken, and the agent's calls
  * are paced like that, so this is sampled at the same pace, alternating with them.
  */
 export type SocketHop = { roundTrip: (text: string) => Promise<number>; close: () => Promise<void> };

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { startAgent } from "../../test/helpers/device-agent.js";
 import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
 import { directSpawnPid, spawnDirect } from "../lib/direct-spawn.js";
-import { startFakeHub } from "../lib/fake-hub.js";
+import { startFakeHub, toolCommand } from "../lib/fake-hub.js";
 import { startSocketHop } from "../lib/socket-hop.js";
 import { anonRssMb, rssMb, sampleRss } from "../lib/memory.js";
 import type { ScenarioResult } from "../lib/result.js";
@@ -50,7 +50,8 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
       viaAgent.push(ms);
       direct.push(await spawnDirect(binary, agent.workspace));
       directAsBig.push(await spawnDirect(binary, agent.workspace, "{}", ballastMb));
-      hops.push(await hop.roundTrip(JSON.stringify({ type: "command", command: "tool", request_id: `hop-${i}`, payload: { tool: "bench_ok", parameters: {}, timeout_ms: 30_000, request_id: `hop-${i}` } })));
+      // The same frame the agent gets, echoed back.
+      hops.push(await hop.roundTrip(JSON.stringify(toolCommand("bench_ok", `hop-${i}`))));
     }
     await new Promise((r) => setTimeout(r, 500));
     idleRss = rssMb(pid);
