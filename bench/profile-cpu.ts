@@ -8,7 +8,12 @@ import WebSocket from "ws";
 import { sendMessage } from "../test/helpers/api.js";
 import { startBenchEnv } from "./lib/bench-env.js";
 
-type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
+type Node = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+};
 type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
 const rounds = Math.min(Number(process.argv[2] ?? 80), 100);
@@ -32,7 +37,15 @@ try {
       ws.on("message", onMessage);
       ws.send(JSON.stringify({ id, method, params }));
     });
-  env.llm.setRules([{ match: "^bench cpu", turns: [...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }] }]);
+  env.llm.setRules([
+    {
+      match: "^bench cpu",
+      turns: [
+        ...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })),
+        { content: "done" },
+      ],
+    },
+  ]);
   // Warm up (first requests compile code), then profile a second conversation.
   await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu warm ${Date.now()}` }, 60);
   await call("Profiler.enable");
@@ -42,11 +55,13 @@ try {
   await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu ${Date.now()}` }, 60);
   const wall = Date.now() - t0;
   const { profile } = (await call("Profiler.stop")) as { profile: Profile };
-  if (process.env.PROFILE_OUT) (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
+  if (process.env.PROFILE_OUT)
+    (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
   ws.close();
 
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  for (const [i, id] of profile.samples.entries())
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   const byFn = new Map<string, number>();
   for (const n of profile.nodes) {
     const f = n.callFrame;
@@ -55,13 +70,16 @@ try {
     byFn.set(key, (byFn.get(key) ?? 0) + (self.get(n.id) ?? 0));
   }
   const total = [...byFn.values()].reduce((a, b) => a + b, 0);
-  const idle = [...byFn.entries()].filter(([k]) => k.startsWith("(idle)") || k.startsWith("(program)")).reduce((a, [, v]) => a + v, 0);
+  const idle = [...byFn.entries()]
+    .filter(([k]) => k.startsWith("(idle)") || k.startsWith("(program)"))
+    .reduce((a, [, v]) => a + v, 0);
   // Inclusive time: a function's own samples plus everything it called (once per stack, so
   // recursion is not counted twice).
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const keyOf = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+  const keyOf = (n: Node) =>
+    `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
   const inclusive = new Map<string, number>();
   for (const [id, ms] of self) {
     const seen = new Set<string>();
@@ -72,11 +90,18 @@ try {
       inclusive.set(k, (inclusive.get(k) ?? 0) + ms);
     }
   }
-  console.log(`${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per round ${((total - idle) / rounds).toFixed(2)} ms`);
+  console.log(
+    `${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per round ${((total - idle) / rounds).toFixed(2)} ms`,
+  );
   console.log("-- self time");
-  for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
+  for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
   console.log("-- inclusive time");
-  for (const [k, v] of [...inclusive.entries()].filter(([k]) => !k.startsWith("(root)")).sort((a, b) => b[1] - a[1]).slice(0, 70)) console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
+  for (const [k, v] of [...inclusive.entries()]
+    .filter(([k]) => !k.startsWith("(root)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 70))
+    console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);
 } finally {
   await env.stop();
 }

@@ -19,7 +19,15 @@ import { round, summarize } from "./lib/stats.js";
 const rounds = Math.min(Number(process.argv[2] ?? 60), 100);
 const env = await startBenchEnv(true);
 try {
-  env.llm.setRules([{ match: "^bench profile", turns: [...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }] }]);
+  env.llm.setRules([
+    {
+      match: "^bench profile",
+      turns: [
+        ...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })),
+        { content: "done" },
+      ],
+    },
+  ]);
   const text = `bench profile ${Date.now()}`;
   const cpuBefore = cpuByProcess();
   const { body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text }, 60);
@@ -65,7 +73,12 @@ function cpuByProcess(): Map<number, { name: string; ms: number }> {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean).slice(0, 5).map((a) => a.split("/").pop()).join(" ");
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8")
+        .split("\0")
+        .filter(Boolean)
+        .slice(0, 5)
+        .map((a) => a.split("/").pop())
+        .join(" ");
       out.set(Number(entry), { name: cmd.slice(0, 110), ms: (Number(fields[11]) + Number(fields[12])) * 10 });
     } catch {
       // the process ended meanwhile

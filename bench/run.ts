@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { REPO_ROOT } from "../test/helpers/processes.js";
 import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
-import { machine, writeReport, type BenchReport } from "./lib/report.js";
+import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
 import { fleetLoad } from "./scenarios/fleet-load.js";
@@ -17,7 +17,11 @@ import { parallelCalls } from "./scenarios/parallel-calls.js";
 import { resume } from "./scenarios/resume.js";
 import { stepOverhead } from "./scenarios/step-overhead.js";
 
-type Scenario = { id: string; run: (env: BenchEnv) => Promise<ScenarioResult>; limitMs: { quick: number; full: number } };
+type Scenario = {
+  id: string;
+  run: (env: BenchEnv) => Promise<ScenarioResult>;
+  limitMs: { quick: number; full: number };
+};
 
 // Resume runs last: it kills and restarts the runtime the others share.
 const SCENARIOS: Scenario[] = [
@@ -53,7 +57,16 @@ async function main(): Promise<number> {
   const runtime = inspector
     ? "`wrangler dev` (its DevTools inspector attached, relaying every network event to the wrangler process)"
     : "wrangler's dev server (`unstable_startWorker`: the same bundling, Miniflare and workerd as `wrangler dev`) without the DevTools inspector";
-  const report: BenchReport = { date: new Date().toISOString(), quick, command: `npm run bench${flags ? ` -- ${flags}` : ""}`, runtime, duration_s: 0, machine: machine(), scenarios: [], failed: [] };
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    quick,
+    command: `npm run bench${flags ? ` -- ${flags}` : ""}`,
+    runtime,
+    duration_s: 0,
+    machine: machine(),
+    scenarios: [],
+    failed: [],
+  };
   const env = await startBenchEnv(quick, { inspector });
   const stop = () => void env.stop().finally(() => process.exit(130));
   process.once("SIGINT", stop);

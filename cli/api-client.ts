@@ -5,7 +5,11 @@ import type { Settings } from "./settings.js";
 /** Which token a route wants. The admin token works everywhere; the API token only on API routes. */
 export type AuthKind = "api" | "admin";
 
-const Problem = z.object({ title: z.string().optional(), detail: z.string().optional(), status: z.number().optional() });
+const Problem = z.object({
+  title: z.string().optional(),
+  detail: z.string().optional(),
+  status: z.number().optional(),
+});
 
 function exitCodeFor(status: number): ExitCode {
   if (status === 401 || status === 403) return EXIT.auth;
@@ -32,8 +36,15 @@ export class ApiClient {
     return token;
   }
 
-  async fetch(path: string, init: { method?: string; auth: AuthKind; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token(init.auth)}`, accept: "application/json", ...init.headers };
+  async fetch(
+    path: string,
+    init: { method?: string; auth: AuthKind; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token(init.auth)}`,
+      accept: "application/json",
+      ...init.headers,
+    };
     if (init.body !== undefined) headers["content-type"] = "application/json";
     try {
       return await fetch(`${this.settings.url}${path}`, {
@@ -45,15 +56,22 @@ export class ApiClient {
     } catch (e) {
       if ((e as Error).name === "AbortError") throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, EXIT.failure);
+      throw new CliError(
+        `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`,
+        EXIT.failure,
+      );
     }
   }
 
   /** A JSON request; the answer is checked against `schema` so a changed server fails loudly here. */
-  async json<S extends z.ZodType>(schema: S, path: string, init: { method?: string; auth: AuthKind; body?: unknown }): Promise<z.infer<S>> {
+  async json<S extends z.ZodType>(
+    schema: S,
+    path: string,
+    init: { method?: string; auth: AuthKind; body?: unknown },
+  ): Promise<z.infer<S>> {
     const res = await this.fetch(path, init);
     const text = await res.text();
-    let body: unknown = undefined;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
@@ -62,7 +80,13 @@ export class ApiClient {
     if (!res.ok) throw this.problem(res.status, body, text);
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
-      throw new CliError(`unexpected answer from ${init.method ?? "GET"} ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ").slice(0, 300)}`, EXIT.failure);
+      throw new CliError(
+        `unexpected answer from ${init.method ?? "GET"} ${path}: ${parsed.error.issues
+          .map((i) => `${i.path.join(".")}: ${i.message}`)
+          .join("; ")
+          .slice(0, 300)}`,
+        EXIT.failure,
+      );
     }
     return parsed.data;
   }
@@ -78,7 +102,11 @@ export class ApiClient {
     const started = Date.now();
     try {
       const res = await fetch(`${this.settings.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-      return { ok: res.status === 200, ms: Date.now() - started, ...(res.status === 200 ? {} : { error: `HTTP ${res.status}` }) };
+      return {
+        ok: res.status === 200,
+        ms: Date.now() - started,
+        ...(res.status === 200 ? {} : { error: `HTTP ${res.status}` }),
+      };
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause;
       return { ok: false, ms: Date.now() - started, error: cause?.code ?? (e as Error).message };

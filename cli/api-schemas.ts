@@ -28,7 +28,16 @@ export const ConversationView = z.looseObject({
   conversation_id: z.string(),
   agent_id: z.string(),
   status: z.string(),
-  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional(), tool_calls: z.array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) })).optional(), tool_call_id: z.string().optional() })),
+  messages: z.array(
+    z.looseObject({
+      role: z.string(),
+      content: z.unknown().optional(),
+      tool_calls: z
+        .array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
+        .optional(),
+      tool_call_id: z.string().optional(),
+    }),
+  ),
   pending_tool_calls: z.array(PendingCall),
 });
 
@@ -47,7 +56,14 @@ export const AuditEntry = z.looseObject({
 export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditPage = z.looseObject({ entries: z.array(AuditEntry) });
 
-const Distribution = z.looseObject({ count: z.number(), avg: z.number(), p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() });
+const Distribution = z.looseObject({
+  count: z.number(),
+  avg: z.number(),
+  p50: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+  max: z.number(),
+});
 export const ToolMetrics = z.looseObject({
   tool: z.string(),
   total_calls: z.number(),
@@ -70,15 +86,42 @@ export const MetricsReport = z.looseObject({
     time_to_reply_ms: Distribution,
     iterations: Distribution,
     tool_calls_per_conversation: Distribution,
-    by_model: z.record(z.string(), z.looseObject({ conversations: z.number(), tokens_in: z.number(), tokens_out: z.number(), estimated_cost_usd: z.number().nullable() })),
+    by_model: z.record(
+      z.string(),
+      z.looseObject({
+        conversations: z.number(),
+        tokens_in: z.number(),
+        tokens_out: z.number(),
+        estimated_cost_usd: z.number().nullable(),
+      }),
+    ),
   }),
 });
 export type MetricsReport = z.infer<typeof MetricsReport>;
 
-export const MessageAccepted = z.looseObject({ conversation_id: z.string(), message_id: z.string(), agent_id: z.string().optional() });
+export const MessageAccepted = z.looseObject({
+  conversation_id: z.string(),
+  message_id: z.string(),
+  agent_id: z.string().optional(),
+});
 
-export const IssuedToken = z.looseObject({ agent_id: z.string(), token_id: z.string(), token: z.string(), created_at: z.number().optional() });
-export const TokenList = z.looseObject({ agent_id: z.string(), tokens: z.array(z.looseObject({ token_id: z.string(), created_at: z.number(), last_used_at: z.number().nullable().optional() })) });
-export const TokenRevoked = z.looseObject({ agent_id: z.string(), token_id: z.string(), revoked: z.boolean(), sockets_closed: z.number().optional() });
+export const IssuedToken = z.looseObject({
+  agent_id: z.string(),
+  token_id: z.string(),
+  token: z.string(),
+  created_at: z.number().optional(),
+});
+export const TokenList = z.looseObject({
+  agent_id: z.string(),
+  tokens: z.array(
+    z.looseObject({ token_id: z.string(), created_at: z.number(), last_used_at: z.number().nullable().optional() }),
+  ),
+});
+export const TokenRevoked = z.looseObject({
+  agent_id: z.string(),
+  token_id: z.string(),
+  revoked: z.boolean(),
+  sockets_closed: z.number().optional(),
+});
 
 export const Decision = z.looseObject({ conversation_id: z.string(), tool_call_id: z.string() });

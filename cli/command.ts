@@ -1,7 +1,8 @@
 import type { ParseArgsConfig } from "node:util";
-import type { z } from "zod";
+import { z } from "zod";
 import type { ApiClient } from "./api-client.js";
 import { type ExitCode, usageError } from "./exit-codes.js";
+import { parseSince } from "./output/format.js";
 import type { Settings } from "./settings.js";
 
 export type CommandInput = { values: Record<string, unknown>; positionals: string[] };
@@ -27,12 +28,24 @@ export const GLOBAL_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
+/** `--since`, as `logs` and `metrics` take it: a time in unix ms. */
+export const SinceFlag = z.string().transform((s, ctx) => {
+  const at = parseSince(s);
+  if (at === null) {
+    ctx.addIssue({ code: "custom", message: "an ISO date, unix ms, or like 30m, 2h, 7d" });
+    return z.NEVER;
+  }
+  return at;
+});
+
 /** Validate a command's flags and arguments with its zod schema; a failure is a usage error (exit 2). */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, synopsis: string): z.infer<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const where = issue.path.length ? `${issue.path[0] === "values" ? "--" : ""}${issue.path.slice(issue.path[0] === "values" || issue.path[0] === "positionals" ? 1 : 0).join(".")}: ` : "";
+  const where = issue.path.length
+    ? `${issue.path[0] === "values" ? "--" : ""}${issue.path.slice(issue.path[0] === "values" || issue.path[0] === "positionals" ? 1 : 0).join(".")}: `
+    : "";
   throw usageError(`${where}${issue.message}\nusage: edgeloop ${synopsis}`);
 }
 
@@ -40,7 +53,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, synop
 export function positionals(given: string[], names: string[], synopsis: string, optional = 0): string[] {
   const required = names.length - optional;
   if (given.length < required) throw usageError(`missing <${names[given.length]}>\nusage: edgeloop ${synopsis}`);
-  if (given.length > names.length) throw usageError(`unexpected argument '${given[names.length]}'\nusage: edgeloop ${synopsis}`);
+  if (given.length > names.length)
+    throw usageError(`unexpected argument '${given[names.length]}'\nusage: edgeloop ${synopsis}`);
   return given;
 }
 

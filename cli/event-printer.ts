@@ -61,8 +61,8 @@ export function eventPrinter(out: Progress, conversationId: string) {
 function resultText(r: unknown): unknown {
   if (typeof r !== "object" || r === null) return r;
   const o = r as Record<string, unknown>;
-  if (o["status"] === "error") return `${o["error_type"] ?? "error"}: ${o["error"] ?? ""}`;
-  if (o["status"] === "blocked") return `blocked: ${o["reason"] ?? ""}`;
-  if (typeof o["result"] === "string") return o["result"];
+  if (o.status === "error") return `${o.error_type ?? "error"}: ${o.error ?? ""}`;
+  if (o.status === "blocked") return `blocked: ${o.reason ?? ""}`;
+  if (typeof o.result === "string") return o.result;
   return r;
 }

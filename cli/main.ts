@@ -12,7 +12,17 @@ import { tokensCommand } from "./commands/tokens.js";
 import { CliError, EXIT, type ExitCode, usageError } from "./exit-codes.js";
 import { resolveSettings } from "./settings.js";
 
-const COMMANDS: Command[] = [statusCommand, metricsCommand, logsCommand, sendCommand, conversationsCommand, devicesCommand, tokensCommand, decideCommand, answerCommand];
+const COMMANDS: Command[] = [
+  statusCommand,
+  metricsCommand,
+  logsCommand,
+  sendCommand,
+  conversationsCommand,
+  devicesCommand,
+  tokensCommand,
+  decideCommand,
+  answerCommand,
+];
 
 function usage(): string {
   const lines = COMMANDS.map((c) => `  edgeloop ${c.synopsis}\n      ${c.summary}`);
@@ -35,26 +45,35 @@ async function main(argv: string[]): Promise<ExitCode> {
   }
   const command = COMMANDS.find((c) => c.names.includes(name));
   if (!command) throw usageError(`unknown command '${name}'; run edgeloop --help`);
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...command.options }, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (e) {
     throw usageError(`${(e as Error).message}\nusage: edgeloop ${command.synopsis}`);
   }
   const values = parsed.values as Record<string, unknown>;
-  if (values["help"]) {
+  if (values.help) {
     process.stdout.write(`usage: edgeloop ${command.synopsis}\n  ${command.summary}\n`);
     return EXIT.ok;
   }
-  const settings = resolveSettings({ flags: values as Parameters<typeof resolveSettings>[0]["flags"], env: process.env });
+  const settings = resolveSettings({
+    flags: values as Parameters<typeof resolveSettings>[0]["flags"],
+    env: process.env,
+  });
   const client = new ApiClient(settings);
-  return command.run({ name, client, settings, json: values["json"] === true, values, positionals: parsed.positionals });
+  return command.run({ name, client, settings, json: values.json === true, values, positionals: parsed.positionals });
 }
 
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
-  const err = e instanceof CliError ? e : new CliError(`unexpected error: ${(e as Error).stack ?? String(e)}`, EXIT.failure);
+  const err =
+    e instanceof CliError ? e : new CliError(`unexpected error: ${(e as Error).stack ?? String(e)}`, EXIT.failure);
   process.stderr.write(`edgeloop: ${err.message}\n`);
   process.exitCode = err.exitCode;
 }

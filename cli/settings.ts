@@ -32,7 +32,7 @@ export type SettingSources = {
 };
 
 export function defaultConfigPath(env: NodeJS.ProcessEnv): string {
-  return join(env["XDG_CONFIG_HOME"] || join(homedir(), ".config"), "edgeloop", "cli.toml");
+  return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "edgeloop", "cli.toml");
 }
 
 function readConfigFile(path: string, explicit: boolean): z.infer<typeof ConfigFile> {
@@ -48,22 +48,24 @@ function readConfigFile(path: string, explicit: boolean): z.infer<typeof ConfigF
   }
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) {
-    throw usageError(`config file ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+    throw usageError(
+      `config file ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }
 
 export function resolveSettings({ flags, env }: SettingSources): Settings {
-  const explicitPath = flags.config ?? env["EDGELOOP_CLI_CONFIG"];
+  const explicitPath = flags.config ?? env.EDGELOOP_CLI_CONFIG;
   const configPath = explicitPath ?? defaultConfigPath(env);
   const file = readConfigFile(configPath, explicitPath !== undefined);
   const pick = (...vals: (string | undefined)[]) => vals.find((v) => v !== undefined && v !== "");
-  const rawUrl = pick(flags.url, env["EDGELOOP_URL"], file.url) ?? DEFAULT_URL;
+  const rawUrl = pick(flags.url, env.EDGELOOP_URL, file.url) ?? DEFAULT_URL;
   const url = Url.safeParse(rawUrl);
   if (!url.success) throw usageError(`server URL '${rawUrl}': ${url.error.issues[0]!.message}`);
-  const token = pick(flags.token, env["EDGELOOP_TOKEN"], file.token);
-  const adminToken = pick(flags["admin-token"], env["EDGELOOP_ADMIN_TOKEN"], file.admin_token);
-  const agent = pick(flags.agent, env["EDGELOOP_AGENT"], file.agent);
+  const token = pick(flags.token, env.EDGELOOP_TOKEN, file.token);
+  const adminToken = pick(flags["admin-token"], env.EDGELOOP_ADMIN_TOKEN, file.admin_token);
+  const agent = pick(flags.agent, env.EDGELOOP_AGENT, file.agent);
   return {
     url: url.data,
     configPath: existsSync(configPath) ? configPath : null,

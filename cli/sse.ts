@@ -13,8 +13,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   let data: string[] = [];
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.search(/\r?\n/)) !== -1) {
+    for (let nl = buffer.search(/\r?\n/); nl !== -1; nl = buffer.search(/\r?\n/)) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + (buffer[nl] === "\r" ? 2 : 1));
       if (line === "") {

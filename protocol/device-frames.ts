@@ -46,7 +46,11 @@ export const RejectedFrame = z.object({
 export type RejectedFrame = z.infer<typeof RejectedFrame>;
 
 // Discriminated on `type`, then on `command`, so an error names the field that failed.
-export const HubFrame = z.discriminatedUnion("type", [z.discriminatedUnion("command", [ToolCommandFrame, CancelCommandFrame]), AckFrame, RejectedFrame]);
+export const HubFrame = z.discriminatedUnion("type", [
+  z.discriminatedUnion("command", [ToolCommandFrame, CancelCommandFrame]),
+  AckFrame,
+  RejectedFrame,
+]);
 export type HubFrame = z.infer<typeof HubFrame>;
 
 // ---- device → hub ---------------------------------------------------------------------

@@ -8,7 +8,12 @@ export const MessageOptions = z
     max_iterations: z.number().int().min(1).max(100).optional(),
     tool_error_limit: z.number().int().min(1).max(100).optional(),
     max_tokens: z.number().int().min(1).max(100_000_000).optional(),
-    max_wall_ms: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).optional(),
+    max_wall_ms: z
+      .number()
+      .int()
+      .min(1000)
+      .max(7 * 24 * 3600 * 1000)
+      .optional(),
     citations: z.boolean().optional(),
   })
   .strict();
@@ -28,7 +33,11 @@ export const MessageRequest = z
     /** per-conversation loop settings, within the deployment's bounds */
     options: MessageOptions.optional(),
     /** the final reply (and with `reply_events`, every event) is POSTed here, signed */
-    reply_url: z.string().url().refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL").optional(),
+    reply_url: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL")
+      .optional(),
     reply_events: z.boolean().optional(),
   })
   .strict()

@@ -106,7 +106,12 @@ function checkObject(
   return out;
 }
 
-function checkValue(value: unknown, schema: ParameterSchema, field: string, problems: Problem[]): { ok: true; value: unknown } | { ok: false } {
+function checkValue(
+  value: unknown,
+  schema: ParameterSchema,
+  field: string,
+  problems: Problem[],
+): { ok: true; value: unknown } | { ok: false } {
   const typeProblem = wrongType(value, schema.type);
   if (typeProblem) {
     problems.push({ field, message: `'${field}' must be ${typeProblem} (got ${describe(value)})` });

@@ -17,5 +17,9 @@ export function chooseTurn(rules: readonly ScriptRule[], view: ConversationView)
     return { kind: "scripted", ruleIndex, turnIndex, turn, matchGroups: match.slice(1).map((g) => g ?? "") };
   }
   // Nothing scripted: answer plainly so a test or a demo never hangs.
-  return { kind: "unscripted", turn: { content: `[scripted model] no scripted turn for: ${view.user}` }, matchGroups: [] };
+  return {
+    kind: "unscripted",
+    turn: { content: `[scripted model] no scripted turn for: ${view.user}` },
+    matchGroups: [],
+  };
 }

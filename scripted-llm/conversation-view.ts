@@ -34,7 +34,9 @@ export function viewConversation(body: unknown): ConversationView {
     user: lastUser >= 0 ? textOf(messages[lastUser]!.content) : "",
     assistantTurns: after.filter((m) => m.role === "assistant").length,
     toolResults,
-    toolNames: tools.flatMap((t) => (isObject(t.function) && typeof t.function.name === "string" ? [t.function.name] : [])),
+    toolNames: tools.flatMap((t) =>
+      isObject(t.function) && typeof t.function.name === "string" ? [t.function.name] : [],
+    ),
   };
 }
 

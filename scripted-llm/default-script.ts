@@ -26,7 +26,10 @@ export const defaultRules: ScriptRuleInput[] = [
   },
   {
     turns: [
-      { content: "Let me check the device.", tool_calls: [{ name: "bash", arguments: { command: "uname -srm && uptime" } }] },
+      {
+        content: "Let me check the device.",
+        tool_calls: [{ name: "bash", arguments: { command: "uname -srm && uptime" } }],
+      },
       { content: "I'm the bundled scripted model (no LLM is configured). Your device says:\n\n{{last_tool_result}}" },
     ],
   },

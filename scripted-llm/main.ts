@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { defaultRules } from "./default-script.js";
-import { ScriptRules, type ScriptRuleInput } from "./script.js";
+import { type ScriptRuleInput, ScriptRules } from "./script.js";
 import { startScriptedLlm } from "./server.js";
 
 /** `npx tsx scripted-llm/main.ts [--port 8788] [--host 127.0.0.1] [--script rules.json]` */
@@ -14,7 +14,7 @@ const Flags = z.object({
 });
 
 async function main(): Promise<number> {
-  let raw;
+  let raw: unknown;
   try {
     raw = parseArgs({
       options: { port: { type: "string" }, host: { type: "string" }, script: { type: "string" } },
@@ -43,17 +43,23 @@ async function main(): Promise<number> {
 }
 
 /** A script file is `{"rules": [...]}` or just the array of rules. */
-async function loadScript(path: string): Promise<{ ok: true; rules: ScriptRuleInput[] } | { ok: false; error: string }> {
+async function loadScript(
+  path: string,
+): Promise<{ ok: true; rules: ScriptRuleInput[] } | { ok: false; error: string }> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(path, "utf8"));
   } catch (e) {
     return { ok: false, error: `cannot read script ${path}: ${(e as Error).message}` };
   }
-  const candidate = typeof json === "object" && json !== null && "rules" in json ? (json as { rules: unknown }).rules : json;
+  const candidate =
+    typeof json === "object" && json !== null && "rules" in json ? (json as { rules: unknown }).rules : json;
   const parsed = ScriptRules.safeParse(candidate);
   if (!parsed.success) {
-    return { ok: false, error: `bad script ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` };
+    return {
+      ok: false,
+      error: `bad script ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    };
   }
   return { ok: true, rules: candidate as ScriptRuleInput[] };
 }

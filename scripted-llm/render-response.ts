@@ -49,7 +49,11 @@ export function finishReason(turn: ResolvedTurn): "stop" | "tool_calls" {
 export function usageOf(turn: ResolvedTurn, meta: ResponseMeta) {
   const written = (turn.content ?? "") + turn.toolCalls.map((c) => c.name + argumentText(c)).join("");
   const completion = Math.max(1, Math.ceil(written.length / 4));
-  return { prompt_tokens: meta.promptTokens, completion_tokens: completion, total_tokens: meta.promptTokens + completion };
+  return {
+    prompt_tokens: meta.promptTokens,
+    completion_tokens: completion,
+    total_tokens: meta.promptTokens + completion,
+  };
 }
 
 export function streamChunks(turn: ResolvedTurn, meta: ResponseMeta): Chunk[] {
@@ -72,7 +76,9 @@ export function streamChunks(turn: ResolvedTurn, meta: ResponseMeta): Chunk[] {
     const position = turn.quirks.missing_index ? {} : { index };
     const identity = turn.quirks.missing_ids ? {} : { id: call.id, type: "function" };
     if (turn.quirks.arguments_as_object && typeof call.arguments === "object") {
-      chunks.push(chunk({ tool_calls: [{ ...position, ...identity, function: { name: call.name, arguments: call.arguments } }] }));
+      chunks.push(
+        chunk({ tool_calls: [{ ...position, ...identity, function: { name: call.name, arguments: call.arguments } }] }),
+      );
       return;
     }
     chunks.push(chunk({ tool_calls: [{ ...position, ...identity, function: { name: call.name, arguments: "" } }] }));
@@ -101,7 +107,8 @@ export function completionBody(turn: ResolvedTurn, meta: ResponseMeta): Chunk {
     type: "function",
     function: {
       name: call.name,
-      arguments: turn.quirks.arguments_as_object && typeof call.arguments === "object" ? call.arguments : argumentText(call),
+      arguments:
+        turn.quirks.arguments_as_object && typeof call.arguments === "object" ? call.arguments : argumentText(call),
     },
   }));
   return {

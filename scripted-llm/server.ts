@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { chooseTurn } from "./choose-turn.js";
 import { viewConversation } from "./conversation-view.js";
-import { completionBody, resolveTurn, streamChunks, type ResponseMeta } from "./render-response.js";
-import { ScriptBody, ScriptRules, type ScriptRule, type ScriptRuleInput } from "./script.js";
+import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
+import { ScriptBody, type ScriptRule, type ScriptRuleInput, ScriptRules } from "./script.js";
 
 /**
  * The scripted model: an OpenAI-compatible Chat Completions server speaking the real wire
@@ -47,7 +47,8 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((e: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, openAiError(`scripted model failed: ${(e as Error).message}`, "server_error"));
+      if (!res.headersSent)
+        sendJson(res, 500, openAiError(`scripted model failed: ${(e as Error).message}`, "server_error"));
       else res.destroy();
     });
   });
@@ -96,12 +97,17 @@ async function handle(state: ServerState, req: IncomingMessage, res: ServerRespo
       return chatCompletions(state, req, res);
     case "GET /v1/models":
     case "GET /models":
-      return sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model", created: 0, owned_by: "edgeloop" }] });
+      return sendJson(res, 200, {
+        object: "list",
+        data: [{ id: "scripted", object: "model", created: 0, owned_by: "edgeloop" }],
+      });
     case "POST /__script": {
       const body = await readJson(req);
       const parsed = body.ok ? ScriptBody.safeParse(body.value) : null;
       if (!parsed?.success) {
-        const why = !body.ok ? body.error : parsed!.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+        const why = !body.ok
+          ? body.error
+          : parsed!.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
         return sendJson(res, 400, { error: `bad script: ${why}` });
       }
       state.rules = parsed.data.rules;
@@ -140,8 +146,18 @@ async function chatCompletions(state: ServerState, req: IncomingMessage, res: Se
       state.failures.set(key, served + 1);
       const headers: Record<string, string> = {};
       if (turn.error.retry_after !== undefined) headers["retry-after"] = String(turn.error.retry_after);
-      const type = turn.error.status === 429 ? "rate_limit_exceeded" : turn.error.status >= 500 ? "server_error" : "invalid_request_error";
-      return sendJson(res, turn.error.status, openAiError(turn.error.message ?? `scripted ${turn.error.status}`, type), headers);
+      const type =
+        turn.error.status === 429
+          ? "rate_limit_exceeded"
+          : turn.error.status >= 500
+            ? "server_error"
+            : "invalid_request_error";
+      return sendJson(
+        res,
+        turn.error.status,
+        openAiError(turn.error.message ?? `scripted ${turn.error.status}`, type),
+        headers,
+      );
     }
   }
   const resolved = resolveTurn(choice, { ...view, matchGroups: choice.matchGroups });

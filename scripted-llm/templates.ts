@@ -26,7 +26,10 @@ export function renderTemplate(text: string, values: TemplateValues): string {
 }
 
 /** Strings inside argument objects are rendered; raw argument text is rendered as is. */
-export function renderArguments(args: Record<string, unknown> | string, values: TemplateValues): Record<string, unknown> | string {
+export function renderArguments(
+  args: Record<string, unknown> | string,
+  values: TemplateValues,
+): Record<string, unknown> | string {
   if (typeof args === "string") return renderTemplate(args, values);
   return renderDeep(args, values) as Record<string, unknown>;
 }

@@ -8,11 +8,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startScriptedLlm } from "../scripted-llm/server.js";
 import { defaultRules } from "../scripted-llm/default-script.js";
+import { startScriptedLlm } from "../scripted-llm/server.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const PORT = Number(process.env["PORT"] ?? 8787);
+const PORT = Number(process.env.PORT ?? 8787);
 const URL_BASE = `http://127.0.0.1:${PORT}`;
 const AGENT_ID = "pi-1";
 const children: ChildProcess[] = [];
@@ -32,13 +32,15 @@ async function waitFor(what: string, fn: () => Promise<boolean>, timeoutMs: numb
 }
 
 function run(name: string, cmd: string, args: string[], env: Record<string, string> = {}, echo = false): ChildProcess {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const prefix = (chunk: Buffer) =>
-    chunk
-      .toString()
-      .split("\n")
-      .filter(Boolean)
-      .forEach((l) => process.stdout.write(`  [${name}] ${l}\n`));
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const prefix = (chunk: Buffer) => {
+    for (const l of chunk.toString().split("\n").filter(Boolean)) process.stdout.write(`  [${name}] ${l}\n`);
+  };
   if (echo) {
     child.stdout!.on("data", prefix);
     child.stderr!.on("data", prefix);
@@ -74,16 +76,20 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 async function main(): Promise<void> {
-  const apiToken = process.env["API_TOKEN"] ?? `api-${randomBytes(12).toString("hex")}`;
-  const adminToken = process.env["ADMIN_TOKEN"] ?? `admin-${randomBytes(12).toString("hex")}`;
+  const apiToken = process.env.API_TOKEN ?? `api-${randomBytes(12).toString("hex")}`;
+  const adminToken = process.env.ADMIN_TOKEN ?? `admin-${randomBytes(12).toString("hex")}`;
   const deviceToken = `dev-${randomBytes(12).toString("hex")}`;
 
-  let baseURL = process.env["OPENAI_BASE_URL"];
-  let model = process.env["LLM_MODEL"] ?? "gpt-4o-mini";
-  const vars: Record<string, string> = { API_TOKEN: apiToken, ADMIN_TOKEN: adminToken, DEVICE_TOKENS: `${AGENT_ID}:${deviceToken}` };
+  let baseURL = process.env.OPENAI_BASE_URL;
+  let model = process.env.LLM_MODEL ?? "gpt-4o-mini";
+  const vars: Record<string, string> = {
+    API_TOKEN: apiToken,
+    ADMIN_TOKEN: adminToken,
+    DEVICE_TOKENS: `${AGENT_ID}:${deviceToken}`,
+  };
   if (baseURL) {
     say(`LLM: ${model} at ${baseURL}`);
-    if (process.env["OPENAI_API_KEY"]) vars["OPENAI_API_KEY"] = process.env["OPENAI_API_KEY"];
+    if (process.env.OPENAI_API_KEY) vars.OPENAI_API_KEY = process.env.OPENAI_API_KEY;
   } else {
     const llm = await startScriptedLlm({ port: 0, rules: defaultRules });
     closers.push(() => llm.close());
@@ -92,15 +98,28 @@ async function main(): Promise<void> {
     say("LLM: none configured (OPENAI_BASE_URL is unset), so using the bundled scripted model.");
     say(`     Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to use a real one.`);
   }
-  vars["OPENAI_BASE_URL"] = baseURL;
-  vars["LLM_MODEL"] = model;
+  vars.OPENAI_BASE_URL = baseURL;
+  vars.LLM_MODEL = model;
 
   say(`Starting the worker (wrangler dev) on ${URL_BASE} ...`);
-  run("worker", join(ROOT, "node_modules/.bin/wrangler"), [
-    "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", join(ROOT, ".wrangler/state"),
-    "--show-interactive-dev-session=false", "--log-level", "warn",
-    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-  ], { WRANGLER_SEND_METRICS: "false" });
+  run(
+    "worker",
+    join(ROOT, "node_modules/.bin/wrangler"),
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(PORT),
+      "--persist-to",
+      join(ROOT, ".wrangler/state"),
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "warn",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    { WRANGLER_SEND_METRICS: "false" },
+  );
   await waitFor("the worker", async () => (await fetch(`${URL_BASE}/healthz`)).ok, 90_000);
 
   const workspace = mkdtempSync(join(tmpdir(), "edgeloop-workspace-"));
@@ -108,13 +127,29 @@ async function main(): Promise<void> {
   say(`Starting device agent '${AGENT_ID}' with the bundled skills; workspace ${workspace}`);
   run("agent", process.execPath, [
     join(ROOT, "device-agent/bin/edgeloop-agent.js"),
-    "--url", URL_BASE, "--agent-id", AGENT_ID, "--token", deviceToken, "--workspace", workspace,
-    "--skills", join(ROOT, "skills/desktop-tools"), "--skills", join(ROOT, "skills/pi-tools"),
+    "--url",
+    URL_BASE,
+    "--agent-id",
+    AGENT_ID,
+    "--token",
+    deviceToken,
+    "--workspace",
+    workspace,
+    "--skills",
+    join(ROOT, "skills/desktop-tools"),
+    "--skills",
+    join(ROOT, "skills/pi-tools"),
   ]);
-  await waitFor("the device agent", async () => {
-    const res = await fetch(`${URL_BASE}/v1/devices/${AGENT_ID}`, { headers: { authorization: `Bearer ${adminToken}` } });
-    return ((await res.json()) as { online?: boolean }).online === true;
-  }, 30_000);
+  await waitFor(
+    "the device agent",
+    async () => {
+      const res = await fetch(`${URL_BASE}/v1/devices/${AGENT_ID}`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      return ((await res.json()) as { online?: boolean }).online === true;
+    },
+    30_000,
+  );
 
   const text = "What machine is this device, and how long has it been up?";
   say();
@@ -124,9 +159,22 @@ async function main(): Promise<void> {
     headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
     body: JSON.stringify({ agent_id: AGENT_ID, text }),
   });
-  const reply = (await res.json()) as { conversation_id: string; status: string; reply: string | null; iterations: number };
-  const conv = (await (await fetch(`${URL_BASE}/v1/conversations/${reply.conversation_id}`, { headers: { authorization: `Bearer ${apiToken}` } })).json()) as {
-    messages: { role: string; content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] }[];
+  const reply = (await res.json()) as {
+    conversation_id: string;
+    status: string;
+    reply: string | null;
+    iterations: number;
+  };
+  const conv = (await (
+    await fetch(`${URL_BASE}/v1/conversations/${reply.conversation_id}`, {
+      headers: { authorization: `Bearer ${apiToken}` },
+    })
+  ).json()) as {
+    messages: {
+      role: string;
+      content: string | null;
+      tool_calls?: { function: { name: string; arguments: string } }[];
+    }[];
   };
   for (const m of conv.messages.slice(1)) {
     if (m.role === "assistant" && m.tool_calls?.length) {
@@ -139,8 +187,12 @@ async function main(): Promise<void> {
   say();
   say("Running. Send more with:");
   say(`  curl -s -X POST '${URL_BASE}/v1/messages?wait=60' -H 'authorization: Bearer ${apiToken}' \\`);
-  say(`       -H 'content-type: application/json' -d '{"agent_id":"${AGENT_ID}","text":"list the files in the workspace"}'`);
-  say(`Conversation: curl -s ${URL_BASE}/v1/conversations/${reply.conversation_id} -H 'authorization: Bearer ${apiToken}'`);
+  say(
+    `       -H 'content-type: application/json' -d '{"agent_id":"${AGENT_ID}","text":"list the files in the workspace"}'`,
+  );
+  say(
+    `Conversation: curl -s ${URL_BASE}/v1/conversations/${reply.conversation_id} -H 'authorization: Bearer ${apiToken}'`,
+  );
   say("Ctrl-C to stop.");
 }
 

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import type { Env } from "./env.js";
 import { problem } from "./problem.js";
-import { metrics } from "./routes/metrics.js";
 import { audit } from "./routes/audit.js";
-import { dashboard } from "./routes/dashboard.js";
 import { conversations } from "./routes/conversations.js";
+import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
+import { metrics } from "./routes/metrics.js";
 
 export const app = new Hono<{ Bindings: Env }>();
 

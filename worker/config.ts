@@ -10,7 +10,10 @@ const DeviceTokens = z
   .default("")
   .transform((raw, ctx) => {
     const tokens = new Map<string, string[]>();
-    for (const entry of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const at = entry.indexOf(":");
       if (at <= 0 || at === entry.length - 1) {
         ctx.addIssue({ code: "custom", message: `entry '${entry.slice(0, 20)}' is not agent_id:token` });
@@ -45,7 +48,10 @@ const Pools = z
   .default("")
   .transform((raw, ctx) => {
     const pools = new Map<string, string[]>();
-    for (const entry of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const m = entry.match(/^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9._:|-]+)$/);
       if (!m) {
         ctx.addIssue({ code: "custom", message: `entry '${entry.slice(0, 30)}' is not pool:agent|agent` });
@@ -64,7 +70,10 @@ const MessageAuth = z
   .string()
   .default("bearer,hmac,standard")
   .transform((raw, ctx) => {
-    const methods = raw.split(",").map((s) => s.trim()).filter(Boolean);
+    const methods = raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const m of methods) {
       if (!(AUTH_METHODS as readonly string[]).includes(m)) {
         ctx.addIssue({ code: "custom", message: `'${m}' is not one of ${AUTH_METHODS.join(", ")}` });

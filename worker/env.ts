@@ -1,9 +1,9 @@
 import type { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
-import type { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 import type { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
 import type { CountersDO } from "../durable-objects/front-door/counters-do.js";
 import type { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";
 import type { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
+import type { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 import type { RegistryDO } from "../durable-objects/registry/registry-do.js";
 
 /** Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them. All vars are strings. */

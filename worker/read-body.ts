@@ -12,7 +12,10 @@ type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
  * body is neither buffered nor trusted on its Content-Length. Signatures are over these bytes.
  */
 export async function readRawBody(c: Context, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<BodyResult<string>> {
-  const tooLarge = () => ({ ok: false as const, response: problem(c, 413, "Payload too large", `body over ${maxBytes} bytes`) });
+  const tooLarge = () => ({
+    ok: false as const,
+    response: problem(c, 413, "Payload too large", `body over ${maxBytes} bytes`),
+  });
   if (Number(c.req.header("content-length") ?? "0") > maxBytes) return tooLarge();
   const stream = c.req.raw.body;
   if (!stream) return { ok: true, value: "" };
@@ -42,15 +45,22 @@ export async function readRawBody(c: Context, maxBytes = DEFAULT_MAX_BODY_BYTES)
 export function parseJsonBody<T>(c: Context, schema: z.ZodType<T>, text: string): BodyResult<T> {
   const parsed = parseJson(schema, text);
   if (parsed.ok) return parsed;
-  const malformed = parsed.issues.length === 1 && parsed.issues[0]!.path === "" && parsed.error.startsWith("malformed JSON");
+  const malformed =
+    parsed.issues.length === 1 && parsed.issues[0]!.path === "" && parsed.error.startsWith("malformed JSON");
   return {
     ok: false,
-    response: problem(c, 400, malformed ? "Malformed JSON" : "Invalid request body", parsed.error, { errors: parsed.issues }),
+    response: problem(c, 400, malformed ? "Malformed JSON" : "Invalid request body", parsed.error, {
+      errors: parsed.issues,
+    }),
   };
 }
 
 /** Read and validate a JSON body in one go. */
-export async function readJsonBody<T>(c: Context, schema: z.ZodType<T>, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<BodyResult<T>> {
+export async function readJsonBody<T>(
+  c: Context,
+  schema: z.ZodType<T>,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+): Promise<BodyResult<T>> {
   const raw = await readRawBody(c, maxBytes);
   return raw.ok ? parseJsonBody(c, schema, raw.value) : raw;
 }

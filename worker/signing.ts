@@ -27,7 +27,10 @@ export function secretKeyBytes(secret: string): Uint8Array<ArrayBuffer> {
 }
 
 async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  return crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
 }
 
 async function hmac(secret: string, message: string): Promise<Uint8Array<ArrayBuffer>> {
@@ -50,15 +53,25 @@ export async function signSeed002(secret: string, timestamp: string, body: strin
 }
 
 /** The `webhook-signature` value: `v1,<base64>`. */
-export async function signStandardWebhook(secret: string, id: string, timestamp: string, body: string): Promise<string> {
+export async function signStandardWebhook(
+  secret: string,
+  id: string,
+  timestamp: string,
+  body: string,
+): Promise<string> {
   return `v1,${bytesToBase64(await hmac(secret, standardSignedContent(id, timestamp, body)))}`;
 }
 
 export type VerifyResult = { ok: true; secretIndex: number } | { ok: false; reason: string };
 
 /** Unix seconds within `toleranceSeconds` of `nowMs`, either way (clocks drift both ways). */
-export function checkTimestamp(timestamp: string | null | undefined, nowMs: number, toleranceSeconds: number): { ok: true } | { ok: false; reason: string } {
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: "timestamp missing or not unix seconds" };
+export function checkTimestamp(
+  timestamp: string | null | undefined,
+  nowMs: number,
+  toleranceSeconds: number,
+): { ok: true } | { ok: false; reason: string } {
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    return { ok: false, reason: "timestamp missing or not unix seconds" };
   const skew = Math.abs(nowMs / 1000 - Number(timestamp));
   if (skew > toleranceSeconds) return { ok: false, reason: `timestamp outside the ${toleranceSeconds}s tolerance` };
   return { ok: true };
@@ -106,7 +119,11 @@ export async function verifyStandardWebhook(
   return verifyAny(secrets, signatures, standardSignedContent(id, timestamp!, body));
 }
 
-async function verifyAny(secrets: readonly string[], signatures: Uint8Array<ArrayBuffer>[], content: string): Promise<VerifyResult> {
+async function verifyAny(
+  secrets: readonly string[],
+  signatures: Uint8Array<ArrayBuffer>[],
+  content: string,
+): Promise<VerifyResult> {
   const data = enc.encode(content);
   let match = -1;
   for (let i = 0; i < secrets.length; i++) {

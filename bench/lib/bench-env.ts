@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { startScriptedLlm, type ScriptedLlm } from "../../scripted-llm/server.js";
+import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../../test/helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
@@ -58,7 +58,10 @@ export function workerVars(llmUrl: string): Record<string, string> {
 export async function startBenchEnv(quick: boolean, { inspector = false } = {}): Promise<BenchEnv> {
   const llm = await startScriptedLlm({ port: 0 });
   const agents: AgentProcess[] = [];
-  const [workerStart, floorStart] = await Promise.allSettled([startLocalWorker({ vars: workerVars(llm.url), inspector }), startFloorWorker(inspector)]);
+  const [workerStart, floorStart] = await Promise.allSettled([
+    startLocalWorker({ vars: workerVars(llm.url), inspector }),
+    startFloorWorker(inspector),
+  ]);
   if (workerStart.status === "rejected" || floorStart.status === "rejected") {
     if (workerStart.status === "fulfilled") await workerStart.value.stop();
     if (floorStart.status === "fulfilled") await floorStart.value.stop();
@@ -73,10 +76,21 @@ export async function startBenchEnv(quick: boolean, { inspector = false } = {}):
     quick,
     restartWorker: async () => {
       await env.worker.kill();
-      env.worker = await startLocalWorker({ vars: workerVars(llm.url), persistDir: env.worker.persistDir, port: env.worker.port, inspector });
+      env.worker = await startLocalWorker({
+        vars: workerVars(llm.url),
+        persistDir: env.worker.persistDir,
+        port: env.worker.port,
+        inspector,
+      });
     },
     startBenchAgent: async (agentId, extraArgs = []) => {
-      const agent = await startAgent({ url: env.worker.url, agentId, token: deviceToken(agentId), skills: [BENCH_SKILLS], extraArgs });
+      const agent = await startAgent({
+        url: env.worker.url,
+        agentId,
+        token: deviceToken(agentId),
+        skills: [BENCH_SKILLS],
+        extraArgs,
+      });
       agents.push(agent);
       return agent;
     },

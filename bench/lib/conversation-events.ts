@@ -8,7 +8,10 @@ export type TimedEvent = { seq: number; at: number; type: string };
  */
 export async function storedEvents(workerUrl: string, conversationId: string, idleMs = 300): Promise<TimedEvent[]> {
   const abort = new AbortController();
-  const res = await fetch(`${workerUrl}/v1/conversations/${conversationId}/events?after=0`, { headers: { authorization: `Bearer ${API_TOKEN}` }, signal: abort.signal });
+  const res = await fetch(`${workerUrl}/v1/conversations/${conversationId}/events?after=0`, {
+    headers: { authorization: `Bearer ${API_TOKEN}` },
+    signal: abort.signal,
+  });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";

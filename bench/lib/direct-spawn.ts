@@ -17,7 +17,11 @@ const helpers = new Map<number, Helper>();
 let nextId = 1;
 
 function startHelper(ballastMb: number): Helper {
-  const proc = spawn(process.execPath, [fileURLToPath(new URL("./spawn-floor.mjs", import.meta.url)), String(ballastMb)], { stdio: ["pipe", "pipe", "pipe"] });
+  const proc = spawn(
+    process.execPath,
+    [fileURLToPath(new URL("./spawn-floor.mjs", import.meta.url)), String(ballastMb)],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
   const waiting = new Map<number, (a: z.infer<typeof Answer>) => void>();
   createInterface({ input: proc.stdout }).on("line", (line) => {
     const answer = Answer.parse(JSON.parse(line));

@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import { type HelloFrame, HubFrame, parseJson, PROTOCOL_VERSION, type ResultFrame } from "../../protocol/index.js";
+import { type HelloFrame, HubFrame, PROTOCOL_VERSION, parseJson, type ResultFrame } from "../../protocol/index.js";
 import { ADMIN_TOKEN } from "../../test/helpers/local-worker.js";
 import { waitUntil } from "../../test/helpers/wait.js";
 
@@ -15,7 +15,10 @@ export class FakeDevice {
 
   static async connect(workerUrl: string, agentId: string, token: string): Promise<FakeDevice> {
     // Like the agent: no permessage-deflate.
-    const ws = new WebSocket(`${workerUrl.replace(/^http/, "ws")}/v1/devices/${agentId}/connect`, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    const ws = new WebSocket(`${workerUrl.replace(/^http/, "ws")}/v1/devices/${agentId}/connect`, {
+      headers: { authorization: `Bearer ${token}` },
+      perMessageDeflate: false,
+    });
     const device = new FakeDevice(ws);
     ws.on("message", (data) => device.onFrame(data.toString()));
     await new Promise<void>((resolve, reject) => {
@@ -24,7 +27,10 @@ export class FakeDevice {
     });
     ws.send(JSON.stringify(hello(agentId)));
     await waitUntil(
-      () => fetch(`${workerUrl}/v1/devices/${agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ online: boolean; skills?: unknown[] }>),
+      () =>
+        fetch(`${workerUrl}/v1/devices/${agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
+          (r) => r.json() as Promise<{ online: boolean; skills?: unknown[] }>,
+        ),
       (v) => v.online === true && (v.skills?.length ?? 0) > 0,
       { timeoutMs: 30_000, what: `fake device ${agentId} online` },
     );
@@ -37,7 +43,16 @@ export class FakeDevice {
     const frame = parsed.value;
     if (frame.type !== "command" || frame.command !== "tool") return;
     this.received.set(frame.request_id, (this.received.get(frame.request_id) ?? 0) + 1);
-    const result: ResultFrame = { type: "result", request_id: frame.request_id, status: "success", tool: frame.payload.tool, result: "ok\n", stderr: "", exit_code: 0, elapsed_ms: 0 };
+    const result: ResultFrame = {
+      type: "result",
+      request_id: frame.request_id,
+      status: "success",
+      tool: frame.payload.tool,
+      result: "ok\n",
+      stderr: "",
+      exit_code: 0,
+      elapsed_ms: 0,
+    };
     this.ws.send(JSON.stringify(result));
   }
 

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
 
 /**
@@ -18,14 +18,19 @@ export type FakeHub = {
 
 /** The v1 command frame for a tool with no parameters, as the real hub sends it. */
 export function toolCommand(tool: string, requestId: string, timeoutMs = 30_000): ToolCommandFrame {
-  return { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId } };
+  return {
+    type: "command",
+    command: "tool",
+    request_id: requestId,
+    payload: { tool, parameters: {}, timeout_ms: timeoutMs, request_id: requestId },
+  };
 }
 
 export async function startFakeHub(): Promise<FakeHub> {
   let socket: WebSocket | null = null;
   /** what waits for each request's result, given the result and when its frame arrived */
   const pending = new Map<string, (r: ResultFrame, arrivedAt: number) => void>();
-  const server = createServer((req, res) => {
+  const server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ online: socket !== null }));
   });

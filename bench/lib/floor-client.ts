@@ -40,7 +40,13 @@ export class FloorSocket {
 
 /** `n` sequential echo round trips of a small frame (after `warmup` unmeasured ones). */
 export async function echoRoundTrips(socket: FloorSocket, n: number, warmup = 10): Promise<number[]> {
-  const frame = JSON.stringify({ type: "result", request_id: "floor", status: "success", tool: "bench_ok", result: "ok\n" });
+  const frame = JSON.stringify({
+    type: "result",
+    request_id: "floor",
+    status: "success",
+    tool: "bench_ok",
+    result: "ok\n",
+  });
   for (let i = 0; i < warmup; i++) await socket.request(frame);
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push((await socket.request(frame)).ms);
@@ -58,9 +64,19 @@ export async function echoPlusFetch(socket: FloorSocket, url: string, body: stri
  * Raw echo throughput: `sockets` sockets, each to its own DO, each keeping `window` frames in
  * flight, until `total` frames have come back. Frames per second.
  */
-export async function echoThroughput(wsUrl: string, sockets: number, window: number, total: number): Promise<{ perSecond: number; frames: number; ms: number }> {
+export async function echoThroughput(
+  wsUrl: string,
+  sockets: number,
+  window: number,
+  total: number,
+): Promise<{ perSecond: number; frames: number; ms: number }> {
   const open = await Promise.all(Array.from({ length: sockets }, (_, i) => FloorSocket.open(wsUrl, `throughput-${i}`)));
-  const frame = JSON.stringify({ type: "command", command: "tool", request_id: "floor", payload: { tool: "bench_ok", parameters: {}, timeout_ms: 10000, request_id: "floor" } });
+  const frame = JSON.stringify({
+    type: "command",
+    command: "tool",
+    request_id: "floor",
+    payload: { tool: "bench_ok", parameters: {}, timeout_ms: 10000, request_id: "floor" },
+  });
   let sent = 0;
   const started = performance.now();
   const lane = async (s: FloorSocket) => {

@@ -6,6 +6,11 @@ export type FloorWorker = { url: string; wsUrl: string; child: Child; stop: () =
 
 /** bench/floor-worker on the same local runtime as the product's worker (and the same inspector setting), on its own free port. */
 export async function startFloorWorker(inspector: boolean): Promise<FloorWorker> {
-  const worker: LocalWorker = await startLocalWorker({ config: join(REPO_ROOT, "bench/floor-worker/wrangler.toml"), name: "floor-worker", vars: {}, inspector });
+  const worker: LocalWorker = await startLocalWorker({
+    config: join(REPO_ROOT, "bench/floor-worker/wrangler.toml"),
+    name: "floor-worker",
+    vars: {},
+    inspector,
+  });
   return { url: worker.url, wsUrl: `ws://127.0.0.1:${worker.port}/ws`, child: worker.child, stop: worker.stop };
 }

@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 /** A process's memory from /proc (Linux): current RSS, peak RSS (VmHWM), anonymous RSS, in MB. */
 function statusField(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon"): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`${field}:`));
   if (!line) throw new Error(`no ${field} for pid ${pid}`);
   return Number(line.split(/\s+/)[1]) / 1024;
 }

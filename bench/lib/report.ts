@@ -3,9 +3,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
-import { met, type Metric, type ScenarioResult } from "./result.js";
+import { type Metric, met, type ScenarioResult } from "./result.js";
 
-export type Machine = { cores: number; cpu: string; memory_gb: number; node: string; wrangler: string; platform: string };
+export type Machine = {
+  cores: number;
+  cpu: string;
+  memory_gb: number;
+  node: string;
+  wrangler: string;
+  platform: string;
+};
 
 export type BenchReport = {
   date: string;
@@ -23,11 +30,22 @@ export type BenchReport = {
 export function machine(): Machine {
   let wrangler = "unknown";
   try {
-    wrangler = execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["--version"], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" } }).toString().trim();
+    wrangler = execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["--version"], {
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    })
+      .toString()
+      .trim();
   } catch {
     // reported as unknown
   }
-  return { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, wrangler, platform: `${process.platform} ${process.arch}` };
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? "unknown",
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    wrangler,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }
 
 export function writeReport(dir: string, report: BenchReport): void {
@@ -67,8 +85,16 @@ function markdown(r: BenchReport): string {
     "",
   ];
   for (const s of r.scenarios) {
-    lines.push(`## ${s.title}`, "", `Repetitions: ${s.repetitions}.${s.floor ? ` Floor: ${s.floor}.` : ""}`, "", "| metric | value | target |", "|---|---|---|");
-    for (const x of s.metrics) lines.push(`| ${x.name}${x.note ? ` (${x.note})` : ""} | ${x.value}${UNIT[x.unit]} | ${verdict(x)} |`);
+    lines.push(
+      `## ${s.title}`,
+      "",
+      `Repetitions: ${s.repetitions}.${s.floor ? ` Floor: ${s.floor}.` : ""}`,
+      "",
+      "| metric | value | target |",
+      "|---|---|---|",
+    );
+    for (const x of s.metrics)
+      lines.push(`| ${x.name}${x.note ? ` (${x.note})` : ""} | ${x.value}${UNIT[x.unit]} | ${verdict(x)} |`);
     lines.push("");
   }
   return `${lines.join("\n")}\n`;

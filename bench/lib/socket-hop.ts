@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 
 /**
  * The socket hop of a device call with no device work in it: a loopback WebSocket from this process
@@ -19,8 +19,17 @@ export async function startSocketHop(): Promise<SocketHop> {
   const wss = new WebSocketServer({ server });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const connected = new Promise<WebSocket>((resolve) => wss.once("connection", resolve));
-  const peer = spawn(process.execPath, [fileURLToPath(new URL("./echo-peer.mjs", import.meta.url)), `ws://127.0.0.1:${(server.address() as AddressInfo).port}`], { stdio: ["ignore", "ignore", "inherit"] });
-  const exited = new Promise<never>((_, reject) => peer.once("exit", (code) => reject(new Error(`echo peer exited ${code}`))));
+  const peer = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL("./echo-peer.mjs", import.meta.url)),
+      `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const exited = new Promise<never>((_, reject) =>
+    peer.once("exit", (code) => reject(new Error(`echo peer exited ${code}`))),
+  );
   exited.catch(() => undefined); // its exit after close() is expected
   const ws = await Promise.race([connected, exited]);
   let waiting: ((arrivedAt: number) => void) | null = null;

@@ -29,7 +29,9 @@ function runOnce(binary, cwd, stdin) {
     child.stdout.on("data", () => undefined);
     child.stderr.on("data", () => undefined);
     child.once("error", reject);
-    child.once("close", (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${binary} exited ${code}`))));
+    child.once("close", (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${binary} exited ${code}`)),
+    );
     // A tool that never reads its parameters closes stdin early: EPIPE is expected.
     child.stdin.on("error", () => undefined);
     child.stdin.end(stdin);

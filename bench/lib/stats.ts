@@ -26,5 +26,12 @@ function quantile(sorted: number[], q: number): number {
 export const round = (x: number, digits = 2): number => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
 export function roundSummary(s: Summary): Summary {
-  return { n: s.n, median: round(s.median), p99: round(s.p99), min: round(s.min), max: round(s.max), mean: round(s.mean) };
+  return {
+    n: s.n,
+    median: round(s.median),
+    p99: round(s.p99),
+    min: round(s.min),
+    max: round(s.max),
+    mean: round(s.mean),
+  };
 }

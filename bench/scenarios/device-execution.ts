@@ -3,9 +3,9 @@ import { startAgent } from "../../test/helpers/device-agent.js";
 import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
 import { directSpawnPid, spawnDirect } from "../lib/direct-spawn.js";
 import { startFakeHub, toolCommand } from "../lib/fake-hub.js";
-import { startSocketHop } from "../lib/socket-hop.js";
 import { anonRssMb, rssMb, sampleRss } from "../lib/memory.js";
 import type { ScenarioResult } from "../lib/result.js";
+import { startSocketHop } from "../lib/socket-hop.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
 /**
@@ -74,18 +74,53 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
     title: "4. Device execution overhead (agent running a trivial skill vs spawning it directly)",
     repetitions: Math.min(a.n, d.n),
     metrics: [
-      { name: "agent / direct spawn (median)", value: round(a.median / d.median), unit: "ratio", target: { op: "<=", value: 1.2 } },
+      {
+        name: "agent / direct spawn (median)",
+        value: round(a.median / d.median),
+        unit: "ratio",
+        target: { op: "<=", value: 1.2 },
+      },
       { name: "agent / direct spawn (p99)", value: round(a.p99 / d.p99), unit: "ratio" },
       { name: "agent command→result median", value: round(a.median), unit: "ms" },
       { name: "direct spawn median", value: round(d.median), unit: "ms" },
-      { name: "bare WebSocket round trip to a process that only echoes (median)", value: round(h.median), unit: "ms", note: "the socket hop alone, at the same pace as the agent's calls" },
-      { name: "(direct spawn + that round trip) / direct spawn (median)", value: round((d.median + h.median) / d.median), unit: "ratio", note: "an agent that cost nothing: the least anything reached over a socket can score here" },
-      { name: "price of the agent's size per spawn (median)", value: round(big.median - d.median), unit: "ms", note: `a spawn from the lean process grown by ${ballastMb} MB of anonymous memory, as much as the agent has over it, minus the lean one` },
-      { name: "agent / (spawn from a process of its size + that round trip) (median)", value: round(a.median / (big.median + h.median)), unit: "ratio", note: "the agent's own work: what is left of its time without the fork's price for its size and the hop" },
+      {
+        name: "bare WebSocket round trip to a process that only echoes (median)",
+        value: round(h.median),
+        unit: "ms",
+        note: "the socket hop alone, at the same pace as the agent's calls",
+      },
+      {
+        name: "(direct spawn + that round trip) / direct spawn (median)",
+        value: round((d.median + h.median) / d.median),
+        unit: "ratio",
+        note: "an agent that cost nothing: the least anything reached over a socket can score here",
+      },
+      {
+        name: "price of the agent's size per spawn (median)",
+        value: round(big.median - d.median),
+        unit: "ms",
+        note: `a spawn from the lean process grown by ${ballastMb} MB of anonymous memory, as much as the agent has over it, minus the lean one`,
+      },
+      {
+        name: "agent / (spawn from a process of its size + that round trip) (median)",
+        value: round(a.median / (big.median + h.median)),
+        unit: "ratio",
+        note: "the agent's own work: what is left of its time without the fork's price for its size and the hop",
+      },
       { name: "agent idle RSS", value: round(idleRss, 1), unit: "MB" },
       { name: "agent RSS under 5 concurrent commands (max)", value: round(loadedRss, 1), unit: "MB" },
     ],
-    floor: "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time runs from the command frame's send to the result frame's arrival at the stand-in hub, so it includes the loopback WebSocket hop both ways but not the hub's own parsing of the result",
-    details: { via_agent_ms: roundSummary(a), direct_spawn_ms: roundSummary(d), direct_spawn_as_big_as_agent_ms: roundSummary(big), socket_hop_ms: roundSummary(h), ballast_mb: ballastMb, load_rounds: loadReps, idle_rss_mb: round(idleRss, 1), loaded_rss_mb: round(loadedRss, 1) },
+    floor:
+      "`child_process.spawn` of the same binary from a lean Node process (bench/lib/spawn-floor.mjs: no dependencies, so its fork is as cheap as a spawn gets), stdin = the parameters, until its pipes close; the agent's time runs from the command frame's send to the result frame's arrival at the stand-in hub, so it includes the loopback WebSocket hop both ways but not the hub's own parsing of the result",
+    details: {
+      via_agent_ms: roundSummary(a),
+      direct_spawn_ms: roundSummary(d),
+      direct_spawn_as_big_as_agent_ms: roundSummary(big),
+      socket_hop_ms: roundSummary(h),
+      ballast_mb: ballastMb,
+      load_rounds: loadReps,
+      idle_rss_mb: round(idleRss, 1),
+      loaded_rss_mb: round(loadedRss, 1),
+    },
   };
 }

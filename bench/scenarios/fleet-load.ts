@@ -20,16 +20,25 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   env.llm.setRules([
     {
       match: "^bench fleet",
-      turns: [...Array.from({ length: ROUNDS }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }],
+      turns: [
+        ...Array.from({ length: ROUNDS }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })),
+        { content: "done" },
+      ],
     },
   ]);
-  const fleet = await Promise.all(Array.from({ length: devices }, (_, i) => FakeDevice.connect(env.worker.url, `fleet-${i}`, deviceToken(`fleet-${i}`))));
+  const fleet = await Promise.all(
+    Array.from({ length: devices }, (_, i) =>
+      FakeDevice.connect(env.worker.url, `fleet-${i}`, deviceToken(`fleet-${i}`)),
+    ),
+  );
   const run = Date.now();
   const texts = Array.from({ length: conversations }, (_, i) => `bench fleet ${run} ${i}`);
-  let replies;
+  let replies: Awaited<ReturnType<typeof sendMessage>>[];
   const started = performance.now();
   try {
-    replies = await Promise.all(texts.map((text, i) => sendMessage(env.worker.url, { agent_id: `fleet-${i % devices}`, text }, 60)));
+    replies = await Promise.all(
+      texts.map((text, i) => sendMessage(env.worker.url, { agent_id: `fleet-${i % devices}`, text }, 60)),
+    );
   } finally {
     for (const d of fleet) d.close();
   }
@@ -45,7 +54,12 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const s = summarize(steps);
   const perSecond = (succeeded / wallMs) * 1000;
 
-  const echo = await echoThroughput(env.floor.wsUrl, devices, Math.ceil(conversations / devices), env.quick ? 400 : 4000);
+  const echo = await echoThroughput(
+    env.floor.wsUrl,
+    devices,
+    Math.ceil(conversations / devices),
+    env.quick ? 400 : 4000,
+  );
   return {
     id: "fleet_load",
     title: `3. Fleet load (${devices} device connections, ${conversations} concurrent conversations × ${ROUNDS} tool rounds)`,
@@ -53,7 +67,11 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
     lost,
     duplicated,
     metrics: [
-      { name: "tool calls per second / raw echo frames per second", value: round(perSecond / echo.perSecond, 4), unit: "ratio" },
+      {
+        name: "tool calls per second / raw echo frames per second",
+        value: round(perSecond / echo.perSecond, 4),
+        unit: "ratio",
+      },
       { name: "tool calls per second", value: round(perSecond), unit: "per_s" },
       { name: "raw WebSocket echo frames per second", value: round(echo.perSecond), unit: "per_s" },
       { name: "round trip median", value: round(s.median), unit: "ms" },

@@ -30,7 +30,11 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
   for (let r = 0; r < reps; r++) {
     resetPeakRss(pid);
     const t0 = performance.now();
-    const { body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench big ${Date.now()} ${r}` }, 60);
+    const { body } = await sendMessage(
+      env.worker.url,
+      { agent_id: "bench-dev", text: `bench big ${Date.now()} ${r}` },
+      60,
+    );
     big.push(performance.now() - t0);
     peaks.push(peakRssMb(pid));
     if (body.status !== "completed") throw new Error(`large result run: ${JSON.stringify(body).slice(0, 300)}`);
@@ -41,7 +45,11 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
     if (call?.status !== "success") failures.push(call?.error_type ?? call?.status ?? "no call");
 
     const t1 = performance.now();
-    const smallRun = await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench small ${Date.now()} ${r}` }, 60);
+    const smallRun = await sendMessage(
+      env.worker.url,
+      { agent_id: "bench-dev", text: `bench small ${Date.now()} ${r}` },
+      60,
+    );
     if (smallRun.body.status !== "completed") throw new Error(`small result run: ${smallRun.body.status}`);
     small.push(performance.now() - t1);
   }
@@ -57,10 +65,29 @@ export async function largeResults(env: BenchEnv): Promise<ScenarioResult> {
       { name: "time to reply (10 MB tool)", value: round(b.median), unit: "ms" },
       { name: "agent peak RSS during the call", value: round(p.max, 1), unit: "MB" },
       { name: "agent RSS before", value: round(idleRss, 1), unit: "MB" },
-      { name: "bytes that reach the conversation", value: delivered, unit: "bytes", note: `of ${PRINTED_BYTES} printed` },
-      { name: "10 MB calls that failed instead of returning a capped result", value: failures.length, unit: "count", target: { op: "==", value: 0 }, ...(failures.length ? { note: `error_type: ${[...new Set(failures)].join(", ")}` } : {}) },
+      {
+        name: "bytes that reach the conversation",
+        value: delivered,
+        unit: "bytes",
+        note: `of ${PRINTED_BYTES} printed`,
+      },
+      {
+        name: "10 MB calls that failed instead of returning a capped result",
+        value: failures.length,
+        unit: "count",
+        target: { op: "==", value: 0 },
+        ...(failures.length ? { note: `error_type: ${[...new Set(failures)].join(", ")}` } : {}),
+      },
     ],
     floor: "the same one-call conversation with a tool that prints `ok`, measured alternately",
-    details: { failed_calls: failures, printed_bytes: PRINTED_BYTES, delivered_bytes: delivered, reply_ms_big: roundSummary(b), reply_ms_small: roundSummary(s), agent_peak_rss_mb: roundSummary(p), agent_rss_before_mb: round(idleRss, 1) },
+    details: {
+      failed_calls: failures,
+      printed_bytes: PRINTED_BYTES,
+      delivered_bytes: delivered,
+      reply_ms_big: roundSummary(b),
+      reply_ms_small: roundSummary(s),
+      agent_peak_rss_mb: roundSummary(p),
+      agent_rss_before_mb: round(idleRss, 1),
+    },
   };
 }

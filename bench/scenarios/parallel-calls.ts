@@ -19,7 +19,10 @@ export async function parallelCalls(env: BenchEnv): Promise<ScenarioResult> {
   env.llm.setRules([
     {
       match: "^bench parallel",
-      turns: [{ tool_calls: Array.from({ length: CALLS }, () => ({ name: "bench_sleep", arguments: {} })) }, { content: "done" }],
+      turns: [
+        { tool_calls: Array.from({ length: CALLS }, () => ({ name: "bench_sleep", arguments: {} })) },
+        { content: "done" },
+      ],
     },
   ]);
   const walls: number[] = [];
@@ -42,12 +45,26 @@ export async function parallelCalls(env: BenchEnv): Promise<ScenarioResult> {
     title: "2. Parallel calls (5 calls in one response, each sleeping 300 ms on the device)",
     repetitions: w.n,
     metrics: [
-      { name: "round wall time (answer complete → next model request) / 300 ms (median)", value: round(w.median / SLEEP_MS), unit: "ratio", target: { op: "<=", value: 1.15 } },
+      {
+        name: "round wall time (answer complete → next model request) / 300 ms (median)",
+        value: round(w.median / SLEEP_MS),
+        unit: "ratio",
+        target: { op: "<=", value: 1.15 },
+      },
       { name: "round wall time / 300 ms (p99)", value: round(w.p99 / SLEEP_MS), unit: "ratio" },
       { name: "round wall time median", value: round(w.median), unit: "ms" },
-      { name: "with the model's streaming of its answer: model request → next model request (median)", value: round(m.median), unit: "ms" },
+      {
+        name: "with the model's streaming of its answer: model request → next model request (median)",
+        value: round(m.median),
+        unit: "ms",
+      },
     ],
     floor: "the tool's own 300 ms: five calls run in parallel can finish no sooner",
-    details: { calls_per_round: CALLS, sleep_ms: SLEEP_MS, round_wall_ms: roundSummary(w), request_to_request_ms: roundSummary(m) },
+    details: {
+      calls_per_round: CALLS,
+      sleep_ms: SLEEP_MS,
+      round_wall_ms: roundSummary(w),
+      request_to_request_ms: roundSummary(m),
+    },
   };
 }

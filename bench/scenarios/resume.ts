@@ -16,7 +16,12 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
 export async function resume(env: BenchEnv): Promise<ScenarioResult> {
   const reps = env.quick ? 1 : 7;
   const agent = await env.startBenchAgent("bench-resume", ["--reconnect-max-ms", "1000"]);
-  env.llm.setRules([{ match: "^bench resume", turns: [{ tool_calls: [{ name: "bench_slow", arguments: {} }] }, { content: "Tool said: {{last_tool_result}}" }] }]);
+  env.llm.setRules([
+    {
+      match: "^bench resume",
+      turns: [{ tool_calls: [{ name: "bench_slow", arguments: {} }] }, { content: "Tool said: {{last_tool_result}}" }],
+    },
+  ]);
   const runsFile = join(agent.workspace, "bench-runs.txt");
   const toReady: number[] = [];
   const readyToStep: number[] = [];
@@ -28,14 +33,27 @@ export async function resume(env: BenchEnv): Promise<ScenarioResult> {
     const accepted = await sendMessage(env.worker.url, { agent_id: "bench-resume", text });
     if (accepted.status !== 202) throw new Error(`resume: POST answered ${accepted.status}`);
     const id = accepted.body.conversation_id;
-    await waitUntil(async () => readFileSync(runsFile, "utf8"), (t) => t.includes("started"), { timeoutMs: 20_000, what: "slow tool to start" });
+    await waitUntil(
+      async () => readFileSync(runsFile, "utf8"),
+      (t) => t.includes("started"),
+      { timeoutMs: 20_000, what: "slow tool to start" },
+    );
     const restartAt = Date.now();
     await env.restartWorker();
     const readyAt = Date.now();
-    const [, next] = await waitUntil(async () => requestTimes(env.llm, text), (t) => t.length >= 2, { timeoutMs: 60_000, intervalMs: 20, what: "the next model request after the restart" });
-    const done = await waitUntil(() => getConversation(env.worker.url, id), (c) => c.status === "completed", { timeoutMs: 60_000, what: "conversation to complete" });
+    const [, next] = await waitUntil(
+      async () => requestTimes(env.llm, text),
+      (t) => t.length >= 2,
+      { timeoutMs: 60_000, intervalMs: 20, what: "the next model request after the restart" },
+    );
+    const done = await waitUntil(
+      () => getConversation(env.worker.url, id),
+      (c) => c.status === "completed",
+      { timeoutMs: 60_000, what: "conversation to complete" },
+    );
     const finals = done.messages.filter((m) => m.role === "assistant" && !m.tool_calls?.length);
-    if (finals.length !== 1 || !finals[0]!.content?.includes("runs=1")) throw new Error(`resume: unexpected replies ${JSON.stringify(finals)}`);
+    if (finals.length !== 1 || !finals[0]!.content?.includes("runs=1"))
+      throw new Error(`resume: unexpected replies ${JSON.stringify(finals)}`);
     toReady.push(readyAt - restartAt);
     readyToStep.push(next! - readyAt);
     toStep.push(next! - restartAt);
@@ -51,13 +69,29 @@ export async function resume(env: BenchEnv): Promise<ScenarioResult> {
     repetitions: total.n,
     duplicated: extraRuns,
     metrics: [
-      { name: "restart → next step / restart → runtime ready (median)", value: round(total.median / ready.median), unit: "ratio" },
+      {
+        name: "restart → next step / restart → runtime ready (median)",
+        value: round(total.median / ready.median),
+        unit: "ratio",
+      },
       { name: "restart → runtime ready (dev server up)", value: round(ready.median), unit: "ms" },
       { name: "runtime ready → next model request", value: round(step.median), unit: "ms" },
       { name: "restart → next model request", value: round(total.median), unit: "ms" },
-      { name: "tool runs per call (must be 1)", value: Math.max(...runs), unit: "count", target: { op: "==", value: 1 } },
+      {
+        name: "tool runs per call (must be 1)",
+        value: Math.max(...runs),
+        unit: "count",
+        target: { op: "==", value: 1 },
+      },
     ],
-    floor: "the runtime's own restart: from kill -9 to wrangler's dev server answering /healthz on the same port and state",
-    details: { restart_to_ready_ms: roundSummary(ready), ready_to_next_step_ms: roundSummary(step), restart_to_next_step_ms: roundSummary(total), tool_runs_per_rep: runs, agent_reconnect_max_ms: 1000 },
+    floor:
+      "the runtime's own restart: from kill -9 to wrangler's dev server answering /healthz on the same port and state",
+    details: {
+      restart_to_ready_ms: roundSummary(ready),
+      ready_to_next_step_ms: roundSummary(step),
+      restart_to_next_step_ms: roundSummary(total),
+      tool_runs_per_rep: runs,
+      agent_reconnect_max_ms: 1000,
+    },
   };
 }

@@ -23,7 +23,10 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
   env.llm.setRules([
     {
       match: "^bench step",
-      turns: [...Array.from({ length: roundsPerMessage }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })), { content: "done" }],
+      turns: [
+        ...Array.from({ length: roundsPerMessage }, () => ({ tool_calls: [{ name: "bench_ok", arguments: {} }] })),
+        { content: "done" },
+      ],
     },
   ]);
   const conversation_id = `bench-step-${Date.now()}`;
@@ -36,7 +39,8 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
     for (let m = 0; m < messages; m++) {
       const text = `bench step ${conversation_id} part ${m + 1}`;
       const { status, body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", conversation_id, text }, 60);
-      if (status !== 200 || body.status !== "completed") throw new Error(`step run ended ${status} ${body.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      if (status !== 200 || body.status !== "completed")
+        throw new Error(`step run ended ${status} ${body.status}: ${JSON.stringify(body).slice(0, 300)}`);
       const ok = body.tool_calls.filter((c) => c.status === "success").length;
       if (ok !== roundsPerMessage) throw new Error(`expected ${roundsPerMessage} successful calls, got ${ok}`);
       const times = requestTimes(env.llm, text);
@@ -47,8 +51,10 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
       const bodies = requestBodies(env.llm, text);
       const body50 = JSON.stringify(bodies[Math.floor(bodies.length / 2)]);
       echo.push(...(await echoRoundTrips(socket, floorSamples)));
-      for (let i = 0; i < floorSamples; i++) floor.push(await echoPlusFetch(socket, `${env.llm.url}/chat/completions`, body50));
-      for (let i = 0; i < Math.ceil(floorSamples / 2); i++) spawn.push(await spawnDirect(join(BENCH_SKILLS, "bin/bench-ok"), env.agent.workspace));
+      for (let i = 0; i < floorSamples; i++)
+        floor.push(await echoPlusFetch(socket, `${env.llm.url}/chat/completions`, body50));
+      for (let i = 0; i < Math.ceil(floorSamples / 2); i++)
+        spawn.push(await spawnDirect(join(BENCH_SKILLS, "bin/bench-ok"), env.agent.workspace));
     }
   } finally {
     socket.close();
@@ -61,14 +67,25 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
     title: "1. Step overhead (sequential tool round trips, one conversation)",
     repetitions: Math.min(s.n, f.n),
     metrics: [
-      { name: "step / floor (median)", value: round(s.median / f.median), unit: "ratio", target: { op: "<=", value: 1.5 } },
+      {
+        name: "step / floor (median)",
+        value: round(s.median / f.median),
+        unit: "ratio",
+        target: { op: "<=", value: 1.5 },
+      },
       { name: "step / floor (p99)", value: round(s.p99 / f.p99), unit: "ratio" },
-      { name: "step / (floor + direct spawn of the tool) (median)", value: round(s.median / (f.median + sp.median)), unit: "ratio", note: "the device must spawn the tool; the stated floor does not include that" },
+      {
+        name: "step / (floor + direct spawn of the tool) (median)",
+        value: round(s.median / (f.median + sp.median)),
+        unit: "ratio",
+        note: "the device must spawn the tool; the stated floor does not include that",
+      },
       { name: "step median", value: round(s.median), unit: "ms" },
       { name: "step p99", value: round(s.p99), unit: "ms" },
       { name: "floor median", value: round(f.median), unit: "ms" },
     ],
-    floor: "one WebSocket round trip from Node through the same local runtime (wrangler's dev server, DevTools inspector off for both) to a trivial Durable Object, during which that DO POSTs the same chat request body (taken from the middle of this run) to the same scripted model and reads the whole streamed answer",
+    floor:
+      "one WebSocket round trip from Node through the same local runtime (wrangler's dev server, DevTools inspector off for both) to a trivial Durable Object, during which that DO POSTs the same chat request body (taken from the middle of this run) to the same scripted model and reads the whole streamed answer",
     details: {
       rounds: steps.length,
       messages,

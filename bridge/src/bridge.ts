@@ -70,12 +70,23 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
       if (discovered && !skipped.has(agentId)) {
         skipped.add(agentId);
         stats.skippedDevices++;
-        log.warn("discovered device has no configured token; skipped", { agent_id: agentId, hint: `add --device ${agentId}:<token>` });
+        log.warn("discovered device has no configured token; skipped", {
+          agent_id: agentId,
+          hint: `add --device ${agentId}:<token>`,
+        });
       }
       return null;
     }
-    const state = DeviceState.open(join(config.stateDir, "devices"), agentId, (msg) => log.warn(msg, { agent_id: agentId }));
-    const link = new DeviceLink(agentId, token, state, { log, publish, stats, openHub: hubFactory, staleMs: config.staleMs });
+    const state = DeviceState.open(join(config.stateDir, "devices"), agentId, (msg) =>
+      log.warn(msg, { agent_id: agentId }),
+    );
+    const link = new DeviceLink(agentId, token, state, {
+      log,
+      publish,
+      stats,
+      openHub: hubFactory,
+      staleMs: config.staleMs,
+    });
     link.holdToolsListFor(SETTLE_MS);
     links.set(agentId, link);
     if (discovered) log.info("device discovered", { agent_id: agentId });
@@ -91,9 +102,13 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
       // The broker lost our session: reports for us may be gone. Our agents answer a re-sent command from their store.
       if (!connack.sessionPresent) link.markResendNeeded();
     }
-    client.subscribe(SUBSCRIPTIONS.map((t) => t), { qos: 1 }, (err) => {
-      if (err) log.error("subscribe failed", { error: err.message });
-    });
+    client.subscribe(
+      SUBSCRIPTIONS.map((t) => t),
+      { qos: 1 },
+      (err) => {
+        if (err) log.error("subscribe failed", { error: err.message });
+      },
+    );
   });
   client.on("message", (topic, payload) => {
     const parsed = parseAgentTopic(topic);
@@ -109,7 +124,9 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
     if (parsed.kind === "status") link.onStatus(text);
     else link.onCapabilities(text);
   });
-  client.on("offline", () => log.warn("broker connection lost; reconnecting", { broker: redactUrl(config.broker.url) }));
+  client.on("offline", () =>
+    log.warn("broker connection lost; reconnecting", { broker: redactUrl(config.broker.url) }),
+  );
   client.on("error", (err) => log.warn("broker error", { error: err.message }));
 
   const ticker = setInterval(() => {
@@ -122,7 +139,10 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
     clearInterval(statsTimer);
     await Promise.all([...links.values()].map((l) => l.close()));
     if (client.connected) {
-      await Promise.race([client.publishAsync(statusTopic, "offline", { qos: 1, retain: true }).catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
+      await Promise.race([
+        client.publishAsync(statusTopic, "offline", { qos: 1, retain: true }).catch(() => undefined),
+        new Promise((r) => setTimeout(r, 2_000)),
+      ]);
     }
     await client.endAsync(true).catch(() => undefined);
     log.info("stats", { ...stats, devices: links.size });

@@ -3,10 +3,10 @@ import { hostname } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { Identifier } from "../../protocol/index.js";
 import type { BrokerConfig } from "../../device-agent/src/config.js";
 import { tomlIssue } from "../../device-agent/src/config-sources.js";
 import { LOG_LEVELS, type LogLevel } from "../../device-agent/src/log.js";
+import { Identifier } from "../../protocol/index.js";
 
 export type BridgeConfig = {
   url: string;
@@ -23,7 +23,20 @@ export type BridgeConfig = {
 };
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
-type Key = "url" | "broker" | "devices" | "bridgeId" | "stateDir" | "logLevel" | "staleMs" | "heartbeatMs" | "username" | "password" | "ca" | "cert" | "key";
+type Key =
+  | "url"
+  | "broker"
+  | "devices"
+  | "bridgeId"
+  | "stateDir"
+  | "logLevel"
+  | "staleMs"
+  | "heartbeatMs"
+  | "username"
+  | "password"
+  | "ca"
+  | "cert"
+  | "key";
 type Def = { key: Key; flag: string; env: string; toml: readonly [string, string]; list?: true; path?: true };
 
 /** One table for flags, env and file, so the three never drift apart (docs/mqtt.md lists it). */
@@ -56,8 +69,14 @@ const DeviceEntry = z
   .pipe(z.tuple([Identifier, z.string().min(1)]));
 
 const SCHEMAS: Record<Key, z.ZodType> = {
-  url: z.string().url("expected a URL").refine((u) => /^(https?|wss?):\/\//.test(u), "expected an http(s):// or ws(s):// URL"),
-  broker: z.string().url("expected a URL").refine((u) => /^(mqtts?|wss?|tcp|ssl|tls):\/\//.test(u), "expected an mqtt://, mqtts://, ws:// or wss:// URL"),
+  url: z
+    .string()
+    .url("expected a URL")
+    .refine((u) => /^(https?|wss?):\/\//.test(u), "expected an http(s):// or ws(s):// URL"),
+  broker: z
+    .string()
+    .url("expected a URL")
+    .refine((u) => /^(mqtts?|wss?|tcp|ssl|tls):\/\//.test(u), "expected an mqtt://, mqtts://, ws:// or wss:// URL"),
   devices: z.array(DeviceEntry),
   bridgeId: Identifier,
   stateDir: z.string().min(1),
@@ -74,8 +93,24 @@ const SCHEMAS: Record<Key, z.ZodType> = {
 /** `[devices]` maps agent ids to tokens; the rest are plain sections. Unknown keys are errors. */
 const TomlFile = z
   .object({
-    bridge: z.object({ url: z.unknown(), broker: z.unknown(), id: z.unknown(), state_dir: z.unknown(), log_level: z.unknown(), stale_ms: z.unknown(), heartbeat_ms: z.unknown() }).partial().strict().optional(),
-    broker: z.object({ username: z.unknown(), password: z.unknown(), ca: z.unknown(), cert: z.unknown(), key: z.unknown() }).partial().strict().optional(),
+    bridge: z
+      .object({
+        url: z.unknown(),
+        broker: z.unknown(),
+        id: z.unknown(),
+        state_dir: z.unknown(),
+        log_level: z.unknown(),
+        stale_ms: z.unknown(),
+        heartbeat_ms: z.unknown(),
+      })
+      .partial()
+      .strict()
+      .optional(),
+    broker: z
+      .object({ username: z.unknown(), password: z.unknown(), ca: z.unknown(), cert: z.unknown(), key: z.unknown() })
+      .partial()
+      .strict()
+      .optional(),
     devices: z.record(z.string(), z.string({ error: "expected the device token as a string" })).optional(),
   })
   .strict();
@@ -102,7 +137,8 @@ function parseArgs(argv: string[]): Result<{ layer: Layer; configFile?: string; 
       text = argv[++i]!;
     }
     if (!def) configFile = resolve(text);
-    else if (def.list) layer[def.key] = { value: [...((layer[def.key]?.value as string[] | undefined) ?? []), text], source: def.flag };
+    else if (def.list)
+      layer[def.key] = { value: [...((layer[def.key]?.value as string[] | undefined) ?? []), text], source: def.flag };
     else layer[def.key] = { value: text, source: def.flag };
   }
   return { ok: true, value: { layer, configFile, help: false } };
@@ -113,7 +149,12 @@ function readEnv(env: NodeJS.ProcessEnv): Layer {
   for (const def of BRIDGE_SETTINGS) {
     const text = env[def.env];
     if (text === undefined || text === "") continue;
-    const value = def.list ? text.split(",").map((s) => s.trim()).filter(Boolean) : text;
+    const value = def.list
+      ? text
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : text;
     layer[def.key] = { value, source: def.env };
   }
   return layer;
@@ -125,7 +166,10 @@ function readFile(file: string): Result<Layer> {
     raw = parseToml(readFileSync(file, "utf8"));
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    return { ok: false, error: `--config ${file}: ${err.code === "ENOENT" ? "file not found" : err.message.split("\n")[0]}` };
+    return {
+      ok: false,
+      error: `--config ${file}: ${err.code === "ENOENT" ? "file not found" : err.message.split("\n")[0]}`,
+    };
   }
   const parsed = TomlFile.safeParse(raw);
   if (!parsed.success) {
@@ -143,17 +187,25 @@ function readFile(file: string): Result<Layer> {
     layer[def.key] = { value, source: `[${section}] ${key} in ${file}` };
   }
   if (parsed.data.devices) {
-    layer.devices = { value: Object.entries(parsed.data.devices).map(([id, token]) => `${id}:${token}`), source: `[devices] in ${file}` };
+    layer.devices = {
+      value: Object.entries(parsed.data.devices).map(([id, token]) => `${id}:${token}`),
+      source: `[devices] in ${file}`,
+    };
   }
   return { ok: true, value: layer };
 }
 
 /** Precedence: flags > environment > config file > defaults. An error names the one bad setting. */
-export function loadBridgeConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): Result<LoadedBridgeArgs> {
+export function loadBridgeConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+): Result<LoadedBridgeArgs> {
   const args = parseArgs(argv);
   if (!args.ok) return args;
   if (args.value.help) return { ok: true, value: { command: "help" } };
-  const configFile = args.value.configFile ?? (env.EDGELOOP_BRIDGE_CONFIG ? resolve(cwd, env.EDGELOOP_BRIDGE_CONFIG) : undefined);
+  const configFile =
+    args.value.configFile ?? (env.EDGELOOP_BRIDGE_CONFIG ? resolve(cwd, env.EDGELOOP_BRIDGE_CONFIG) : undefined);
   let fileLayer: Layer = {};
   if (configFile) {
     const file = readFile(configFile);
@@ -178,8 +230,10 @@ export function loadBridgeConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = p
       return { ok: false, error: `missing setting ${def.flag}, ${def.env} or [${def.toml[0]}] ${def.toml[1]}` };
     }
   }
-  if ((v.cert === undefined) !== (v.key === undefined)) return { ok: false, error: "invalid setting --cert/--key: a client certificate needs both" };
-  const rel = (p: unknown) => (p === undefined ? undefined : isAbsolute(p as string) ? (p as string) : resolve(cwd, p as string));
+  if ((v.cert === undefined) !== (v.key === undefined))
+    return { ok: false, error: "invalid setting --cert/--key: a client certificate needs both" };
+  const rel = (p: unknown) =>
+    p === undefined ? undefined : isAbsolute(p as string) ? (p as string) : resolve(cwd, p as string);
   const devices = new Map<string, string>();
   for (const [id, token] of (v.devices as [string, string][] | undefined) ?? []) devices.set(id, token);
   const defaultId = `edgeloop-bridge-${hostname().replace(/[^A-Za-z0-9._:-]/g, "-")}`.slice(0, 128);
@@ -189,7 +243,14 @@ export function loadBridgeConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = p
       command: "run",
       config: {
         url: v.url as string,
-        broker: { url: v.broker as string, username: v.username as string | undefined, password: v.password as string | undefined, ca: rel(v.ca), cert: rel(v.cert), key: rel(v.key) },
+        broker: {
+          url: v.broker as string,
+          username: v.username as string | undefined,
+          password: v.password as string | undefined,
+          ca: rel(v.ca),
+          cert: rel(v.cert),
+          key: rel(v.key),
+        },
         devices,
         bridgeId: (v.bridgeId as string | undefined) ?? defaultId,
         stateDir: rel(v.stateDir) ?? resolve(cwd, ".edgeloop-bridge"),

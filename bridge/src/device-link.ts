@@ -1,16 +1,34 @@
-import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
-import { HubConnection } from "../../device-agent/src/connection.js";
+import type { HubConnection } from "../../device-agent/src/connection.js";
 import type { Logger } from "../../device-agent/src/log.js";
-import { agentTopics, CapabilitiesManifest, interpretReport, type MqttToolCommand, parseStatus, type ReportOutcome } from "../../device-agent/src/mqtt-payloads.js";
-import { DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
+import {
+  agentTopics,
+  CapabilitiesManifest,
+  interpretReport,
+  type MqttToolCommand,
+  parseStatus,
+  type ReportOutcome,
+} from "../../device-agent/src/mqtt-payloads.js";
+import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
+import { type DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
 import { manifestFromToolsList } from "./manifest.js";
 import type { BridgeStats } from "./stats.js";
 
 export type Publish = (topic: string, payload: string, opts: { qos: 0 | 1; retain?: boolean }) => void;
 
 /** The hub side, as a link needs it; tests pass a fake instead of a real WebSocket. */
-export type HubSide = { send: HubConnection["send"]; close: () => Promise<void>; start: () => void; readonly isOpen: boolean };
-export type HubFactory = (opts: { agentId: string; token: string; hello: () => HelloFrame; onOpen: () => void; onFrame: (f: HubFrame) => void }) => HubSide;
+export type HubSide = {
+  send: HubConnection["send"];
+  close: () => Promise<void>;
+  start: () => void;
+  readonly isOpen: boolean;
+};
+export type HubFactory = (opts: {
+  agentId: string;
+  token: string;
+  hello: () => HelloFrame;
+  onOpen: () => void;
+  onFrame: (f: HubFrame) => void;
+}) => HubSide;
 
 export type LinkDeps = {
   log: Logger;
@@ -82,7 +100,10 @@ export class DeviceLink {
     const parsed = parseJson(CapabilitiesManifest, payload);
     // EvoClaw agents publish capabilities in their own shape: that only tells us the device exists.
     if (!parsed.ok) {
-      this.deps.log.debug("capabilities not in our manifest shape; will ask tools_list", { agent_id: this.agentId, error: parsed.error.slice(0, 200) });
+      this.deps.log.debug("capabilities not in our manifest shape; will ask tools_list", {
+        agent_id: this.agentId,
+        error: parsed.error.slice(0, 200),
+      });
       return;
     }
     if (parsed.value.agent_id !== this.agentId) {
@@ -104,11 +125,15 @@ export class DeviceLink {
       return;
     }
     const report = interpretReport(raw);
-    if (report.kind === "invalid") return this.bad("report", report.error);
+    if (report.kind === "invalid") {
+      this.bad("report", report.error);
+      return;
+    }
     this.seen();
     if (report.kind === "tools") {
       const built = manifestFromToolsList(this.agentId, report.answer);
-      for (const d of built.dropped) this.deps.log.warn("EvoClaw tool not served", { agent_id: this.agentId, tool: d.tool, reason: d.reason });
+      for (const d of built.dropped)
+        this.deps.log.warn("EvoClaw tool not served", { agent_id: this.agentId, tool: d.tool, reason: d.reason });
       // A manifest from our own agent is richer; never replace it with a tools_list answer.
       if (this.source !== "capabilities") this.setManifest(built.hello, "tools_list");
     } else if (report.kind === "tool") {
@@ -125,7 +150,9 @@ export class DeviceLink {
     } else if (frame.type === "command" && frame.command === "tool") {
       this.forward(frame);
     } else if (frame.type === "command" && frame.command === "cancel") {
-      this.deps.publish(this.topics.commands, JSON.stringify({ command: "cancel", request_id: frame.request_id }), { qos: 1 });
+      this.deps.publish(this.topics.commands, JSON.stringify({ command: "cancel", request_id: frame.request_id }), {
+        qos: 1,
+      });
     }
   }
 
@@ -146,11 +173,20 @@ export class DeviceLink {
     });
     if (!saved) return; // not on disk, so not sent: the hub re-sends it on the next hello
     this.deps.stats.commandsForwarded++;
-    this.deps.log.info("command forwarded", { agent_id: this.agentId, request_id: frame.request_id, tool: frame.payload.tool });
+    this.deps.log.info("command forwarded", {
+      agent_id: this.agentId,
+      request_id: frame.request_id,
+      tool: frame.payload.tool,
+    });
     this.deps.publish(this.topics.commands, JSON.stringify(command), { qos: 1 });
   }
 
-  private onToolReport(requestId: string | undefined, tool: string | undefined, outcome: ReportOutcome, shape: string): void {
+  private onToolReport(
+    requestId: string | undefined,
+    tool: string | undefined,
+    outcome: ReportOutcome,
+    shape: string,
+  ): void {
     const match = this.state.match(requestId, tool);
     if (!match.found) {
       if (match.duplicate) {
@@ -159,23 +195,43 @@ export class DeviceLink {
       } else {
         // Another orchestrator on the same broker, or a command long expired: not ours to deliver.
         this.deps.stats.unmatchedReports++;
-        this.deps.log.debug("report for no command of ours ignored", { agent_id: this.agentId, request_id: requestId, tool });
+        this.deps.log.debug("report for no command of ours ignored", {
+          agent_id: this.agentId,
+          request_id: requestId,
+          tool,
+        });
       }
       return;
     }
     const cmd = match.found;
     if (match.guessed) {
       this.deps.stats.guessedReports++;
-      this.deps.log.warn("report without request_id: matched to the oldest outstanding command (a guess)", { agent_id: this.agentId, request_id: cmd.request_id, tool: cmd.tool });
+      this.deps.log.warn("report without request_id: matched to the oldest outstanding command (a guess)", {
+        agent_id: this.agentId,
+        request_id: cmd.request_id,
+        tool: cmd.tool,
+      });
     }
     if (tool !== undefined && tool !== cmd.tool) {
-      this.deps.log.warn("report names another tool than its command; using the command's", { agent_id: this.agentId, request_id: cmd.request_id, report_tool: tool, tool: cmd.tool });
+      this.deps.log.warn("report names another tool than its command; using the command's", {
+        agent_id: this.agentId,
+        request_id: cmd.request_id,
+        report_tool: tool,
+        tool: cmd.tool,
+      });
     }
     let parsed = ResultFrame.safeParse({ ...outcome, type: "result", request_id: cmd.request_id, tool: cmd.tool });
     if (!parsed.success) {
       // Still an answer: the call must not hang because the device wrote something odd.
       this.bad("report", parsed.error.issues[0]?.message ?? "invalid result");
-      parsed = ResultFrame.safeParse({ type: "result", request_id: cmd.request_id, tool: cmd.tool, status: "error", error: "the device's report could not be read", error_type: "execution_failed" });
+      parsed = ResultFrame.safeParse({
+        type: "result",
+        request_id: cmd.request_id,
+        tool: cmd.tool,
+        status: "error",
+        error: "the device's report could not be read",
+        error_type: "execution_failed",
+      });
     }
     const result = parsed.data!;
     const saved = this.persist(() => {
@@ -184,7 +240,13 @@ export class DeviceLink {
     });
     if (!saved) return;
     this.deps.stats.reports++;
-    this.deps.log.info("report", { agent_id: this.agentId, request_id: cmd.request_id, tool: cmd.tool, status: result.status, shape });
+    this.deps.log.info("report", {
+      agent_id: this.agentId,
+      request_id: cmd.request_id,
+      tool: cmd.tool,
+      status: result.status,
+      shape,
+    });
     this.hub?.send(result);
   }
 
@@ -193,7 +255,11 @@ export class DeviceLink {
   /** Called on every event and on a timer: opens/closes the hub socket, asks tools_list, expires. */
   tick(): void {
     for (const gone of this.persist(() => this.state.expire(this.now())) || []) {
-      this.deps.log.warn("command expired unanswered", { agent_id: this.agentId, request_id: gone.request_id, tool: gone.tool });
+      this.deps.log.warn("command expired unanswered", {
+        agent_id: this.agentId,
+        request_id: gone.request_id,
+        tool: gone.tool,
+      });
     }
     const online = this.online;
     if (online && this.manifest && !this.hub) this.openHub();
@@ -203,7 +269,11 @@ export class DeviceLink {
     }
     if (online && this.source === null && this.now() - this.lastToolsList >= TOOLS_LIST_EVERY_MS) {
       this.lastToolsList = this.now();
-      this.deps.publish(this.topics.commands, JSON.stringify({ command: "tools_list", request_id: `tools-${this.now()}` }), { qos: 1 });
+      this.deps.publish(
+        this.topics.commands,
+        JSON.stringify({ command: "tools_list", request_id: `tools-${this.now()}` }),
+        { qos: 1 },
+      );
     }
   }
 
@@ -247,7 +317,11 @@ export class DeviceLink {
     this.manifest = { ...hello, held: [] };
     this.source = source;
     if (changed) {
-      this.deps.log.info("device manifest", { agent_id: this.agentId, source, tools: hello.skills.flatMap((s) => s.tools.map((t) => t.name)) });
+      this.deps.log.info("device manifest", {
+        agent_id: this.agentId,
+        source,
+        tools: hello.skills.flatMap((s) => s.tools.map((t) => t.name)),
+      });
       // An open socket learns the new manifest by a fresh hello (the hub accepts a repeat).
       if (this.hub?.isOpen) this.hub.send({ ...this.manifest, held: this.state.held() });
     }
@@ -262,7 +336,11 @@ export class DeviceLink {
       return;
     }
     this.resendWhenKnown = false;
-    this.deps.log.info("re-sending open commands", { agent_id: this.agentId, why, request_ids: open.map((o) => o.request_id) });
+    this.deps.log.info("re-sending open commands", {
+      agent_id: this.agentId,
+      why,
+      request_ids: open.map((o) => o.request_id),
+    });
     for (const o of open) this.deps.publish(this.topics.commands, JSON.stringify(o.command), { qos: 1 });
   }
 

@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { Identifier, ResultFrame, ToolName } from "../../protocol/index.js";
 import { MqttToolCommand } from "../../device-agent/src/mqtt-payloads.js";
+import { Identifier, ResultFrame, ToolName } from "../../protocol/index.js";
 
 /** A command published to the device and not answered yet. */
 export const Outstanding = z.object({
@@ -53,14 +53,17 @@ export class DeviceState {
       if (parsed.success) data = parsed.data;
       else onWarning(`state file ${file} is not valid (${parsed.error.issues[0]?.message}); starting empty`);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") onWarning(`state file ${file} unreadable (${(e as Error).message}); starting empty`);
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+        onWarning(`state file ${file} unreadable (${(e as Error).message}); starting empty`);
     }
     return new DeviceState(file, data);
   }
 
   /** `hello.held`: in flight on the device, or answered and waiting for the hub's ack. */
   held(): string[] {
-    return [...new Set([...this.data.outstanding.map((o) => o.request_id), ...this.data.unacked.map((r) => r.request_id)])];
+    return [
+      ...new Set([...this.data.outstanding.map((o) => o.request_id), ...this.data.unacked.map((r) => r.request_id)]),
+    ];
   }
 
   outstanding(): readonly Outstanding[] {

@@ -1,7 +1,7 @@
 import { createLogger } from "../../device-agent/src/log.js";
+import { stopOnSignals } from "../../device-agent/src/stop-on-signals.js";
 import { startBridge } from "./bridge.js";
 import { BRIDGE_HELP, loadBridgeConfig } from "./config.js";
-import { stopOnSignals } from "../../device-agent/src/stop-on-signals.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
 function die(message: string, code = 2): never {

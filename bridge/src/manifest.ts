@@ -1,8 +1,25 @@
-import { CATEGORY_TIMEOUTS, HelloFrame, ParametersSchema, PROTOCOL_VERSION, ToolManifest, ToolName } from "../../protocol/index.js";
 import type { ToolsListAnswer } from "../../device-agent/src/mqtt-payloads.js";
+import {
+  CATEGORY_TIMEOUTS,
+  HelloFrame,
+  ParametersSchema,
+  PROTOCOL_VERSION,
+  ToolManifest,
+  ToolName,
+} from "../../protocol/index.js";
 
 /** Keys of the JSON-Schema subset our manifests allow; anything else from the field is dropped. */
-const PARAM_KEYS = new Set(["type", "description", "default", "enum", "items", "properties", "required", "minimum", "maximum"]);
+const PARAM_KEYS = new Set([
+  "type",
+  "description",
+  "default",
+  "enum",
+  "items",
+  "properties",
+  "required",
+  "minimum",
+  "maximum",
+]);
 
 /** EvoClaw agents write full JSON Schema (additionalProperties, $schema, …): keep our subset. */
 function trimSchema(value: unknown): unknown {
@@ -57,7 +74,14 @@ export function manifestFromToolsList(agentId: string, answer: ToolsListAnswer):
     agent_id: agentId,
     version: "evoclaw",
     capabilities: [],
-    skills: [{ name: "evoclaw", version: "0.0.0", description: "tools of an EvoClaw edge agent, served through edgeloop-bridge", tools }],
+    skills: [
+      {
+        name: "evoclaw",
+        version: "0.0.0",
+        description: "tools of an EvoClaw edge agent, served through edgeloop-bridge",
+        tools,
+      },
+    ],
     filtered: dropped.map((d) => ({ skill: "evoclaw", tool: d.tool, reason: d.reason })),
   });
   return { hello, dropped };

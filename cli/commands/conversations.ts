@@ -16,7 +16,8 @@ const Flags = z.object({
 /** `conversations` lists the newest; `conversations <id>` shows one: its messages and pending calls. */
 export const conversationsCommand: Command = {
   names: ["conversations"],
-  synopsis: "conversations [<conversation_id>] [--agent id] [--status running|completed|failed|cancelled] [--limit n] [--json]",
+  synopsis:
+    "conversations [<conversation_id>] [--agent id] [--status running|completed|failed|cancelled] [--limit n] [--json]",
   summary: "the newest conversations, or one conversation's messages",
   options: { agent: { type: "string" }, status: { type: "string" }, limit: { type: "string" } },
   async run({ client, json, values, positionals: args }) {
@@ -52,7 +53,8 @@ export const conversationsCommand: Command = {
 };
 
 async function showOne(client: ApiClient, id: string, json: boolean) {
-  if (!Identifier.safeParse(id).success) throw usageError(`'${id}' is not a conversation id (letters, digits, '.', '_', ':' and '-')`);
+  if (!Identifier.safeParse(id).success)
+    throw usageError(`'${id}' is not a conversation id (letters, digits, '.', '_', ':' and '-')`);
   const view = await client.json(ConversationView, `/v1/conversations/${encodeURIComponent(id)}`, { auth: "api" });
   if (json) {
     printJson(view);
@@ -61,7 +63,8 @@ async function showOne(client: ApiClient, id: string, json: boolean) {
   console.log(`${view.conversation_id} · agent ${view.agent_id} · ${view.status}`);
   for (const m of view.messages) {
     if (m.role === "assistant" && m.tool_calls?.length) {
-      for (const call of m.tool_calls) console.log(`  → ${call.function.name} ${oneLine(call.function.arguments, 160)}   [${call.id}]`);
+      for (const call of m.tool_calls)
+        console.log(`  → ${call.function.name} ${oneLine(call.function.arguments, 160)}   [${call.id}]`);
       if (typeof m.content === "string" && m.content) console.log(`assistant: ${m.content}`);
     } else if (m.role === "tool") {
       console.log(`  ← ${oneLine(m.content, 160)}`);
@@ -69,6 +72,7 @@ async function showOne(client: ApiClient, id: string, json: boolean) {
       console.log(`${m.role}: ${typeof m.content === "string" ? m.content : oneLine(m.content)}`);
     }
   }
-  for (const p of view.pending_tool_calls) console.log(`pending: ${p.name} ${p.state} [${p.id}] ${oneLine(p.args, 120)}`);
+  for (const p of view.pending_tool_calls)
+    console.log(`pending: ${p.name} ${p.state} [${p.id}] ${oneLine(p.args, 120)}`);
   return EXIT.ok;
 }

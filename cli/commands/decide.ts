@@ -17,9 +17,13 @@ export const decideCommand: Command = {
     const approve = name === "approve";
     const [conversation, call] = positionals(args, ["conversation_id", "tool_call_id"], this.synopsis);
     const ids = parseInput(Ids, { conversation, call }, this.synopsis);
-    const { reason } = parseInput(Reason, { reason: values["reason"] }, this.synopsis);
+    const { reason } = parseInput(Reason, { reason: values.reason }, this.synopsis);
     const path = `/v1/conversations/${encodeURIComponent(ids.conversation)}/approvals/${encodeURIComponent(ids.call)}`;
-    const res = await client.json(Decision, path, { method: "POST", auth: "api", body: { approve, ...(reason ? { reason } : {}) } });
+    const res = await client.json(Decision, path, {
+      method: "POST",
+      auth: "api",
+      body: { approve, ...(reason ? { reason } : {}) },
+    });
     if (json) printJson(res);
     else console.log(`${approve ? "Approved" : "Denied"} ${ids.call} in ${ids.conversation}.`);
     return EXIT.ok;
@@ -34,7 +38,11 @@ export const answerCommand: Command = {
   options: {},
   async run({ client, json, positionals: args }) {
     const [conversation, call, text] = positionals(args, ["conversation_id", "tool_call_id", "text"], this.synopsis);
-    const ids = parseInput(Ids.extend({ answer: z.string().min(1).max(32_000) }), { conversation, call, answer: text }, this.synopsis);
+    const ids = parseInput(
+      Ids.extend({ answer: z.string().min(1).max(32_000) }),
+      { conversation, call, answer: text },
+      this.synopsis,
+    );
     const path = `/v1/conversations/${encodeURIComponent(ids.conversation)}/answers/${encodeURIComponent(ids.call)}`;
     const res = await client.json(Decision, path, { method: "POST", auth: "api", body: { answer: ids.answer } });
     if (json) printJson(res);

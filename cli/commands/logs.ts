@@ -3,18 +3,15 @@ import { z } from "zod";
 import { Identifier, ToolName } from "../../protocol/ids.js";
 import type { ApiClient } from "../api-client.js";
 import { type AuditEntry, AuditPage } from "../api-schemas.js";
-import { type Command, parseInput, positionals, printJson } from "../command.js";
+import { type Command, parseInput, positionals, printJson, SinceFlag } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import { duration, localTime, oneLine, parseSince } from "../output/format.js";
+import { duration, localTime, oneLine } from "../output/format.js";
 import { renderTable } from "../output/table.js";
 
 const Flags = z.object({
   filter: ToolName.optional(),
   agent: Identifier.optional(),
-  since: z
-    .string()
-    .transform((s, ctx) => parseSince(s) ?? (ctx.addIssue({ code: "custom", message: "an ISO date, unix ms, or like 30m, 2h, 7d" }), z.NEVER))
-    .optional(),
+  since: SinceFlag.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
   follow: z.boolean().optional(),
   interval: z.coerce.number().min(0.5).max(300).default(2),
@@ -30,7 +27,14 @@ export const logsCommand: Command = {
   names: ["logs"],
   synopsis: "logs [--filter tool] [--agent id] [--since 1h] [--limit n] [--follow [--interval s]] [--json]",
   summary: "the audit log of tool calls; --follow keeps printing new ones",
-  options: { filter: { type: "string" }, agent: { type: "string" }, since: { type: "string" }, limit: { type: "string" }, follow: { type: "boolean" }, interval: { type: "string" } },
+  options: {
+    filter: { type: "string" },
+    agent: { type: "string" },
+    since: { type: "string" },
+    limit: { type: "string" },
+    follow: { type: "boolean" },
+    interval: { type: "string" },
+  },
   async run({ client, json, values, positionals: args }) {
     positionals(args, [], this.synopsis);
     const flags = parseInput(Flags, values, this.synopsis);

@@ -1,18 +1,15 @@
 import { z } from "zod";
 import { Identifier } from "../../protocol/ids.js";
 import { MetricsReport } from "../api-schemas.js";
-import { type Command, parseInput, positionals, printJson } from "../command.js";
+import { type Command, parseInput, positionals, printJson, SinceFlag } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import { duration, oneLine, parseSince, percent } from "../output/format.js";
+import { duration, oneLine, percent } from "../output/format.js";
 import { renderTable } from "../output/table.js";
 
 const Flags = z.object({
   tools: z.boolean().optional(),
   agent: Identifier.optional(),
-  since: z
-    .string()
-    .transform((s, ctx) => parseSince(s) ?? (ctx.addIssue({ code: "custom", message: "an ISO date, unix ms, or like 30m, 2h, 7d" }), z.NEVER))
-    .optional(),
+  since: SinceFlag.optional(),
 });
 
 /** GET /v1/metrics: loop numbers always, the per-tool table with --tools, the raw report with --json. */
@@ -43,17 +40,24 @@ function printSummary(r: MetricsReport): void {
   const tools = r.tools.overall;
   const calls = tools.reduce((t, x) => t + x.total_calls, 0);
   const ok = tools.reduce((t, x) => t + x.success_count, 0);
-  const list = (rec: Record<string, number>) => Object.entries(rec).map(([k, v]) => `${k} ${v}`).join(", ") || "-";
+  const list = (rec: Record<string, number>) =>
+    Object.entries(rec)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ") || "-";
   console.log(`since          ${r.since}`);
   console.log(`messages       ${l.conversations} finished: ${list(l.by_status)}`);
   console.log(`stopped by     ${list(l.stopped_by)}`);
-  console.log(`time to reply  p50 ${duration(l.time_to_reply_ms.p50)} · p95 ${duration(l.time_to_reply_ms.p95)} · max ${duration(l.time_to_reply_ms.max)}`);
+  console.log(
+    `time to reply  p50 ${duration(l.time_to_reply_ms.p50)} · p95 ${duration(l.time_to_reply_ms.p95)} · max ${duration(l.time_to_reply_ms.max)}`,
+  );
   console.log(`iterations     avg ${l.iterations.avg} · max ${l.iterations.max}`);
   for (const [model, m] of Object.entries(l.by_model)) {
     const cost = m.estimated_cost_usd === null ? "" : ` · ~$${m.estimated_cost_usd}`;
     console.log(`model          ${model}: ${m.tokens_in} tokens in, ${m.tokens_out} out${cost}`);
   }
-  console.log(`tool calls     ${calls} (${percent(ok, calls)} succeeded) across ${tools.length} tool(s)${tools.length ? "; --tools for each" : ""}`);
+  console.log(
+    `tool calls     ${calls} (${percent(ok, calls)} succeeded) across ${tools.length} tool(s)${tools.length ? "; --tools for each" : ""}`,
+  );
 }
 
 function printTools(r: MetricsReport): void {

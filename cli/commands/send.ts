@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { Identifier } from "../../protocol/ids.js";
 import type { ConversationEvent } from "../../protocol/events.js";
+import { Identifier } from "../../protocol/ids.js";
+import type { ApiClient } from "../api-client.js";
 import { MessageAccepted } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson } from "../command.js";
 import { eventPrinter } from "../event-printer.js";
 import { CliError, EXIT, type ExitCode, usageError } from "../exit-codes.js";
 import { progress } from "../output/progress.js";
 import { readSse } from "../sse.js";
-import type { ApiClient } from "../api-client.js";
 
 const Flags = z.object({
   agent: Identifier,
@@ -25,29 +25,48 @@ export const sendCommand: Command = {
   names: ["send"],
   synopsis: 'send "text" [--agent id] [--conversation id] [--wait [--timeout s]] [--json]',
   summary: "send a message; --wait streams the tool calls and the reply",
-  options: { agent: { type: "string" }, conversation: { type: "string" }, wait: { type: "boolean" }, timeout: { type: "string" } },
+  options: {
+    agent: { type: "string" },
+    conversation: { type: "string" },
+    wait: { type: "boolean" },
+    timeout: { type: "string" },
+  },
   async run({ client, settings, json, values, positionals: args }) {
     const [text] = positionals(args, ["text"], this.synopsis);
-    const agent = (values["agent"] as string | undefined) ?? settings.agent;
+    const agent = (values.agent as string | undefined) ?? settings.agent;
     if (!agent) throw usageError("which device? pass --agent, set EDGELOOP_AGENT, or agent in cli.toml");
     const flags = parseInput(Flags, { ...values, agent, text }, this.synopsis);
     const accepted = await client.json(MessageAccepted, "/v1/messages", {
       method: "POST",
       auth: "api",
-      body: { agent_id: flags.agent, text: flags.text, ...(flags.conversation ? { conversation_id: flags.conversation } : {}) },
+      body: {
+        agent_id: flags.agent,
+        text: flags.text,
+        ...(flags.conversation ? { conversation_id: flags.conversation } : {}),
+      },
     });
     if (!flags.wait) {
       if (json) printJson(accepted);
-      else console.log(`Sent ${accepted.message_id} in ${accepted.conversation_id}. Follow it with --wait, or: edgeloop conversations ${accepted.conversation_id}`);
+      else
+        console.log(
+          `Sent ${accepted.message_id} in ${accepted.conversation_id}. Follow it with --wait, or: edgeloop conversations ${accepted.conversation_id}`,
+        );
       return EXIT.ok;
     }
-    if (!json) console.log(`${accepted.conversation_id} · ${accepted.message_id} · agent ${accepted.agent_id ?? flags.agent}`);
+    if (!json)
+      console.log(`${accepted.conversation_id} · ${accepted.message_id} · agent ${accepted.agent_id ?? flags.agent}`);
     return follow(client, accepted.conversation_id, accepted.message_id, flags.timeout, json);
   },
 };
 
 /** Follow the stream until this message ends; reconnects resume from the last event id. */
-async function follow(client: ApiClient, conversationId: string, messageId: string, timeoutS: number, json: boolean): Promise<ExitCode> {
+async function follow(
+  client: ApiClient,
+  conversationId: string,
+  messageId: string,
+  timeoutS: number,
+  json: boolean,
+): Promise<ExitCode> {
   const out = progress(!json && Boolean(process.stdout.isTTY && process.stderr.isTTY));
   const print = eventPrinter(out, conversationId);
   const deadline = AbortSignal.timeout(timeoutS * 1000);
@@ -60,7 +79,11 @@ async function follow(client: ApiClient, conversationId: string, messageId: stri
       if (lastId) headers["last-event-id"] = lastId;
       let res: Response;
       try {
-        res = await client.fetch(`/v1/conversations/${encodeURIComponent(conversationId)}/events`, { auth: "api", headers, signal: deadline });
+        res = await client.fetch(`/v1/conversations/${encodeURIComponent(conversationId)}/events`, {
+          auth: "api",
+          headers,
+          signal: deadline,
+        });
       } catch (e) {
         if (deadline.aborted) break;
         if (attempt >= 5) throw e;
@@ -87,7 +110,10 @@ async function follow(client: ApiClient, conversationId: string, messageId: stri
         // The stream broke (network, deploy): reconnect from the last event.
       }
     }
-    throw new CliError(`no reply within ${timeoutS} s; the conversation goes on — follow it with: edgeloop conversations ${conversationId}`, EXIT.failure);
+    throw new CliError(
+      `no reply within ${timeoutS} s; the conversation goes on — follow it with: edgeloop conversations ${conversationId}`,
+      EXIT.failure,
+    );
   } finally {
     out.stop();
   }

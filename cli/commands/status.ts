@@ -22,7 +22,10 @@ export const statusCommand: Command = {
       else console.log(`worker   ${client.settings.url}  UNREACHABLE (${health.error})`);
       return EXIT.failure;
     }
-    const [{ devices }, pending] = await Promise.all([client.json(DeviceList, "/v1/devices", { auth: "admin" }), pendingCalls(client)]);
+    const [{ devices }, pending] = await Promise.all([
+      client.json(DeviceList, "/v1/devices", { auth: "admin" }),
+      pendingCalls(client),
+    ]);
     const online = devices.filter((d) => d.online).length;
     if (json) {
       printJson({ worker: { url: client.settings.url, reachable: true, latency_ms: health.ms }, devices, pending });
@@ -44,7 +47,8 @@ export const statusCommand: Command = {
         indentedWidth(),
       );
       console.log(indent(table));
-      if (values["tools"]) for (const d of devices) console.log(indent(`${d.agent_id}: ${d.tools.join(", ") || "(none)"}`));
+      if (values.tools)
+        for (const d of devices) console.log(indent(`${d.agent_id}: ${d.tools.join(", ") || "(none)"}`));
     }
     console.log(`pending  ${approvals} approval(s), ${pending.length - approvals} question(s)`);
     if (pending.length > 0) {
@@ -60,7 +64,11 @@ export const statusCommand: Command = {
         indentedWidth(),
       );
       console.log(indent(table));
-      console.log(indent("approve with: edgeloop approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)"));
+      console.log(
+        indent(
+          "approve with: edgeloop approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)",
+        ),
+      );
     }
     return EXIT.ok;
   },
@@ -70,4 +78,8 @@ const indentedWidth = () => {
   const w = terminalWidth();
   return w === undefined ? undefined : w - 2;
 };
-const indent = (s: string) => s.split("\n").map((l) => `  ${l}`).join("\n");
+const indent = (s: string) =>
+  s
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");

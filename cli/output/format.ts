@@ -18,7 +18,7 @@ export function duration(ms: number | null | undefined): string {
 
 /** One line, for table cells and event lines: newlines shown as ⏎, long text cut. */
 export function oneLine(value: unknown, max = 200): string {
-  const s = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const s = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   const flat = s.trim().replace(/\s*\n\s*/g, " ⏎ ");
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -35,7 +35,8 @@ export function localTime(iso: string | number): string {
 /** `--since`: an ISO date, unix ms, or a relative time like `30s`, `15m`, `2h`, `7d`. */
 export function parseSince(value: string, now = Date.now()): number | null {
   const rel = value.match(/^(\d+)\s*(s|m|h|d)$/);
-  if (rel) return now - Number(rel[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
+  if (rel)
+    return now - Number(rel[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
   if (/^\d+$/.test(value)) return Number(value);
   const t = Date.parse(value);
   return Number.isNaN(t) ? null : t;

@@ -4,7 +4,13 @@
  */
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-export type Progress = { set: (text: string) => void; print: (text: string) => void; write: (text: string) => void; endLine: () => void; stop: () => void };
+export type Progress = {
+  set: (text: string) => void;
+  print: (text: string) => void;
+  write: (text: string) => void;
+  endLine: () => void;
+  stop: () => void;
+};
 
 export function progress(enabled = Boolean(process.stdout.isTTY && process.stderr.isTTY)): Progress {
   let text = "";

@@ -3,13 +3,19 @@
  * columns (free text: tools, last text, arguments) give up width first, then the others, each
  * cut with an ellipsis. With no terminal (a pipe), nothing is cut unless COLUMNS says so.
  */
-export type Column<Row> = { header: string; value: (row: Row) => string; align?: "left" | "right"; flex?: boolean; min?: number };
+export type Column<Row> = {
+  header: string;
+  value: (row: Row) => string;
+  align?: "left" | "right";
+  flex?: boolean;
+  min?: number;
+};
 
 const GAP = 2;
 
 export function terminalWidth(): number | undefined {
   if (process.stdout.isTTY && process.stdout.columns) return process.stdout.columns;
-  const env = Number(process.env["COLUMNS"]);
+  const env = Number(process.env.COLUMNS);
   return Number.isInteger(env) && env > 0 ? env : undefined;
 }
 

@@ -1,16 +1,16 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { HelloFrame, PROTOCOL_VERSION, type HubFrame } from "../../protocol/index.js";
+import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/index.js";
 import type { AgentConfig } from "./config.js";
 import { HubConnection } from "./connection.js";
-import type { MqttTransport } from "./mqtt-transport.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";
 import type { Logger } from "./log.js";
+import type { MqttTransport } from "./mqtt-transport.js";
 import { ResultStore } from "./result-store.js";
-import { probeBwrap, type BwrapStatus } from "./sandbox/bubblewrap.js";
+import { type BwrapStatus, probeBwrap } from "./sandbox/bubblewrap.js";
 import { buildDenyRules } from "./sandbox/deny-list.js";
-import { loadSkills, type LoadedSkills } from "./skills/load-skills.js";
+import { type LoadedSkills, loadSkills } from "./skills/load-skills.js";
 import { agentVersion } from "./version.js";
 import { WorkQueue } from "./work-queue.js";
 
@@ -29,7 +29,8 @@ export type Prepared = { loaded: LoadedSkills; bwrap: BwrapStatus; warnings: str
 
 /** Skills and sandbox, as both `run` and `doctor` see them. */
 export function prepare(config: AgentConfig): Prepared {
-  const bwrap: BwrapStatus = config.sandboxing === "none" ? { usable: false, reason: "sandboxing = none" } : probeBwrap();
+  const bwrap: BwrapStatus =
+    config.sandboxing === "none" ? { usable: false, reason: "sandboxing = none" } : probeBwrap();
   const loaded = loadSkills(config.skills, {
     capabilities: config.capabilities,
     sandboxing: config.sandboxing,
@@ -40,9 +41,13 @@ export function prepare(config: AgentConfig): Prepared {
   const wantBwrap = [...loaded.tools.values()].filter((t) => t.manifest.sandboxing !== "none");
   for (const tool of wantBwrap) {
     if (tool.manifest.sandboxing === "firejail") {
-      warnings.push(`tool '${tool.manifest.name}' asks for firejail, which this agent does not support: it runs WITHOUT a sandbox`);
+      warnings.push(
+        `tool '${tool.manifest.name}' asks for firejail, which this agent does not support: it runs WITHOUT a sandbox`,
+      );
     } else if (config.sandboxing === "none") {
-      warnings.push(`tool '${tool.manifest.name}' asks for bubblewrap, but sandboxing = none: it runs WITHOUT a sandbox`);
+      warnings.push(
+        `tool '${tool.manifest.name}' asks for bubblewrap, but sandboxing = none: it runs WITHOUT a sandbox`,
+      );
     } else if (!bwrap.usable) {
       warnings.push(`tool '${tool.manifest.name}' asks for bubblewrap, but ${bwrap.reason}: it runs WITHOUT a sandbox`);
     }
@@ -58,7 +63,11 @@ export function workspaceProblem(workspace: string): string | null {
   }
 }
 
-export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningAgent> {
+export async function startAgent(
+  config: AgentConfig,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningAgent> {
   const { loaded, bwrap, warnings } = prepare(config);
   for (const e of loaded.errors) log.error("skill not loaded", { file: e.file, tool: e.tool, reason: e.reason });
   for (const f of loaded.filtered) log.warn("tool not advertised", { skill: f.skill, tool: f.tool, reason: f.reason });
@@ -124,7 +133,11 @@ export async function startAgent(config: AgentConfig, log: Logger, env: NodeJS.P
   // spawn (a fork) pays for the agent's size.
   connection =
     config.transport === "mqtt" && config.broker
-      ? new (await import("./mqtt-transport.js")).MqttTransport({ ...link, broker: config.broker, reconnectMs: Math.max(config.reconnectMinMs, 1_000) })
+      ? new (await import("./mqtt-transport.js")).MqttTransport({
+          ...link,
+          broker: config.broker,
+          reconnectMs: Math.max(config.reconnectMinMs, 1_000),
+        })
       : new HubConnection({
           ...link,
           url: config.url,

@@ -2,7 +2,12 @@
  * Reconnect delays: capped exponential backoff with full jitter (a random delay between 0 and
  * min(max, min·2^attempt)), so a fleet of Pis that lost the hub together do not return together.
  */
-export function backoffDelay(attempt: number, minMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  minMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(maxMs, minMs * 2 ** Math.min(attempt, 30));
   return Math.round(random() * ceiling);
 }

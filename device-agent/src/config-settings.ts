@@ -80,7 +80,13 @@ export const SETTINGS: readonly SettingDef[] = [
   def("toolTimeoutCeilingMs", "--tool-timeout-ms", "EDGELOOP_TOOL_TIMEOUT_MS", ["tools", "timeout_ms"], "int"),
   def("killGraceMs", "--kill-grace-ms", "EDGELOOP_KILL_GRACE_MS", ["tools", "kill_grace_ms"], "int"),
   { ...def("bashDeny", "--bash-deny", "EDGELOOP_BASH_DENY", ["sandbox", "bash_deny"], "list"), separator: "\n" },
-  def("bashDenyDefaults", "--bash-deny-defaults", "EDGELOOP_BASH_DENY_DEFAULTS", ["sandbox", "bash_deny_defaults"], "bool"),
+  def(
+    "bashDenyDefaults",
+    "--bash-deny-defaults",
+    "EDGELOOP_BASH_DENY_DEFAULTS",
+    ["sandbox", "bash_deny_defaults"],
+    "bool",
+  ),
   // The MQTT transport (docs/mqtt.md): the same topics the bridge serves, no WebSocket from the device.
   def("transport", "--transport", "EDGELOOP_TRANSPORT", ["agent", "transport"], "string"),
   def("broker", "--broker", "EDGELOOP_BROKER", ["mqtt", "broker"], "string"),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { SETTINGS, settingByFlag, type SettingDef, type SettingKey } from "./config-settings.js";
+import { SETTINGS, type SettingDef, type SettingKey, settingByFlag } from "./config-settings.js";
 
 /** A value together with where it came from, so an error can name the exact flag, variable or key. */
 export type Sourced = { value: unknown; source: string };
@@ -118,7 +118,14 @@ const TomlFile = z
       .optional(),
     sandbox: z.object({ bash_deny: z.unknown(), bash_deny_defaults: z.unknown() }).partial().strict().optional(),
     mqtt: z
-      .object({ broker: z.unknown(), username: z.unknown(), password: z.unknown(), ca: z.unknown(), cert: z.unknown(), key: z.unknown() })
+      .object({
+        broker: z.unknown(),
+        username: z.unknown(),
+        password: z.unknown(),
+        ca: z.unknown(),
+        cert: z.unknown(),
+        key: z.unknown(),
+      })
       .partial()
       .strict()
       .optional(),

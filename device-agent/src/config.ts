@@ -1,15 +1,22 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { Identifier } from "../../protocol/index.js";
-import { parseArgs, readConfigFile, readEnv, type Layer, type Sourced } from "./config-sources.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
+import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
 import { LOG_LEVELS, type LogLevel } from "./log.js";
 
 export type SandboxMode = "auto" | "required" | "none";
 export type Transport = "websocket" | "mqtt";
 
 /** Broker connection for `--transport mqtt` (docs/mqtt.md). Files are paths to PEM files. */
-export type BrokerConfig = { url: string; username?: string; password?: string; ca?: string; cert?: string; key?: string };
+export type BrokerConfig = {
+  url: string;
+  username?: string;
+  password?: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+};
 
 export type AgentConfig = {
   transport: Transport;
@@ -206,7 +213,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
         : null,
   };
   if ((config.broker?.cert === undefined) !== (config.broker?.key === undefined)) {
-    return { ok: false, error: `invalid setting ${describe(config.broker?.cert ? "brokerKey" : "brokerCert")}: a client certificate needs both --broker-cert and --broker-key` };
+    return {
+      ok: false,
+      error: `invalid setting ${describe(config.broker?.cert ? "brokerKey" : "brokerCert")}: a client certificate needs both --broker-cert and --broker-key`,
+    };
   }
   if (config.reconnectMaxMs < config.reconnectMinMs) {
     return { ok: false, error: `invalid setting ${describe("reconnectMaxMs")}: must be at least reconnect_min_ms` };

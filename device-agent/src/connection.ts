@@ -1,5 +1,12 @@
 import WebSocket from "ws";
-import { HubFrame, PING_FRAME, PONG_FRAME, parseJson, type DeviceFrame, type HelloFrame } from "../../protocol/index.js";
+import {
+  type DeviceFrame,
+  type HelloFrame,
+  HubFrame,
+  PING_FRAME,
+  PONG_FRAME,
+  parseJson,
+} from "../../protocol/index.js";
 import { AUTH_CLOSE_CODES, authRetryDelay, backoffDelay } from "./backoff.js";
 import type { Logger } from "./log.js";
 
@@ -153,11 +160,16 @@ export class HubConnection {
     let delay: number;
     if (AUTH_CLOSE_CODES.has(code) || this.authRefused) {
       delay = authRetryDelay(this.opts.reconnectMaxMs);
-      this.opts.log.error(code === 4003 ? "hub closed the connection: device forbidden (4003)" : "hub closed the connection: authentication failed", {
-        close_code: code,
-        reason,
-        retry_in_ms: delay,
-      });
+      this.opts.log.error(
+        code === 4003
+          ? "hub closed the connection: device forbidden (4003)"
+          : "hub closed the connection: authentication failed",
+        {
+          close_code: code,
+          reason,
+          retry_in_ms: delay,
+        },
+      );
     } else {
       delay = backoffDelay(this.attempt, this.opts.reconnectMinMs, this.opts.reconnectMaxMs, this.opts.random);
       this.opts.log.warn("disconnected", { close_code: code, reason, retry_in_ms: delay });

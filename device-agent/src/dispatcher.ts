@@ -43,7 +43,10 @@ export class Dispatcher {
     const id = frame.request_id;
     const { tool, parameters, timeout_ms } = frame.payload;
     if (frame.payload.request_id !== id) {
-      this.opts.log.warn("command request ids differ; using the outer one", { request_id: id, payload_request_id: frame.payload.request_id });
+      this.opts.log.warn("command request ids differ; using the outer one", {
+        request_id: id,
+        payload_request_id: frame.payload.request_id,
+      });
     }
     const stored = this.opts.store.get(id);
     if (stored?.state === "done") {
@@ -77,7 +80,13 @@ export class Dispatcher {
       return;
     }
     if (job.state === "queued" && this.opts.queue.withdraw(requestId)) {
-      this.complete(requestId, { status: "error", tool: job.tool, error: `Tool '${job.tool}' was cancelled before it started`, error_type: "cancelled", elapsed_ms: 0 });
+      this.complete(requestId, {
+        status: "error",
+        tool: job.tool,
+        error: `Tool '${job.tool}' was cancelled before it started`,
+        error_type: "cancelled",
+        elapsed_ms: 0,
+      });
       job.done = Promise.resolve();
       return;
     }
@@ -128,7 +137,12 @@ export class Dispatcher {
       });
     } catch (e) {
       // The executor answers with values; a throw here is a bug in the agent, not in the tool.
-      outcome = { status: "error", tool: job.tool, error: `device agent error: ${(e as Error).message}`, error_type: "execution_failed" };
+      outcome = {
+        status: "error",
+        tool: job.tool,
+        error: `device agent error: ${(e as Error).message}`,
+        error_type: "execution_failed",
+      };
     }
     this.complete(id, outcome);
   }

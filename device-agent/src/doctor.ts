@@ -24,7 +24,10 @@ export function checkServer(config: AgentConfig, timeoutMs = 10_000): Promise<Re
     };
     ws.on("unexpected-response", (_req, res) => {
       const status = res.statusCode ?? 0;
-      finish({ ok: false, reason: status === 401 || status === 403 ? `token refused (HTTP ${status})` : `HTTP ${status}` });
+      finish({
+        ok: false,
+        reason: status === 401 || status === 403 ? `token refused (HTTP ${status})` : `HTTP ${status}`,
+      });
       ws.terminate();
     });
     ws.on("open", () => {
@@ -39,7 +42,11 @@ export function checkServer(config: AgentConfig, timeoutMs = 10_000): Promise<Re
 /** With the MQTT transport the agent talks to a broker, not the hub: check that it lets us in. */
 export async function checkBroker(config: AgentConfig, timeoutMs = 10_000): Promise<ReachCheck> {
   if (!config.broker) return { ok: false, reason: "no broker configured" };
-  const options = brokerOptions(config.broker, { clientId: `edgeloop-doctor-${config.agentId}-${process.pid}`, reconnectPeriod: 0, connectTimeout: timeoutMs });
+  const options = brokerOptions(config.broker, {
+    clientId: `edgeloop-doctor-${config.agentId}-${process.pid}`,
+    reconnectPeriod: 0,
+    connectTimeout: timeoutMs,
+  });
   if (!options.ok) return { ok: false, reason: options.error };
   const { connectAsync } = await import("mqtt");
   try {
@@ -69,7 +76,8 @@ export async function runDoctor(config: AgentConfig, print: (line: string) => vo
 
   const { loaded, bwrap, warnings } = prepare(config);
   print("skills");
-  for (const skill of loaded.skills) ok(`${skill.name} ${skill.version}: ${skill.tools.map((t) => t.name).join(", ") || "(no tools advertised)"}`);
+  for (const skill of loaded.skills)
+    ok(`${skill.name} ${skill.version}: ${skill.tools.map((t) => t.name).join(", ") || "(no tools advertised)"}`);
   for (const e of loaded.errors) problem(`${e.file}${e.tool ? ` tool ${e.tool}` : ""}: ${e.reason}`);
   if (loaded.tools.size === 0) problem("no tools would be advertised");
   print("filtered tools");
@@ -80,7 +88,9 @@ export async function runDoctor(config: AgentConfig, print: (line: string) => vo
     if (f.kind === "capability" || f.kind === "duplicate") note(line);
     else problem(line);
   }
-  print(`capabilities: ${loaded.capabilities.join(", ") || "(none)"}${config.capabilities === null ? " (unrestricted: every permission the tools use)" : ""}`);
+  print(
+    `capabilities: ${loaded.capabilities.join(", ") || "(none)"}${config.capabilities === null ? " (unrestricted: every permission the tools use)" : ""}`,
+  );
   print("sandbox");
   if (bwrap.usable) ok(`bubblewrap at ${bwrap.path}`);
   else note(`bubblewrap unavailable: ${bwrap.reason}`);

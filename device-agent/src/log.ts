@@ -14,7 +14,7 @@ export type Logger = {
 export function createLogger(
   level: LogLevel,
   base: LogFields = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + "\n"),
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Logger {
   const min = LOG_LEVELS.indexOf(level);
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {

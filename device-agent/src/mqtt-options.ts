@@ -18,7 +18,10 @@ export function brokerOptions(cfg: BrokerConfig, base: IClientOptions): Result<I
     try {
       opts[field] = readFileSync(file);
     } catch (e) {
-      return { ok: false, error: `broker ${field} file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+      return {
+        ok: false,
+        error: `broker ${field} file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      };
     }
   }
   return { ok: true, value: opts };

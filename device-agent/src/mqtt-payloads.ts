@@ -53,12 +53,17 @@ export type MqttCommand = z.infer<typeof MqttCommand>;
 /** Field agents are loose about types: a number where a string is expected is still a result. */
 const text = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? "" : String(v)));
 /** Required (a missing key is an error), but any JSON value is accepted and made text. */
-const anyText = z.unknown().transform((v) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v)));
+const anyText = z
+  .unknown()
+  .transform((v) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v)));
 /** An error type we do not know (or none at all) is still an error: `execution_failed`. */
-const errorType = z.unknown().optional().transform((v) => {
-  const known = ErrorType.safeParse(v);
-  return known.success ? known.data : "execution_failed";
-});
+const errorType = z
+  .unknown()
+  .optional()
+  .transform((v) => {
+    const known = ErrorType.safeParse(v);
+    return known.success ? known.data : "execution_failed";
+  });
 const optionalId = Identifier.optional().catch(undefined);
 const elapsed = z.number().nonnegative().optional().catch(undefined);
 
@@ -100,18 +105,28 @@ export const ReportEnvelope = z.object({
 export type ReportEnvelope = z.infer<typeof ReportEnvelope>;
 
 /** `report_type: "error"`: a command the agent could not handle at all. */
-const EnvelopeError = z.object({ error: anyText.optional(), request_id: optionalId, tool: ToolName.optional().catch(undefined) });
+const EnvelopeError = z.object({
+  error: anyText.optional(),
+  request_id: optionalId,
+  tool: ToolName.optional().catch(undefined),
+});
 
 /** The answer to `tools_list`. Parameters are checked later, when the manifest is built. */
 export const ToolsListAnswer = z.object({
-  tools: z.array(z.object({ name: z.string(), description: z.string().optional().catch(undefined), parameters: z.unknown() })),
+  tools: z.array(
+    z.object({ name: z.string(), description: z.string().optional().catch(undefined), parameters: z.unknown() }),
+  ),
   count: z.number().optional(),
   request_id: optionalId,
 });
 export type ToolsListAnswer = z.infer<typeof ToolsListAnswer>;
 
 /** A tool outcome as a report gives it: the tool may be missing (the command says which it was). */
-export type ReportOutcome = ToolOutcome extends infer T ? (T extends unknown ? Omit<T, "tool"> & { tool?: string } : never) : never;
+export type ReportOutcome = ToolOutcome extends infer T
+  ? T extends unknown
+    ? Omit<T, "tool"> & { tool?: string }
+    : never
+  : never;
 
 export type InterpretedReport =
   | { kind: "tool"; requestId?: string; tool?: string; outcome: ReportOutcome; shape: "flat" | "envelope" }
@@ -125,7 +140,12 @@ function outcomeOf(report: FlatReport): ReportOutcome {
   if (report.status === "success") {
     const { request_id: _r, ...rest } = report;
     if (rest.content === undefined) delete rest.content;
-    return { ...rest, stderr: rest.stderr ?? "", exit_code: rest.exit_code ?? 0, elapsed_ms: rest.elapsed_ms ?? 0 } as ReportOutcome;
+    return {
+      ...rest,
+      stderr: rest.stderr ?? "",
+      exit_code: rest.exit_code ?? 0,
+      elapsed_ms: rest.elapsed_ms ?? 0,
+    } as ReportOutcome;
   }
   const { request_id: _r, ...rest } = report;
   return rest as ReportOutcome;
@@ -141,7 +161,8 @@ function issue(e: z.ZodError): string {
  * the envelope comes as `report_type:"result"` with `status:"error"` and usually no `error_type`.
  */
 export function interpretReport(raw: unknown): InterpretedReport {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { kind: "invalid", error: "not a JSON object" };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return { kind: "invalid", error: "not a JSON object" };
   const obj = raw as Record<string, unknown>;
   if ("report_type" in obj) {
     const env = ReportEnvelope.safeParse(obj);
@@ -153,27 +174,54 @@ export function interpretReport(raw: unknown): InterpretedReport {
       if (p.pong === true) return { kind: "pong" };
       if (Array.isArray(p.tools)) {
         const tools = ToolsListAnswer.safeParse(p);
-        return tools.success ? { kind: "tools", answer: tools.data } : { kind: "invalid", error: `tools_list answer: ${issue(tools.error)}` };
+        return tools.success
+          ? { kind: "tools", answer: tools.data }
+          : { kind: "invalid", error: `tools_list answer: ${issue(tools.error)}` };
       }
       if (type === "error" && !("status" in p)) {
         const e = EnvelopeError.safeParse(p);
         if (!e.success) return { kind: "invalid", error: `error payload: ${issue(e.error)}` };
-        return { kind: "tool", requestId: e.data.request_id, tool: e.data.tool, shape: "envelope", outcome: { status: "error", tool: e.data.tool, error: e.data.error ?? "the device could not handle the command", error_type: "execution_failed" } };
+        return {
+          kind: "tool",
+          requestId: e.data.request_id,
+          tool: e.data.tool,
+          shape: "envelope",
+          outcome: {
+            status: "error",
+            tool: e.data.tool,
+            error: e.data.error ?? "the device could not handle the command",
+            error_type: "execution_failed",
+          },
+        };
       }
       const flat = FlatReport.safeParse(p);
       if (!flat.success) return { kind: "invalid", error: `${type} payload: ${issue(flat.error)}` };
-      return { kind: "tool", requestId: flat.data.request_id, tool: flat.data.tool, shape: "envelope", outcome: outcomeOf(flat.data) };
+      return {
+        kind: "tool",
+        requestId: flat.data.request_id,
+        tool: flat.data.tool,
+        shape: "envelope",
+        outcome: outcomeOf(flat.data),
+      };
     }
     return { kind: "other", reportType: type };
   }
   if (obj.pong === true) return { kind: "pong" };
   if (Array.isArray(obj.tools)) {
     const tools = ToolsListAnswer.safeParse(obj);
-    return tools.success ? { kind: "tools", answer: tools.data } : { kind: "invalid", error: `tools_list answer: ${issue(tools.error)}` };
+    return tools.success
+      ? { kind: "tools", answer: tools.data }
+      : { kind: "invalid", error: `tools_list answer: ${issue(tools.error)}` };
   }
   const flat = FlatReport.safeParse(obj);
   if (!flat.success) return { kind: "invalid", error: issue(flat.error) };
-  return { kind: "tool", requestId: flat.data.request_id, tool: flat.data.tool, shape: "flat", outcome: outcomeOf(flat.data) };
+  return {
+    kind: "tool",
+    requestId: flat.data.request_id,
+    tool: flat.data.tool,
+    shape: "flat",
+    outcome: outcomeOf(flat.data),
+  };
 }
 
 // ---- status and capabilities (retained) ------------------------------------------------------

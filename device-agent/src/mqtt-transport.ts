@@ -65,7 +65,9 @@ export class MqttTransport {
       if (topic === this.topics.commands) this.onCommand(payload.toString());
     });
     client.on("close", () => this.stopHeartbeat());
-    client.on("offline", () => this.opts.log.warn("broker connection lost; reconnecting", { broker: redactUrl(this.opts.broker.url) }));
+    client.on("offline", () =>
+      this.opts.log.warn("broker connection lost; reconnecting", { broker: redactUrl(this.opts.broker.url) }),
+    );
     client.on("error", (err) => this.opts.log.warn("broker error", { error: err.message }));
   }
 
@@ -132,11 +134,21 @@ export class MqttTransport {
     }
     const cmd = parsed.value;
     if (cmd.command === "tool") this.opts.onFrame({ type: "command", ...cmd });
-    else if (cmd.command === "cancel") this.opts.onFrame({ type: "command", command: "cancel", request_id: cmd.request_id });
-    else if (cmd.command === "ping") this.publishEnvelope("result", { pong: true, ...(cmd.request_id ? { request_id: cmd.request_id } : {}) });
+    else if (cmd.command === "cancel")
+      this.opts.onFrame({ type: "command", command: "cancel", request_id: cmd.request_id });
+    else if (cmd.command === "ping")
+      this.publishEnvelope("result", { pong: true, ...(cmd.request_id ? { request_id: cmd.request_id } : {}) });
     else {
-      const tools = this.opts.hello().skills.flatMap((s) => s.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })));
-      this.publishEnvelope("result", { tools, count: tools.length, ...(cmd.request_id ? { request_id: cmd.request_id } : {}) });
+      const tools = this.opts
+        .hello()
+        .skills.flatMap((s) =>
+          s.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+        );
+      this.publishEnvelope("result", {
+        tools,
+        count: tools.length,
+        ...(cmd.request_id ? { request_id: cmd.request_id } : {}),
+      });
     }
   }
 
@@ -144,7 +156,13 @@ export class MqttTransport {
   private publishEnvelope(reportType: "result" | "heartbeat", payload: Record<string, unknown>): void {
     this.client?.publish(
       this.topics.reports,
-      JSON.stringify({ agent_id: this.opts.agentId, agent_type: "edgeloop", report_type: reportType, payload, timestamp: unixSeconds() }),
+      JSON.stringify({
+        agent_id: this.opts.agentId,
+        agent_type: "edgeloop",
+        report_type: reportType,
+        payload,
+        timestamp: unixSeconds(),
+      }),
       { qos: 0 },
     );
   }
@@ -152,7 +170,8 @@ export class MqttTransport {
   private startHeartbeat(client: MqttClient): void {
     this.stopHeartbeat();
     const beat = () => {
-      if (client.connected) this.publishEnvelope("heartbeat", { uptime_s: Math.round((Date.now() - this.startedAt) / 1000) });
+      if (client.connected)
+        this.publishEnvelope("heartbeat", { uptime_s: Math.round((Date.now() - this.startedAt) / 1000) });
     };
     beat();
     this.heartbeat = setInterval(beat, this.opts.heartbeatMs ?? MQTT_HEARTBEAT_MS);

@@ -1,8 +1,21 @@
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { Identifier, ResultFrame, ToolName, parseJson } from "../../protocol/index.js";
+import { Identifier, parseJson, ResultFrame, ToolName } from "../../protocol/index.js";
 
 /**
  * Results by request_id, on disk, so a command delivered twice (a hub retry, a reconnect, an agent
@@ -18,7 +31,12 @@ import { Identifier, ResultFrame, ToolName, parseJson } from "../../protocol/ind
  * A "running" record is written when a tool starts. If the agent dies while the tool runs, the
  * next start turns that record into an error result instead of running the tool a second time.
  */
-const RunningRecord = z.object({ state: z.literal("running"), request_id: Identifier, tool: ToolName, started_at: z.number() });
+const RunningRecord = z.object({
+  state: z.literal("running"),
+  request_id: Identifier,
+  tool: ToolName,
+  started_at: z.number(),
+});
 const DoneRecord = z.object({
   state: z.literal("done"),
   request_id: Identifier,
@@ -129,7 +147,10 @@ export class ResultStore {
       files.push(path);
       const parsed = parseJson(StoredRecord, readTextQuietly(path));
       if (!parsed.ok || `${parsed.value.request_id}.json` !== name) {
-        this.opts.onWarning?.("result store: unreadable record removed", { file: path, error: parsed.ok ? "name mismatch" : parsed.error });
+        this.opts.onWarning?.("result store: unreadable record removed", {
+          file: path,
+          error: parsed.ok ? "name mismatch" : parsed.error,
+        });
         continue;
       }
       found.push(parsed.value);
@@ -157,7 +178,12 @@ export class ResultStore {
       firstBad ??= { line: this.lines, error: parsed.error };
     }
     if (firstBad) {
-      this.opts.onWarning?.("result store: unreadable journal lines skipped", { file: this.path, count: bad, first_line: firstBad.line, error: firstBad.error });
+      this.opts.onWarning?.("result store: unreadable journal lines skipped", {
+        file: this.path,
+        count: bad,
+        first_line: firstBad.line,
+        error: firstBad.error,
+      });
     }
     // Appending after a line without its newline would glue the next record onto it.
     return bad > 0 || torn;
@@ -241,7 +267,11 @@ export class ResultStore {
     };
     this.put(record);
     this.requestSync();
-    if (this.records.size > this.opts.maxEntries || this.now() - this.lastPrune >= Math.min(PRUNE_EVERY_MS, this.opts.ttlMs)) this.prune();
+    if (
+      this.records.size > this.opts.maxEntries ||
+      this.now() - this.lastPrune >= Math.min(PRUNE_EVERY_MS, this.opts.ttlMs)
+    )
+      this.prune();
     return record;
   }
 
@@ -306,10 +336,10 @@ export class ResultStore {
   }
 
   private append(line: JournalLine): void {
-    const text = JSON.stringify(line) + "\n";
+    const text = `${JSON.stringify(line)}\n`;
     try {
       // After a failed write (a full disk) part of a line may be there: end it, so it stays one bad line.
-      writeAll(this.fd, this.broken ? "\n" + text : text);
+      writeAll(this.fd, this.broken ? `\n${text}` : text);
       this.broken = false;
     } catch (e) {
       this.broken = true;
@@ -343,7 +373,7 @@ export class ResultStore {
     try {
       let chunk = "";
       for (const record of this.records.values()) {
-        chunk += JSON.stringify(record) + "\n";
+        chunk += `${JSON.stringify(record)}\n`;
         if (chunk.length >= 1 << 20) {
           writeAll(fd, chunk);
           chunk = "";

@@ -31,8 +31,19 @@ export function builtinContext(opts: {
         const ids = [opts.agent_id, ...(store.getValue<string[]>("known_agents") ?? [])];
         const out: DeviceSummary[] = [];
         for (const id of [...new Set(ids)]) {
-          const d = (await hub(id).getDevice(id)) as { online: boolean; last_seen: number | null; version: string | null; skills: { tools: { name: string }[] }[] };
-          out.push({ agent_id: id, online: d.online, last_seen: d.last_seen, version: d.version, tools: d.skills.flatMap((s) => s.tools.map((t) => t.name)) });
+          const d = (await hub(id).getDevice(id)) as {
+            online: boolean;
+            last_seen: number | null;
+            version: string | null;
+            skills: { tools: { name: string }[] }[];
+          };
+          out.push({
+            agent_id: id,
+            online: d.online,
+            last_seen: d.last_seen,
+            version: d.version,
+            tools: d.skills.flatMap((s) => s.tools.map((t) => t.name)),
+          });
         }
         return out;
       },
@@ -48,13 +59,30 @@ export function builtinContext(opts: {
         store.putValue("known_conversations", [...known]);
       },
       async view(id: string) {
-        const v = (await conversation(id).getConversation()) as { conversation_id: string; agent_id: string; status: string; messages: { role: string; content?: string | null }[] } | null;
-        return v ? { conversation_id: v.conversation_id, agent_id: v.agent_id, status: v.status, messages: v.messages.map((m) => ({ role: m.role, content: m.content ?? null })) } : null;
+        const v = (await conversation(id).getConversation()) as {
+          conversation_id: string;
+          agent_id: string;
+          status: string;
+          messages: { role: string; content?: string | null }[];
+        } | null;
+        return v
+          ? {
+              conversation_id: v.conversation_id,
+              agent_id: v.agent_id,
+              status: v.status,
+              messages: v.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+            }
+          : null;
       },
       async post(id: string | null, agentId: string, text: string) {
         const conversation_id = id ?? `conv_${crypto.randomUUID()}`;
         const message_id = `msg_${crypto.randomUUID()}`;
-        const res = await conversation(conversation_id).postMessage({ conversation_id, agent_id: agentId, message_id, text });
+        const res = await conversation(conversation_id).postMessage({
+          conversation_id,
+          agent_id: agentId,
+          message_id,
+          text,
+        });
         return res.ok ? { conversation_id, message_id } : { error: res.error };
       },
     },

@@ -2,27 +2,34 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type ContentBlock,
   type ConversationEvent,
-  toOpenAITool,
   type ToolOutcome,
+  toOpenAITool,
   toolSpecsFromSkills,
   type WaitReply,
 } from "../../protocol/index.js";
 import { readConfig } from "../../worker/config.js";
 import type { Env } from "../../worker/env.js";
 import { log } from "../../worker/log.js";
+import { afterPendingSends } from "../after-pending-sends.js";
+import { AlarmSchedule } from "../alarm-schedule.js";
+import type { DispatchCommand } from "../device-hub/device-hub-do.js";
+import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
 import { builtinContext } from "./builtin-context.js";
 import { BUILTINS, builtinToolSpecs, findBuiltin, questionToolSpec } from "./builtins/index.js";
 import { parseWebhookTools, runWebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import { ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
-import { loopConfigFromEnv } from "./loop-config.js";
+import {
+  advance,
+  type FinishedReply,
+  initialState,
+  type LoopConfig,
+  type LoopEvent,
+  type LoopState,
+} from "./core/index.js";
 import { DeltaBuffer } from "./delta-buffer.js";
-import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
-import type { DispatchCommand } from "../device-hub/device-hub-do.js";
-import { AlarmSchedule } from "../alarm-schedule.js";
-import { afterPendingSends } from "../after-pending-sends.js";
-import { metricsShards, type RunRecord, shardFor } from "../metrics/aggregate.js";
-import { advance, type FinishedReply, initialState, type LoopConfig, type LoopEvent, type LoopState } from "./core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
+import { loopConfigFromEnv } from "./loop-config.js";
+import { deliverSigned, REPLY_EXPIRY_MS, type ReplyTarget, replyBackoffMs } from "./reply-delivery.js";
 
 /**
  * A message's tool list in the API's shape, made once per list: the state keeps the same array
@@ -42,7 +49,9 @@ export type PostMessageInput = {
   text: string;
   /** limits a parent passes to its sub-task; the deployment's vars (read here) win over them */
   loop?: Partial<LoopConfig>;
-  options?: Partial<Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">>;
+  options?: Partial<
+    Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">
+  >;
   /** set when this conversation is a sub-task (`task`) of another */
   parent?: ParentLink;
   /** POST the reply (and events, if asked) to this URL */
@@ -114,8 +123,18 @@ export class ConversationDO extends DurableObject<Env> {
   /** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
   async postMessage(input: PostMessageInput): Promise<{ ok: true } | { ok: false; status: 409 | 500; error: string }> {
     if (this.state && this.state.agent_id !== input.agent_id) {
-      if (!input.rebind) return { ok: false, status: 409, error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'` };
-      if (this.state.run) return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is still running on agent '${this.state.agent_id}'` };
+      if (!input.rebind)
+        return {
+          ok: false,
+          status: 409,
+          error: `conversation '${input.conversation_id}' belongs to agent '${this.state.agent_id}'`,
+        };
+      if (this.state.run)
+        return {
+          ok: false,
+          status: 409,
+          error: `conversation '${input.conversation_id}' is still running on agent '${this.state.agent_id}'`,
+        };
       // The pool's device went away: the next message runs on the one the pool picked.
       this.state = { ...this.state, agent_id: input.agent_id };
     }
@@ -130,7 +149,9 @@ export class ConversationDO extends DurableObject<Env> {
     const taken = new Set(deviceTools.map((t) => t.name));
     const tools = [
       ...deviceTools,
-      ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhooks.tools)].filter((t) => !taken.has(t.name) && taken.add(t.name)),
+      ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhooks.tools)].filter(
+        (t) => !taken.has(t.name) && taken.add(t.name),
+      ),
     ];
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, { ...(input.loop ?? {}), ...envConfig.config });
@@ -138,7 +159,13 @@ export class ConversationDO extends DurableObject<Env> {
     }
     if (input.reply) this.store.putValue(`reply:${input.message_id}`, input.reply);
     this.replyTargets.set(input.message_id, input.reply ?? null);
-    this.apply({ type: "user_message", message_id: input.message_id, text: input.text, tools, ...(input.options ? { config: input.options } : {}) });
+    this.apply({
+      type: "user_message",
+      message_id: input.message_id,
+      text: input.text,
+      tools,
+      ...(input.options ? { config: input.options } : {}),
+    });
     return { ok: true };
   }
 
@@ -196,7 +223,14 @@ export class ConversationDO extends DurableObject<Env> {
       status: s.status,
       messages: s.messages,
       replies: s.replies,
-      pending_tool_calls: (s.run?.round ?? []).filter((c) => c.state !== "done").map((c) => ({ id: c.id, name: c.name, state: c.kind === "question" && c.state === "dispatched" ? "awaiting_answer" : c.state, args: c.args })),
+      pending_tool_calls: (s.run?.round ?? [])
+        .filter((c) => c.state !== "done")
+        .map((c) => ({
+          id: c.id,
+          name: c.name,
+          state: c.kind === "question" && c.state === "dispatched" ? "awaiting_answer" : c.state,
+          args: c.args,
+        })),
       queued_messages: s.queue.length,
     };
   }
@@ -283,12 +317,25 @@ export class ConversationDO extends DurableObject<Env> {
               emitted.push(stored);
               // The run an event belongs to: the one it starts, else the one that was going.
               const runMessage =
-                effect.event.type === "message_start" || effect.event.type === "conversation_end" ? effect.event.message_id : (prev.run?.message_id ?? state.run?.message_id ?? null);
+                effect.event.type === "message_start" || effect.event.type === "conversation_end"
+                  ? effect.event.message_id
+                  : (prev.run?.message_id ?? state.run?.message_id ?? null);
               const target = runMessage ? this.replyTarget(runMessage) : null;
               if (target?.events && effect.event.type !== "conversation_end") {
-                this.enqueue(toPerform, { type: "deliver_reply", key: `event:${stored.seq}`, url: target.url, payload: { type: "event", conversation_id: state.conversation_id, event: stored }, first_at: now }, now);
+                this.enqueue(
+                  toPerform,
+                  {
+                    type: "deliver_reply",
+                    key: `event:${stored.seq}`,
+                    url: target.url,
+                    payload: { type: "event", conversation_id: state.conversation_id, event: stored },
+                    first_at: now,
+                  },
+                  now,
+                );
               }
-              if (effect.event.type === "message_start") this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
+              if (effect.event.type === "message_start")
+                this.indexConversation(toPerform, effect.event.message_id, "running", effect.event.text, now, null);
               break;
             }
             case "set_deadline":
@@ -301,13 +348,48 @@ export class ConversationDO extends DurableObject<Env> {
               replies.push(effect.reply);
               const target = this.replyTarget(effect.reply.message_id);
               if (target) {
-                this.enqueue(toPerform, { type: "deliver_reply", key: `${effect.reply.message_id}:reply`, url: target.url, payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply }, first_at: now }, now);
+                this.enqueue(
+                  toPerform,
+                  {
+                    type: "deliver_reply",
+                    key: `${effect.reply.message_id}:reply`,
+                    url: target.url,
+                    payload: { type: "reply", conversation_id: state.conversation_id, ...effect.reply },
+                    first_at: now,
+                  },
+                  now,
+                );
               }
               const m = effect.reply.metrics;
-              this.indexConversation(toPerform, effect.reply.message_id, effect.reply.status, effect.reply.reply, now, m ? { at: now, model: this.env.LLM_MODEL ?? "unknown", agent_id: state.agent_id, status: effect.reply.status, stop_reason: effect.reply.stop_reason, ...m } : null);
+              this.indexConversation(
+                toPerform,
+                effect.reply.message_id,
+                effect.reply.status,
+                effect.reply.reply,
+                now,
+                m
+                  ? {
+                      at: now,
+                      model: this.env.LLM_MODEL ?? "unknown",
+                      agent_id: state.agent_id,
+                      status: effect.reply.status,
+                      stop_reason: effect.reply.stop_reason,
+                      ...m,
+                    }
+                  : null,
+              );
               const parent = this.store.getValue<ParentLink>("parent");
               if (parent) {
-                this.enqueue(toPerform, { type: "notify_parent", message_id: effect.reply.message_id, parent, outcome: subtaskOutcome(effect.reply) }, now);
+                this.enqueue(
+                  toPerform,
+                  {
+                    type: "notify_parent",
+                    message_id: effect.reply.message_id,
+                    parent,
+                    outcome: subtaskOutcome(effect.reply),
+                  },
+                  now,
+                );
               }
               break;
             }
@@ -374,7 +456,12 @@ export class ConversationDO extends DurableObject<Env> {
     const attempts = this.store.attempts(id) + 1;
     const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, 60_000);
     this.store.retryOutboxLater(id, Date.now() + delay);
-    log("warn", "effect failed, will retry", { conversation_id: this.state?.conversation_id, effect: effect.type, attempts, error: String(e) });
+    log("warn", "effect failed, will retry", {
+      conversation_id: this.state?.conversation_id,
+      effect: effect.type,
+      attempts,
+      error: String(e),
+    });
   }
 
   private perform(id: number, effect: Exclude<OutboundEffect, DispatchEffect>): void {
@@ -393,14 +480,29 @@ export class ConversationDO extends DurableObject<Env> {
             return await this.performBuiltin(id, effect);
           case "deliver_reply": {
             const secret = replySigningSecret(this.env);
-            const sent = await deliverSigned(effect.url, `${this.state!.conversation_id}:${effect.key}`, effect.payload, secret);
+            const sent = await deliverSigned(
+              effect.url,
+              `${this.state!.conversation_id}:${effect.key}`,
+              effect.payload,
+              secret,
+            );
             if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
-              if (!sent.ok) log("warn", "reply delivery given up", { conversation_id: this.state!.conversation_id, key: effect.key, error: sent.error });
+              if (!sent.ok)
+                log("warn", "reply delivery given up", {
+                  conversation_id: this.state!.conversation_id,
+                  key: effect.key,
+                  error: sent.error,
+                });
               this.store.finishOutbox(id);
             } else {
               const attempts = this.store.attempts(id) + 1;
               this.store.retryOutboxLater(id, Date.now() + replyBackoffMs(attempts));
-              log("info", "reply delivery failed, will retry", { conversation_id: this.state!.conversation_id, key: effect.key, attempts, error: sent.error });
+              log("info", "reply delivery failed, will retry", {
+                conversation_id: this.state!.conversation_id,
+                key: effect.key,
+                attempts,
+                error: sent.error,
+              });
             }
             return;
           }
@@ -408,7 +510,14 @@ export class ConversationDO extends DurableObject<Env> {
             const s = this.state!;
             const ns = this.env.METRICS_SHARD!;
             const shard = ns.get(ns.idFromName(`shard-${shardFor(s.conversation_id, metricsShards(this.env))}`));
-            await shard.upsertConversation({ conversation_id: s.conversation_id, agent_id: s.agent_id, status: effect.status, created_at: effect.at, updated_at: effect.at, last_text: effect.text?.slice(0, 200) ?? null });
+            await shard.upsertConversation({
+              conversation_id: s.conversation_id,
+              agent_id: s.agent_id,
+              status: effect.status,
+              created_at: effect.at,
+              updated_at: effect.at,
+              last_text: effect.text?.slice(0, 200) ?? null,
+            });
             if (effect.run) await shard.record(effect.message_id, effect.run);
             this.store.finishOutbox(id);
             return;
@@ -457,11 +566,19 @@ export class ConversationDO extends DurableObject<Env> {
   /** The model call for `state`, or null when the configuration has no usable model. */
   private startModelCall(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
     // Vars cannot change while the object lives: parse them once, not on every model call.
-    const cfg = (this.workerConfig ??= readConfig(this.env));
+    this.workerConfig ??= readConfig(this.env);
+    const cfg = this.workerConfig;
     if (!cfg.ok || !cfg.config.OPENAI_BASE_URL) return null;
     const c = cfg.config;
     return callLlm(
-      { baseURL: c.OPENAI_BASE_URL!, apiKey: c.OPENAI_API_KEY ?? "not-needed", model: c.LLM_MODEL, maxRetries: c.LLM_MAX_RETRIES, timeoutMs: c.LLM_TIMEOUT_MS, toolProtocol: c.LLM_TOOL_PROTOCOL },
+      {
+        baseURL: c.OPENAI_BASE_URL!,
+        apiKey: c.OPENAI_API_KEY ?? "not-needed",
+        model: c.LLM_MODEL,
+        maxRetries: c.LLM_MAX_RETRIES,
+        timeoutMs: c.LLM_TIMEOUT_MS,
+        toolProtocol: c.LLM_TOOL_PROTOCOL,
+      },
       { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
@@ -475,7 +592,10 @@ export class ConversationDO extends DurableObject<Env> {
    * Built-ins and webhook tools run here. A thrown error is an internal error (seed 002): logged
    * with its detail, while the model only learns that the tool failed.
    */
-  private async performBuiltin(outboxId: number, effect: Extract<OutboundEffect, { type: "run_builtin" }>): Promise<void> {
+  private async performBuiltin(
+    outboxId: number,
+    effect: Extract<OutboundEffect, { type: "run_builtin" }>,
+  ): Promise<void> {
     const state = this.state!;
     let outcome: ToolOutcome | null;
     try {
@@ -503,19 +623,45 @@ export class ConversationDO extends DurableObject<Env> {
               allowHttp: this.env.ALLOW_HTTP_WEBHOOK_TOOLS === "true",
               now: () => Date.now(),
             })
-          : { status: "error", tool: effect.tool, error: `Tool '${effect.tool}' is not available in the orchestrator`, error_type: "not_found" };
+          : {
+              status: "error",
+              tool: effect.tool,
+              error: `Tool '${effect.tool}' is not available in the orchestrator`,
+              error_type: "not_found",
+            };
       }
     } catch (e) {
       const incident = crypto.randomUUID();
-      log("error", "built-in tool failed", { conversation_id: state.conversation_id, tool: effect.tool, request_id: effect.request_id, incident, error: String(e), stack: (e as Error).stack });
-      outcome = { status: "error", tool: effect.tool, error: `internal error (incident ${incident})`, error_type: "execution_failed" };
+      log("error", "built-in tool failed", {
+        conversation_id: state.conversation_id,
+        tool: effect.tool,
+        request_id: effect.request_id,
+        incident,
+        error: String(e),
+        stack: (e as Error).stack,
+      });
+      outcome = {
+        status: "error",
+        tool: effect.tool,
+        error: `internal error (incident ${incident})`,
+        error_type: "execution_failed",
+      };
     }
-    if (outcome) this.apply({ type: "tool_result", tool_call_id: effect.tool_call_id, request_id: effect.request_id, outcome }, outboxId);
+    if (outcome)
+      this.apply(
+        { type: "tool_result", tool_call_id: effect.tool_call_id, request_id: effect.request_id, outcome },
+        outboxId,
+      );
     else this.store.finishOutbox(outboxId);
   }
 
   /** `task`: a child conversation with its own loop; its reply comes back through notify_parent. */
-  private async startSubtask(toolCallId: string, requestId: string, text: string, agentId: string): Promise<{ conversation_id: string }> {
+  private async startSubtask(
+    toolCallId: string,
+    requestId: string,
+    text: string,
+    agentId: string,
+  ): Promise<{ conversation_id: string }> {
     const state = this.state!;
     // Derived from the request id, so a re-driven call finds the same child instead of a second one.
     const conversation_id = `task_${requestId.replace(/[^A-Za-z0-9]/g, "").slice(-40)}`;
@@ -557,7 +703,12 @@ export class ConversationDO extends DurableObject<Env> {
       this.apply({ type: "deadline", key });
     }
     const due = this.store.pendingOutbox().filter((row) => row.next_at <= now && !this.inflight.has(row.id));
-    for (const row of due) log("info", "re-driving effect", { conversation_id: this.state?.conversation_id, effect: row.effect.type, attempts: row.attempts });
+    for (const row of due)
+      log("info", "re-driving effect", {
+        conversation_id: this.state?.conversation_id,
+        effect: row.effect.type,
+        attempts: row.attempts,
+      });
     this.performAll(due);
     await this.scheduleAlarm();
   }
@@ -607,9 +758,20 @@ export class ConversationDO extends DurableObject<Env> {
   }
 
   /** Index and metrics go to the shard this conversation hashes to, through the outbox. */
-  private indexConversation(toPerform: { id: number; effect: OutboundEffect }[], messageId: string, status: string, text: string | null, now: number, run: RunRecord | null): void {
+  private indexConversation(
+    toPerform: { id: number; effect: OutboundEffect }[],
+    messageId: string,
+    status: string,
+    text: string | null,
+    now: number,
+    run: RunRecord | null,
+  ): void {
     if (!this.env.METRICS_SHARD) return;
-    this.enqueue(toPerform, { type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now }, now);
+    this.enqueue(
+      toPerform,
+      { type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now },
+      now,
+    );
   }
 
   /** Record an outbound effect in the outbox (inside apply's transaction); a new one is performed after commit. */
@@ -631,7 +793,11 @@ export class ConversationDO extends DurableObject<Env> {
     const url = new URL(request.url);
     this.writeWaiting();
     if (!url.pathname.endsWith("/events")) return new Response("not found", { status: 404 });
-    if (!this.state) return new Response(JSON.stringify({ type: "about:blank", title: "Not found", status: 404 }), { status: 404, headers: { "content-type": "application/problem+json" } });
+    if (!this.state)
+      return new Response(JSON.stringify({ type: "about:blank", title: "Not found", status: 404 }), {
+        status: 404,
+        headers: { "content-type": "application/problem+json" },
+      });
     const after = Number(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0");
     const from = Number.isFinite(after) && after >= 0 ? Math.floor(after) : 0;
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -648,16 +814,20 @@ export class ConversationDO extends DurableObject<Env> {
     const keepAlive = setInterval(() => {
       writer.write(encoder.encode(": keep-alive\n\n")).catch(() => undefined);
     }, 15_000);
-    void writer.closed.catch(() => undefined).finally(() => {
-      clearInterval(keepAlive);
-      this.sseClients.delete(writer);
-    });
+    void writer.closed
+      .catch(() => undefined)
+      .finally(() => {
+        clearInterval(keepAlive);
+        this.sseClients.delete(writer);
+      });
     request.signal?.addEventListener("abort", () => {
       clearInterval(keepAlive);
       this.sseClients.delete(writer);
       writer.close().catch(() => undefined);
     });
-    return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" } });
+    return new Response(readable, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" },
+    });
   }
 
   private broadcast(events: ConversationEvent[]): void {
@@ -680,8 +850,14 @@ function sseFrame(e: ConversationEvent): string {
 
 /** What the parent's `task` call gets: the child's final reply, or why there is none. */
 function subtaskOutcome(reply: FinishedReply): ToolOutcome {
-  if (reply.status === "completed") return { status: "success", tool: "task", result: reply.reply ?? "", stderr: "", exit_code: 0, elapsed_ms: 0 };
-  return { status: "error", tool: "task", error: `the sub-task ended ${reply.status}: ${reply.reply ?? reply.stop_reason}`, error_type: reply.status === "cancelled" ? "cancelled" : "execution_failed" };
+  if (reply.status === "completed")
+    return { status: "success", tool: "task", result: reply.reply ?? "", stderr: "", exit_code: 0, elapsed_ms: 0 };
+  return {
+    status: "error",
+    tool: "task",
+    error: `the sub-task ended ${reply.status}: ${reply.reply ?? reply.stop_reason}`,
+    error_type: reply.status === "cancelled" ? "cancelled" : "execution_failed",
+  };
 }
 
 /** Outbound deliveries are signed with REPLY_SIGNING_SECRET, or else the first inbound webhook secret. */

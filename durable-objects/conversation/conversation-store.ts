@@ -13,13 +13,24 @@ export type NotifyParent = {
 export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
 
 /** A finished run's numbers, written to the metrics shard its conversation hashes to. */
-export type RecordMetrics = { type: "record_metrics"; message_id: string; run: RunRecord | null; status: string; text: string | null; at: number };
+export type RecordMetrics = {
+  type: "record_metrics";
+  message_id: string;
+  run: RunRecord | null;
+  status: string;
+  text: string | null;
+  at: number;
+};
 
 /** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
 export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
 
 /** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
-export type OutboundEffect = Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }> | NotifyParent | RecordMetrics | DeliverReply;
+export type OutboundEffect =
+  | Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }>
+  | NotifyParent
+  | RecordMetrics
+  | DeliverReply;
 export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /**
@@ -47,7 +58,9 @@ export class ConversationStore {
     sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
     // The running message's tool call summaries, append-only like the messages.
     sql.exec("CREATE TABLE IF NOT EXISTS run_calls (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
-    sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at INTEGER NOT NULL, json TEXT NOT NULL)");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at INTEGER NOT NULL, json TEXT NOT NULL)",
+    );
     sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
       id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
       done INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL)`);
@@ -66,7 +79,11 @@ export class ConversationStore {
   }
 
   putValue(key: string, value: unknown): void {
-    this.sql.exec("INSERT INTO builtin_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", key, JSON.stringify(value));
+    this.sql.exec(
+      "INSERT INTO builtin_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+      key,
+      JSON.stringify(value),
+    );
   }
 
   loadState(): LoopState | null {
@@ -110,7 +127,10 @@ export class ConversationStore {
     this.finishedLater.clear();
     const { messages, tools, replies, run, ...rest } = state;
     const runRow = run ? (({ tool_calls: _calls, ...r }) => r)(run) : null;
-    this.sql.exec("INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify({ ...rest, run: runRow }));
+    this.sql.exec(
+      "INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+      JSON.stringify({ ...rest, run: runRow }),
+    );
     if (run) {
       if (this.persistedCalls.message_id !== run.message_id) {
         this.sql.exec("DELETE FROM run_calls");
@@ -124,12 +144,18 @@ export class ConversationStore {
     // Replies are only ever pushed (and the oldest dropped), so count and last id tell a change.
     const last = replies.at(-1)?.message_id ?? null;
     if (replies.length !== this.persistedReplies.count || last !== this.persistedReplies.last) {
-      this.sql.exec("INSERT INTO kv (k, v) VALUES ('replies', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(replies));
+      this.sql.exec(
+        "INSERT INTO kv (k, v) VALUES ('replies', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+        JSON.stringify(replies),
+      );
       this.persistedReplies = { count: replies.length, last };
     }
     // The tool list (every schema) changes once per message at most: written only when replaced.
     if (tools !== this.persistedTools) {
-      this.sql.exec("INSERT INTO kv (k, v) VALUES ('tools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(tools));
+      this.sql.exec(
+        "INSERT INTO kv (k, v) VALUES ('tools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+        JSON.stringify(tools),
+      );
       this.persistedTools = tools;
     }
     for (let i = this.persistedMessages; i < messages.length; i++) {
@@ -141,14 +167,23 @@ export class ConversationStore {
 
   appendEvent(event: ConversationEventData, at: number): ConversationEvent {
     const row = this.sql
-      .exec<{ seq: number }>("INSERT INTO events (type, at, json) VALUES (?, ?, ?) RETURNING seq", event.type, at, JSON.stringify(event))
+      .exec<{ seq: number }>(
+        "INSERT INTO events (type, at, json) VALUES (?, ?, ?) RETURNING seq",
+        event.type,
+        at,
+        JSON.stringify(event),
+      )
       .one();
     return { ...event, seq: row.seq, at };
   }
 
   events(afterSeq = 0, limit = 1000): ConversationEvent[] {
     return this.sql
-      .exec<{ seq: number; at: number; json: string }>("SELECT seq, at, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
+      .exec<{ seq: number; at: number; json: string }>(
+        "SELECT seq, at, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+        afterSeq,
+        limit,
+      )
       .toArray()
       .map((r) => ({ ...(JSON.parse(r.json) as ConversationEventData), seq: r.seq, at: r.at }));
   }
@@ -156,7 +191,12 @@ export class ConversationStore {
   /** Returns the row id, or null if an effect with that key was already recorded. */
   addOutbox(key: string, effect: OutboundEffect, now: number): number | null {
     const rows = this.sql
-      .exec<{ id: number }>("INSERT INTO outbox (key, effect, next_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id", key, JSON.stringify(effect), now)
+      .exec<{ id: number }>(
+        "INSERT INTO outbox (key, effect, next_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id",
+        key,
+        JSON.stringify(effect),
+        now,
+      )
       .toArray();
     const id = rows[0]?.id ?? null;
     if (id !== null) this.dueTimes?.set(id, now);
@@ -180,7 +220,9 @@ export class ConversationStore {
   }
 
   attempts(id: number): number {
-    return this.sql.exec<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = ?", id).toArray()[0]?.attempts ?? 0;
+    return (
+      this.sql.exec<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = ?", id).toArray()[0]?.attempts ?? 0
+    );
   }
 
   retryOutboxLater(id: number, at: number): void {
@@ -190,23 +232,36 @@ export class ConversationStore {
 
   pendingOutbox(): OutboxRow[] {
     return this.sql
-      .exec<{ id: number; effect: string; attempts: number; next_at: number }>("SELECT id, effect, attempts, next_at FROM outbox WHERE done = 0 ORDER BY id")
+      .exec<{ id: number; effect: string; attempts: number; next_at: number }>(
+        "SELECT id, effect, attempts, next_at FROM outbox WHERE done = 0 ORDER BY id",
+      )
       .toArray()
       .filter((r) => !this.finishedLater.has(r.id))
-      .map((r) => ({ id: r.id, effect: JSON.parse(r.effect) as OutboundEffect, attempts: r.attempts, next_at: r.next_at }));
+      .map((r) => ({
+        id: r.id,
+        effect: JSON.parse(r.effect) as OutboundEffect,
+        attempts: r.attempts,
+        next_at: r.next_at,
+      }));
   }
 
   /** When each pending effect is next due, without parsing the effects: the alarm runs this after every step. */
   pendingTimes(): { id: number; next_at: number }[] {
     if (!this.dueTimes) {
-      const rows = this.sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0").toArray();
+      const rows = this.sql
+        .exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0")
+        .toArray();
       this.dueTimes = new Map(rows.filter((r) => !this.finishedLater.has(r.id)).map((r) => [r.id, r.next_at]));
     }
     return [...this.dueTimes].map(([id, next_at]) => ({ id, next_at }));
   }
 
   setDeadline(key: string, at: number): void {
-    this.sql.exec("INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at", key, at);
+    this.sql.exec(
+      "INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
+      key,
+      at,
+    );
     this.deadlineTimes?.set(key, at);
   }
 
@@ -216,11 +271,19 @@ export class ConversationStore {
   }
 
   dueDeadlines(now: number): string[] {
-    return this.sql.exec<{ key: string }>("SELECT key FROM deadlines WHERE at <= ? ORDER BY at", now).toArray().map((r) => r.key);
+    return this.sql
+      .exec<{ key: string }>("SELECT key FROM deadlines WHERE at <= ? ORDER BY at", now)
+      .toArray()
+      .map((r) => r.key);
   }
 
   nextDeadline(): number | null {
-    this.deadlineTimes ??= new Map(this.sql.exec<{ key: string; at: number }>("SELECT key, at FROM deadlines").toArray().map((r) => [r.key, r.at]));
+    this.deadlineTimes ??= new Map(
+      this.sql
+        .exec<{ key: string; at: number }>("SELECT key, at FROM deadlines")
+        .toArray()
+        .map((r) => [r.key, r.at]),
+    );
     let next: number | null = null;
     for (const at of this.deadlineTimes.values()) if (next === null || at < next) next = at;
     return next;

@@ -10,7 +10,10 @@ const json = <T extends z.ZodTypeAny>(schema: T) =>
     try {
       return schema.parse(JSON.parse(raw)) as z.infer<T>;
     } catch (e) {
-      ctx.addIssue({ code: "custom", message: `not valid JSON of the expected shape: ${(e as Error).message.slice(0, 200)}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `not valid JSON of the expected shape: ${(e as Error).message.slice(0, 200)}`,
+      });
       return z.NEVER;
     }
   });
@@ -21,7 +24,10 @@ const Policies = z.string().transform((raw, ctx) => {
   const trimmed = raw.trim();
   const entries: [string, string][] = trimmed.startsWith("{")
     ? Object.entries(JSON.parse(trimmed) as Record<string, string>)
-    : trimmed.split(",").filter(Boolean).map((e) => e.split(":").map((s) => s.trim()) as [string, string]);
+    : trimmed
+        .split(",")
+        .filter(Boolean)
+        .map((e) => e.split(":").map((s) => s.trim()) as [string, string]);
   const out: Record<string, "auto" | "requires_approval"> = {};
   for (const [tool, policy] of entries) {
     if (policy !== "auto" && policy !== "requires_approval") {

@@ -16,17 +16,33 @@ export function replyBackoffMs(attempts: number): number {
  * Standard Webhooks headers), so the receiver can verify it with the same secret. The id is stable
  * across retries, so a receiver can drop a repeat.
  */
-export async function deliverSigned(url: string, id: string, payload: unknown, secret: string | null): Promise<{ ok: true } | { ok: false; retryable: boolean; error: string }> {
+export async function deliverSigned(
+  url: string,
+  id: string,
+  payload: unknown,
+  secret: string | null,
+): Promise<{ ok: true } | { ok: false; retryable: boolean; error: string }> {
   const body = JSON.stringify(payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const headers: Record<string, string> = { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "user-agent": "edgeloop" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": timestamp,
+    "user-agent": "edgeloop",
+  };
   if (secret) {
     headers["webhook-signature"] = await signStandardWebhook(secret, id, timestamp, body);
     headers["x-webhook-signature"] = await signSeed002(secret, timestamp, body);
     headers["x-webhook-timestamp"] = timestamp;
   }
   try {
-    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(15_000),
+    });
     await res.body?.cancel();
     if (res.status >= 200 && res.status < 300) return { ok: true };
     // 4xx other than 408/429 will not get better by retrying.

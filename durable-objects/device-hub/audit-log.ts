@@ -43,7 +43,12 @@ export class AuditLog {
       request_id TEXT NOT NULL, conversation_id TEXT NOT NULL)`);
     sql.exec("CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts)");
     // Added after the first release: the error text, for "last error" in the tool metrics.
-    if (!sql.exec<{ name: string }>("PRAGMA table_info(audit)").toArray().some((c) => c.name === "error")) {
+    if (
+      !sql
+        .exec<{ name: string }>("PRAGMA table_info(audit)")
+        .toArray()
+        .some((c) => c.name === "error")
+    ) {
       sql.exec("ALTER TABLE audit ADD COLUMN error TEXT");
     }
   }
@@ -51,7 +56,14 @@ export class AuditLog {
   /** Seed 000 ToolMetrics per tool, from the audit rows since `since` (newest 5000 per tool for latency). */
   toolStats(since: number): ToolStats[] {
     const rows = this.sql
-      .exec<{ tool: string; result: string; error_type: string | null; elapsed_ms: number | null; ts: number; error: string | null }>(
+      .exec<{
+        tool: string;
+        result: string;
+        error_type: string | null;
+        elapsed_ms: number | null;
+        ts: number;
+        error: string | null;
+      }>(
         "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? ORDER BY ts DESC LIMIT 50000",
         since,
       )
@@ -60,7 +72,17 @@ export class AuditLog {
     for (const r of rows) {
       let t = byTool.get(r.tool);
       if (!t) {
-        t = { tool: r.tool, total: 0, success: 0, errors: 0, errors_by_type: {}, timeouts: 0, latencies_ms: [], last_error: null, last_error_at: null };
+        t = {
+          tool: r.tool,
+          total: 0,
+          success: 0,
+          errors: 0,
+          errors_by_type: {},
+          timeouts: 0,
+          latencies_ms: [],
+          last_error: null,
+          last_error_at: null,
+        };
         byTool.set(r.tool, t);
       }
       t.total += 1;
@@ -81,7 +103,15 @@ export class AuditLog {
     return [...byTool.values()];
   }
 
-  record(e: { ts: number; agent_id: string; tool: string; parameters: Record<string, unknown>; outcome: ToolOutcome; request_id: string; conversation_id: string }): void {
+  record(e: {
+    ts: number;
+    agent_id: string;
+    tool: string;
+    parameters: Record<string, unknown>;
+    outcome: ToolOutcome;
+    request_id: string;
+    conversation_id: string;
+  }): void {
     const o = e.outcome;
     this.sql.exec(
       `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error)
@@ -112,7 +142,10 @@ export class AuditLog {
       args.push(q.since);
     }
     const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY ts DESC, id DESC LIMIT ?`;
-    return this.sql.exec<Row>(sql, ...args, q.limit).toArray().map(toEntry);
+    return this.sql
+      .exec<Row>(sql, ...args, q.limit)
+      .toArray()
+      .map(toEntry);
   }
 
   prune(before: number): number {

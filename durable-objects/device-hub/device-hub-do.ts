@@ -3,10 +3,10 @@ import {
   DeviceFrame,
   type HelloFrame,
   type HubFrame,
-  parseJson,
   PING_FRAME,
   PONG_FRAME,
   type ProgressFrame,
+  parseJson,
   type ResultFrame,
   type SkillManifest,
   type ToolCommandFrame,
@@ -14,13 +14,13 @@ import {
 } from "../../protocol/index.js";
 import type { Env } from "../../worker/env.js";
 import { log } from "../../worker/log.js";
+import { afterPendingSends } from "../after-pending-sends.js";
+import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DeviceReport } from "../registry/registry-do.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type ToolStats } from "./audit-log.js";
 import { CLOSE } from "./close-codes.js";
 import { type DeviceRecord, DeviceStore, recordFromHello } from "./device-record.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
-import { AlarmSchedule } from "../alarm-schedule.js";
-import { afterPendingSends } from "../after-pending-sends.js";
 import { frameOverLimit, hubConfig } from "./hub-config.js";
 import { Ledger, type LedgerRow } from "./ledger.js";
 
@@ -113,7 +113,14 @@ export class DeviceHubDO extends DurableObject<Env> {
     const pair = new WebSocketPair();
     const server = pair[1];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = { agent_id: agentId, hello: false, bad_frames: 0, connected_at: now, token_id: tokenId, last_frame_at: now };
+    const attachment: SocketAttachment = {
+      agent_id: agentId,
+      hello: false,
+      bad_frames: 0,
+      connected_at: now,
+      token_id: tokenId,
+      last_frame_at: now,
+    };
     server.serializeAttachment(attachment);
     await this.scheduleAlarm();
     log("info", "device connected", { agent_id: agentId, token_id: tokenId });
@@ -191,14 +198,25 @@ export class DeviceHubDO extends DurableObject<Env> {
     const row = this.ledger.get(frame.request_id);
     // Request ids are per hub: another device's request is as unknown here as a made-up one.
     if (!row) return this.reject(ws, att, `unknown request_id '${frame.request_id}'`, frame.request_id);
-    if (row.state === "queued") return this.reject(ws, att, `request '${frame.request_id}' was never sent to this device`, frame.request_id);
-    if (row.tool !== frame.tool) return this.reject(ws, att, `request '${frame.request_id}' was for '${row.tool}', not '${frame.tool}'`, frame.request_id);
+    if (row.state === "queued")
+      return this.reject(ws, att, `request '${frame.request_id}' was never sent to this device`, frame.request_id);
+    if (row.tool !== frame.tool)
+      return this.reject(
+        ws,
+        att,
+        `request '${frame.request_id}' was for '${row.tool}', not '${frame.tool}'`,
+        frame.request_id,
+      );
     if (row.state === "done") {
       // A repeat after a lost ack is normal, so it does not count towards closing the socket; it
       // is acknowledged again (the first one is on record), refused and counted.
       this.send(ws, { type: "ack", request_ids: [frame.request_id] });
       this.store.count("duplicate_results");
-      this.send(ws, { type: "rejected", reason: `duplicate result for '${frame.request_id}'`, request_id: frame.request_id });
+      this.send(ws, {
+        type: "rejected",
+        reason: `duplicate result for '${frame.request_id}'`,
+        request_id: frame.request_id,
+      });
       return;
     }
     const { type: _t, request_id: _r, ...rest } = frame;
@@ -226,7 +244,8 @@ export class DeviceHubDO extends DurableObject<Env> {
 
   private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
     const row = this.ledger.get(frame.request_id);
-    if (!row || row.state === "queued") return this.reject(ws, att, `progress for unknown request_id '${frame.request_id}'`, frame.request_id);
+    if (!row || row.state === "queued")
+      return this.reject(ws, att, `progress for unknown request_id '${frame.request_id}'`, frame.request_id);
     if (row.state === "done") return; // late progress for a finished call: harmless, dropped
     try {
       await this.conversation(row.conversation_id).deliverProgress(row.tool_call_id, row.request_id, frame.content);
@@ -279,7 +298,16 @@ export class DeviceHubDO extends DurableObject<Env> {
       const sent = ws !== null && this.send(ws, frame);
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
       const deadline = now + cmd.timeout_ms + graceMs;
-      this.ledger.stage({ request_id, conversation_id, tool_call_id, tool, frame, state: sent ? "sent" : "queued", deadline, created_at: now });
+      this.ledger.stage({
+        request_id,
+        conversation_id,
+        tool_call_id,
+        tool,
+        frame,
+        state: sent ? "sent" : "queued",
+        deadline,
+        created_at: now,
+      });
       answers.push({ accepted: true, state: sent ? "sent" : "queued" });
       earliestDeadline = Math.min(earliestDeadline, deadline);
     }
@@ -304,7 +332,12 @@ export class DeviceHubDO extends DurableObject<Env> {
     if (!row || row.state === "done") return;
     const ws = this.liveSocket();
     if (ws && row.state === "sent") this.send(ws, { type: "command", command: "cancel", request_id: requestId });
-    this.completeCommand(row, { status: "error", tool: row.tool, error: "cancelled by the conversation", error_type: "cancelled" });
+    this.completeCommand(row, {
+      status: "error",
+      tool: row.tool,
+      error: "cancelled by the conversation",
+      error_type: "cancelled",
+    });
     this.ledger.markDelivered(requestId);
   }
 
@@ -378,11 +411,26 @@ export class DeviceHubDO extends DurableObject<Env> {
     for (const row of this.ledger.expired(now)) {
       const outcome: ToolOutcome =
         row.state === "sent"
-          ? { status: "error", tool: row.tool, error: `Tool '${row.tool}' timed out after ${row.frame.payload.timeout_ms}ms (no result from the device)`, error_type: "timeout" }
-          : { status: "error", tool: row.tool, error: `the device was offline until the call's deadline (${row.frame.payload.timeout_ms}ms)`, error_type: "unavailable" };
+          ? {
+              status: "error",
+              tool: row.tool,
+              error: `Tool '${row.tool}' timed out after ${row.frame.payload.timeout_ms}ms (no result from the device)`,
+              error_type: "timeout",
+            }
+          : {
+              status: "error",
+              tool: row.tool,
+              error: `the device was offline until the call's deadline (${row.frame.payload.timeout_ms}ms)`,
+              error_type: "unavailable",
+            };
       if (ws && row.state === "sent") this.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
       this.completeCommand(row, outcome);
-      log("warn", "command expired", { request_id: row.request_id, conversation_id: row.conversation_id, tool: row.tool, error_type: outcome.status === "error" ? outcome.error_type : undefined });
+      log("warn", "command expired", {
+        request_id: row.request_id,
+        conversation_id: row.conversation_id,
+        tool: row.tool,
+        error_type: outcome.status === "error" ? outcome.error_type : undefined,
+      });
     }
     for (const row of this.ledger.undelivered()) await this.deliver(row);
     this.ledger.prune(now);
@@ -433,7 +481,8 @@ export class DeviceHubDO extends DurableObject<Env> {
     const times: (number | null)[] = [this.ledger.nextDeadline()];
     if (this.ledger.hasUndelivered() || this.store.flag("registry_dirty")) times.push(now + REDELIVER_MS);
     // Heartbeat check: when the quietest socket would run out of allowance.
-    for (const ws of this.ctx.getWebSockets()) times.push(this.lastAlive(ws) + cfg.heartbeatIntervalMs * cfg.heartbeatMisses + 1);
+    for (const ws of this.ctx.getWebSockets())
+      times.push(this.lastAlive(ws) + cfg.heartbeatIntervalMs * cfg.heartbeatMisses + 1);
     const oldest = this.audit.oldest();
     if (oldest !== null) times.push(oldest + cfg.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
@@ -490,7 +539,10 @@ export class DeviceHubDO extends DurableObject<Env> {
     this.helloSocket = null;
     for (const ws of this.ctx.getWebSockets()) {
       const att = ws.deserializeAttachment() as SocketAttachment | null;
-      if (att?.hello && ws.readyState === WebSocket.OPEN) return (this.helloSocket = ws);
+      if (att?.hello && ws.readyState === WebSocket.OPEN) {
+        this.helloSocket = ws;
+        return ws;
+      }
     }
     return null;
   }
@@ -518,5 +570,8 @@ export class DeviceHubDO extends DurableObject<Env> {
 /** problem+json from inside the hub, for the one answer it gives straight to a client. */
 function unauthorized(detail: string): Response {
   const body = { type: "about:blank", title: "Unauthorized", status: 401, detail };
-  return new Response(JSON.stringify(body), { status: 401, headers: { "content-type": "application/problem+json", "www-authenticate": "Bearer" } });
+  return new Response(JSON.stringify(body), {
+    status: 401,
+    headers: { "content-type": "application/problem+json", "www-authenticate": "Bearer" },
+  });
 }

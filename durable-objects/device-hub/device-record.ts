@@ -12,7 +12,15 @@ export type DeviceRecord = {
 };
 
 export function emptyRecord(agentId: string): DeviceRecord {
-  return { agent_id: agentId, version: null, capabilities: [], skills: [], filtered: [], last_seen: null, connected_at: null };
+  return {
+    agent_id: agentId,
+    version: null,
+    capabilities: [],
+    skills: [],
+    filtered: [],
+    last_seen: null,
+    connected_at: null,
+  };
 }
 
 export function recordFromHello(prev: DeviceRecord, hello: HelloFrame, now: number): DeviceRecord {
@@ -52,7 +60,10 @@ export class DeviceStore {
   }
 
   save(record: DeviceRecord): void {
-    this.sql.exec("INSERT INTO device (k, v) VALUES ('record', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", JSON.stringify(record));
+    this.sql.exec(
+      "INSERT INTO device (k, v) VALUES ('record', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+      JSON.stringify(record),
+    );
     this.cached = { ...record };
   }
 
@@ -63,7 +74,10 @@ export class DeviceStore {
   touch(now: number, force = false): void {
     if (this.cached) this.cached.last_seen = now;
     if (!force && now - this.lastSeenWritten < LAST_SEEN_WRITE_MS) return;
-    this.sql.exec("INSERT INTO device (k, v) VALUES ('last_seen', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", String(now));
+    this.sql.exec(
+      "INSERT INTO device (k, v) VALUES ('last_seen', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+      String(now),
+    );
     this.lastSeenWritten = now;
   }
   private lastSeenWritten = 0;
@@ -93,10 +107,19 @@ export class DeviceStore {
   }
 
   count(name: string, by = 1): void {
-    this.sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n", name, by);
+    this.sql.exec(
+      "INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n",
+      name,
+      by,
+    );
   }
 
   counters(): Record<string, number> {
-    return Object.fromEntries(this.sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
+    return Object.fromEntries(
+      this.sql
+        .exec<{ name: string; n: number }>("SELECT name, n FROM counters")
+        .toArray()
+        .map((r) => [r.name, r.n]),
+    );
   }
 }

@@ -10,13 +10,20 @@ export type TokenInfo = { token_id: string; created_at: number; last_used_at: nu
  */
 export class DeviceTokens {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS token (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, last_used_at INTEGER)");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS token (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, last_used_at INTEGER)",
+    );
   }
 
   async issue(now: number): Promise<IssuedToken> {
     const token_id = `tok_${hex(crypto.getRandomValues(new Uint8Array(8)))}`;
     const token = `edl_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
-    this.sql.exec("INSERT INTO token (token_id, hash, created_at) VALUES (?, ?, ?)", token_id, await sha256Hex(token), now);
+    this.sql.exec(
+      "INSERT INTO token (token_id, hash, created_at) VALUES (?, ?, ?)",
+      token_id,
+      await sha256Hex(token),
+      now,
+    );
     return { token_id, token, created_at: now };
   }
 
@@ -33,7 +40,9 @@ export class DeviceTokens {
   }
 
   list(): TokenInfo[] {
-    return this.sql.exec<TokenInfo>("SELECT token_id, created_at, last_used_at FROM token ORDER BY created_at").toArray();
+    return this.sql
+      .exec<TokenInfo>("SELECT token_id, created_at, last_used_at FROM token ORDER BY created_at")
+      .toArray();
   }
 }
 

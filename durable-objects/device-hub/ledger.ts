@@ -69,7 +69,9 @@ export class Ledger {
     // Done rows are kept an hour (to recognise late duplicates), so at a high call rate most rows
     // are done: the lookups made on every dispatch use partial indexes over the few that are not.
     sql.exec("CREATE INDEX IF NOT EXISTS ledger_pending ON ledger(deadline) WHERE state != 'done'");
-    sql.exec("CREATE INDEX IF NOT EXISTS ledger_undelivered ON ledger(created_at) WHERE state = 'done' AND delivered = 0");
+    sql.exec(
+      "CREATE INDEX IF NOT EXISTS ledger_undelivered ON ledger(created_at) WHERE state = 'done' AND delivered = 0",
+    );
   }
 
   get(requestId: string): LedgerRow | null {
@@ -156,27 +158,42 @@ export class Ledger {
 
   open(): LedgerRow[] {
     this.flush();
-    return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' ORDER BY created_at").toArray().map(decode);
+    return this.sql
+      .exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' ORDER BY created_at")
+      .toArray()
+      .map(decode);
   }
 
   expired(now: number): LedgerRow[] {
     this.flush();
-    return this.sql.exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now).toArray().map(decode);
+    return this.sql
+      .exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now)
+      .toArray()
+      .map(decode);
   }
 
   undelivered(): LedgerRow[] {
     this.flush();
-    return this.sql.exec<RawRow>("SELECT * FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0").toArray().map(decode);
+    return this.sql
+      .exec<RawRow>("SELECT * FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0")
+      .toArray()
+      .map(decode);
   }
 
   hasUndelivered(): boolean {
     this.flush();
-    return this.sql.exec("SELECT 1 FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0 LIMIT 1").toArray().length > 0;
+    return (
+      this.sql
+        .exec("SELECT 1 FROM ledger INDEXED BY ledger_undelivered WHERE state = 'done' AND delivered = 0 LIMIT 1")
+        .toArray().length > 0
+    );
   }
 
   nextDeadline(): number | null {
     this.flush();
-    const row = this.sql.exec<{ d: number | null }>("SELECT MIN(deadline) AS d FROM ledger WHERE state != 'done'").one();
+    const row = this.sql
+      .exec<{ d: number | null }>("SELECT MIN(deadline) AS d FROM ledger WHERE state != 'done'")
+      .one();
     return row.d ?? null;
   }
 
@@ -187,7 +204,10 @@ export class Ledger {
   counts(): Record<LedgerState, number> {
     this.flush();
     const out: Record<LedgerState, number> = { queued: 0, sent: 0, done: 0 };
-    for (const r of this.sql.exec<{ state: LedgerState; n: number }>("SELECT state, COUNT(*) AS n FROM ledger GROUP BY state")) out[r.state] = r.n;
+    for (const r of this.sql.exec<{ state: LedgerState; n: number }>(
+      "SELECT state, COUNT(*) AS n FROM ledger GROUP BY state",
+    ))
+      out[r.state] = r.n;
     return out;
   }
 }

@@ -7,7 +7,19 @@
 export const REDACTED = "[REDACTED]";
 
 /** Normalised (lower case, letters and digits only) key fragments that mark a secret. */
-const SECRET_KEY_PARTS = ["token", "password", "passwd", "secret", "apikey", "authorization", "credential", "privatekey", "cookie", "accesskey", "sessionid"];
+const SECRET_KEY_PARTS = [
+  "token",
+  "password",
+  "passwd",
+  "secret",
+  "apikey",
+  "authorization",
+  "credential",
+  "privatekey",
+  "cookie",
+  "accesskey",
+  "sessionid",
+];
 
 const VALUE_PATTERNS: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`],
@@ -32,7 +44,8 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = isSecretKey(k) && v !== null && v !== undefined ? REDACTED : redact(v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = isSecretKey(k) && v !== null && v !== undefined ? REDACTED : redact(v, depth + 1);
     return out;
   }
   return value;

@@ -8,7 +8,9 @@ import type { Env } from "../../worker/env.js";
 export class CountersDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY, n INTEGER NOT NULL, last_at INTEGER NOT NULL)");
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY, n INTEGER NOT NULL, last_at INTEGER NOT NULL)",
+    );
   }
 
   async increment(name: string, by = 1): Promise<void> {
@@ -21,7 +23,9 @@ export class CountersDO extends DurableObject<Env> {
   }
 
   async read(): Promise<Record<string, number>> {
-    const rows = this.ctx.storage.sql.exec<{ name: string; n: number }>("SELECT name, n FROM counter ORDER BY name").toArray();
+    const rows = this.ctx.storage.sql
+      .exec<{ name: string; n: number }>("SELECT name, n FROM counter ORDER BY name")
+      .toArray();
     return Object.fromEntries(rows.map((r) => [r.name, r.n]));
   }
 }

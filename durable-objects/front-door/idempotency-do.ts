@@ -17,7 +17,14 @@ export type BeginResult =
   | { state: "done"; response: StoredResponse }
   | { state: "mismatch" };
 
-type Row = { state: string; fingerprint: string; status: number | null; body: string | null; content_type: string | null; started_at: number };
+type Row = {
+  state: string;
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+  content_type: string | null;
+  started_at: number;
+};
 
 /**
  * One per (sender, idempotency key), from `idFromName(sender + "\n" + key)`. The key is recorded
@@ -39,7 +46,8 @@ export class IdempotencyDO extends DurableObject<Env> {
     const row = this.row();
     if (row && now - row.started_at < IDEMPOTENCY_TTL_MS) {
       if (row.fingerprint !== fingerprint) return { state: "mismatch" };
-      if (row.state === "done") return { state: "done", response: { status: row.status!, body: row.body!, content_type: row.content_type! } };
+      if (row.state === "done")
+        return { state: "done", response: { status: row.status!, body: row.body!, content_type: row.content_type! } };
       if (now - row.started_at < IN_PROGRESS_STALE_MS) {
         return { state: "in_progress", retry_after_s: 1 };
       }

@@ -2,7 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../worker/env.js";
 import { type Bucket, type BucketLimits, take } from "./token-bucket.js";
 
-export type Admission = { ok: true } | { ok: false; reason: "rate" | "open_conversations"; retry_after_s: number; detail: string };
+export type Admission =
+  | { ok: true }
+  | { ok: false; reason: "rate" | "open_conversations"; retry_after_s: number; detail: string };
 
 export type AgentAdmission = BucketLimits & { conversationId: string; maxOpen: number; idleMs: number };
 
@@ -14,8 +16,12 @@ export type AgentAdmission = BucketLimits & { conversationId: string; maxOpen: n
 export class LimiterDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bucket (k INTEGER PRIMARY KEY CHECK (k = 1), tokens REAL NOT NULL, updated_at INTEGER NOT NULL)");
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS open_conversation (id TEXT PRIMARY KEY, last_at INTEGER NOT NULL)");
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS bucket (k INTEGER PRIMARY KEY CHECK (k = 1), tokens REAL NOT NULL, updated_at INTEGER NOT NULL)",
+    );
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS open_conversation (id TEXT PRIMARY KEY, last_at INTEGER NOT NULL)",
+    );
   }
 
   /** Take one token. */
@@ -33,15 +39,28 @@ export class LimiterDO extends DurableObject<Env> {
     sql.exec("DELETE FROM open_conversation WHERE last_at < ?", now - req.idleMs);
     const known = sql.exec("SELECT 1 FROM open_conversation WHERE id = ?", req.conversationId).toArray().length > 0;
     if (!known) {
-      const { n, oldest } = sql.exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(last_at) AS oldest FROM open_conversation").one();
+      const { n, oldest } = sql
+        .exec<{ n: number; oldest: number | null }>(
+          "SELECT COUNT(*) AS n, MIN(last_at) AS oldest FROM open_conversation",
+        )
+        .one();
       if (n >= req.maxOpen) {
         const wait = Math.max(1, Math.ceil(((oldest ?? now) + req.idleMs - now) / 1000));
-        return { ok: false, reason: "open_conversations", retry_after_s: wait, detail: `agent has ${n} open conversations (limit ${req.maxOpen})` };
+        return {
+          ok: false,
+          reason: "open_conversations",
+          retry_after_s: wait,
+          detail: `agent has ${n} open conversations (limit ${req.maxOpen})`,
+        };
       }
     }
     const token = this.takeToken(req, now);
     if (!token.ok) return token;
-    sql.exec("INSERT INTO open_conversation (id, last_at) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at", req.conversationId, now);
+    sql.exec(
+      "INSERT INTO open_conversation (id, last_at) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET last_at = excluded.last_at",
+      req.conversationId,
+      now,
+    );
     return { ok: true };
   }
 
@@ -55,6 +74,11 @@ export class LimiterDO extends DurableObject<Env> {
       result.bucket.updated_at,
     );
     if (result.ok) return { ok: true };
-    return { ok: false, reason: "rate", retry_after_s: result.retry_after_s, detail: `over ${limits.perMinute}/min (burst ${limits.burst})` };
+    return {
+      ok: false,
+      reason: "rate",
+      retry_after_s: result.retry_after_s,
+      detail: `over ${limits.perMinute}/min (burst ${limits.burst})`,
+    };
   }
 }

@@ -24,7 +24,10 @@ export type LoopMetrics = {
   parallel_batches: number;
   max_concurrency: number;
   wall_time_saved_ms: number;
-  by_model: Record<string, { conversations: number; tokens_in: number; tokens_out: number; estimated_cost_usd: number | null }>;
+  by_model: Record<
+    string,
+    { conversations: number; tokens_in: number; tokens_out: number; estimated_cost_usd: number | null }
+  >;
 };
 
 export type Prices = Record<string, { input_per_mtok: number; output_per_mtok: number }>;
@@ -34,7 +37,14 @@ export function distribution(values: number[]): Distribution {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   const sum = sorted.reduce((t, v) => t + v, 0);
-  return { count: sorted.length, avg: Math.round((sum / sorted.length) * 100) / 100, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1]! };
+  return {
+    count: sorted.length,
+    avg: Math.round((sum / sorted.length) * 100) / 100,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 export function loopMetrics(records: RunRecord[], prices: Prices = {}): LoopMetrics {
@@ -45,14 +55,17 @@ export function loopMetrics(records: RunRecord[], prices: Prices = {}): LoopMetr
     }, {});
   const by_model: LoopMetrics["by_model"] = {};
   for (const r of records) {
-    const m = (by_model[r.model] ??= { conversations: 0, tokens_in: 0, tokens_out: 0, estimated_cost_usd: null });
+    const m = by_model[r.model] ?? { conversations: 0, tokens_in: 0, tokens_out: 0, estimated_cost_usd: null };
+    by_model[r.model] = m;
     m.conversations += 1;
     m.tokens_in += r.tokens_in;
     m.tokens_out += r.tokens_out;
   }
   for (const [model, m] of Object.entries(by_model)) {
     const price = prices[model];
-    if (price) m.estimated_cost_usd = Math.round(((m.tokens_in * price.input_per_mtok + m.tokens_out * price.output_per_mtok) / 1e6) * 1e6) / 1e6;
+    if (price)
+      m.estimated_cost_usd =
+        Math.round(((m.tokens_in * price.input_per_mtok + m.tokens_out * price.output_per_mtok) / 1e6) * 1e6) / 1e6;
   }
   return {
     conversations: records.length,

@@ -74,7 +74,12 @@ export class MetricsShardDO extends DurableObject<Env> {
 
   /** Idempotent by key (the message id), so a re-driven effect is not counted twice. */
   async record(key: string, run: RunRecord): Promise<void> {
-    this.sql.exec("INSERT INTO runs (key, at, json) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING", key, run.at, JSON.stringify(run));
+    this.sql.exec(
+      "INSERT INTO runs (key, at, json) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING",
+      key,
+      run.at,
+      JSON.stringify(run),
+    );
     this.sql.exec("DELETE FROM runs WHERE at < ?", Date.now() - RETENTION_MS);
   }
 

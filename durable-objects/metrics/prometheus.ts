@@ -11,13 +11,21 @@ export type MetricsReport = {
 /** Prometheus text exposition (version 0.0.4), so an existing Prometheus/Grafana stack can scrape it. */
 export function toPrometheus(report: MetricsReport): string {
   const out: string[] = [];
-  const family = (name: string, type: "counter" | "gauge" | "summary", help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  const family = (name: string, type: "counter" | "gauge" | "summary", help: string) =>
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
   const line = (name: string, labels: Record<string, string>, value: number) => {
-    const l = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
+    const l = Object.entries(labels)
+      .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+      .join(",");
     out.push(`${name}${l ? `{${l}}` : ""} ${Number.isFinite(value) ? value : 0}`);
   };
   const summary = (name: string, labels: Record<string, string>, d: Distribution) => {
-    for (const [q, v] of [["0.5", d.p50], ["0.95", d.p95], ["0.99", d.p99]] as const) line(name, { ...labels, quantile: q }, v);
+    for (const [q, v] of [
+      ["0.5", d.p50],
+      ["0.95", d.p95],
+      ["0.99", d.p99],
+    ] as const)
+      line(name, { ...labels, quantile: q }, v);
     line(`${name}_sum`, labels, d.avg * d.count);
     line(`${name}_count`, labels, d.count);
   };
@@ -31,7 +39,9 @@ export function toPrometheus(report: MetricsReport): string {
   }
   family("edgeloop_tool_errors_total", "counter", "Tool errors by device, tool and error_type.");
   for (const [agent, tools] of Object.entries(report.tools.by_device)) {
-    for (const t of tools) for (const [type, n] of Object.entries(t.errors_by_type)) line("edgeloop_tool_errors_total", { agent_id: agent, tool: t.tool, error_type: type }, n);
+    for (const t of tools)
+      for (const [type, n] of Object.entries(t.errors_by_type))
+        line("edgeloop_tool_errors_total", { agent_id: agent, tool: t.tool, error_type: type }, n);
   }
   family("edgeloop_tool_latency_ms", "summary", "Tool latency on the device, in milliseconds.");
   for (const [agent, tools] of Object.entries(report.tools.by_device)) {
@@ -59,7 +69,8 @@ export function toPrometheus(report: MetricsReport): string {
     line("edgeloop_tokens_total", { model, direction: "out" }, m.tokens_out);
   }
   family("edgeloop_estimated_cost_usd_total", "counter", "Estimated LLM cost by model, from the LLM_PRICES table.");
-  for (const [model, m] of Object.entries(report.loop.by_model)) if (m.estimated_cost_usd !== null) line("edgeloop_estimated_cost_usd_total", { model }, m.estimated_cost_usd);
+  for (const [model, m] of Object.entries(report.loop.by_model))
+    if (m.estimated_cost_usd !== null) line("edgeloop_estimated_cost_usd_total", { model }, m.estimated_cost_usd);
   return `${out.join("\n")}\n`;
 }
 

@@ -18,7 +18,15 @@ export type DeviceSummary = Omit<DeviceReport, "reason"> & { last_change: string
 export type RouteRequest = { conversation_id: string; pool: string; members: string[]; tools: string[] };
 export type RouteResult = { ok: true; agent_id: string; sticky: boolean } | { ok: false; detail: string };
 
-type DeviceRow = { agent_id: string; online: number; last_seen: number | null; version: string | null; tools: string; last_change: string; updated_at: number };
+type DeviceRow = {
+  agent_id: string;
+  online: number;
+  last_seen: number | null;
+  version: string | null;
+  tools: string;
+  last_change: string;
+  updated_at: number;
+};
 
 /** Pool assignments unused for this long are forgotten. */
 const ASSIGNMENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -79,16 +87,25 @@ export class RegistryDO extends DurableObject<Env> {
     const eligible = new Set(
       req.members.filter((id) => {
         const d = this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0];
-        if (!d || d.online !== 1) return false;
+        if (d?.online !== 1) return false;
         const tools = new Set(JSON.parse(d.tools) as string[]);
         return req.tools.every((t) => tools.has(t));
       }),
     );
     const current = sql
-      .exec<{ agent_id: string }>("SELECT agent_id FROM assignment WHERE conversation_id = ? AND pool = ?", req.conversation_id, req.pool)
+      .exec<{ agent_id: string }>(
+        "SELECT agent_id FROM assignment WHERE conversation_id = ? AND pool = ?",
+        req.conversation_id,
+        req.pool,
+      )
       .toArray()[0];
     if (current && eligible.has(current.agent_id)) {
-      sql.exec("UPDATE assignment SET used_at = ? WHERE conversation_id = ? AND pool = ?", now, req.conversation_id, req.pool);
+      sql.exec(
+        "UPDATE assignment SET used_at = ? WHERE conversation_id = ? AND pool = ?",
+        now,
+        req.conversation_id,
+        req.pool,
+      );
       return { ok: true, agent_id: current.agent_id, sticky: true };
     }
     const pick = rendezvousPick(req.conversation_id, [...eligible]);

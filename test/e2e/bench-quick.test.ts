@@ -15,14 +15,25 @@ const SCENARIOS = ["step_overhead", "parallel_calls", "fleet_load", "device_exec
 describe("npm run bench -- --quick", () => {
   it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", () => {
     const out = tempDir("edgeloop-bench-");
-    const run = spawnSync("npm", ["run", "bench", "--", "--quick", "--out", out], { cwd: REPO_ROOT, encoding: "utf8", timeout: 170_000, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+    const run = spawnSync("npm", ["run", "bench", "--", "--quick", "--out", out], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      timeout: 170_000,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
 
     const report = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
       quick: boolean;
       machine: { cores: number; node: string };
       failed: unknown[];
-      scenarios: { id: string; repetitions: number; metrics: { name: string; value: number }[]; lost?: number; duplicated?: number }[];
+      scenarios: {
+        id: string;
+        repetitions: number;
+        metrics: { name: string; value: number }[];
+        lost?: number;
+        duplicated?: number;
+      }[];
     };
     expect(report.quick).toBe(true);
     expect(report.machine.cores).toBeGreaterThan(0);

@@ -28,7 +28,14 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"]!, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+      env: {
+        PATH: process.env.PATH!,
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        EDGELOOP_URL: worker.url,
+        EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN,
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -45,12 +52,30 @@ beforeAll(async () => {
   llm = await startScriptedLlm({
     port: 0,
     rules: [
-      { match: "uptime", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "echo up-42-days" } }] }, { content: "The device says {{last_tool_result}}" }] },
-      { match: "needs approval", turns: [{ tool_calls: [{ name: "git_commit", arguments: { message: "cli test", all: true } }] }, { content: "Commit result: {{last_tool_result}}" }] },
+      {
+        match: "uptime",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: "echo up-42-days" } }] },
+          { content: "The device says {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "needs approval",
+        turns: [
+          { tool_calls: [{ name: "git_commit", arguments: { message: "cli test", all: true } }] },
+          { content: "Commit result: {{last_tool_result}}" },
+        ],
+      },
     ],
   });
   worker = await startLocalWorker({
-    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`, TOOL_POLICIES: "git_commit:requires_approval" },
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "x",
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
+      TOOL_POLICIES: "git_commit:requires_approval",
+    },
   });
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
 });
@@ -81,7 +106,10 @@ describe("edgeloop CLI", () => {
   it("send --wait --json prints the events as JSON lines", async () => {
     const r = await cli(["send", "uptime again", "--agent", AGENT, "--wait", "--json"]);
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; toolName?: string; reply?: string });
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; toolName?: string; reply?: string });
     expect(events[0]!.type).toBe("message_start");
     expect(events.some((e) => e.type === "tool_execution_end" && e.toolName === "bash")).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: "conversation_end", reply: "The device says up-42-days\n" });
@@ -110,7 +138,10 @@ describe("edgeloop CLI", () => {
   it("metrics --json has the tool counts, and the text view summarises them", async () => {
     const r = await cli(["metrics", "--json"]);
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { tools: { overall: { tool: string; total_calls: number; success_count: number }[] }; loop: { conversations: number } };
+    const report = JSON.parse(r.stdout) as {
+      tools: { overall: { tool: string; total_calls: number; success_count: number }[] };
+      loop: { conversations: number };
+    };
     const bash = report.tools.overall.find((t) => t.tool === "bash");
     expect(bash?.total_calls).toBeGreaterThanOrEqual(2);
     expect(bash?.success_count).toBeGreaterThanOrEqual(2);
@@ -131,17 +162,25 @@ describe("edgeloop CLI", () => {
   });
 
   it("logs --follow prints new audit rows as calls finish", async () => {
-    const child = spawn(process.execPath, [CLI, "logs", "--follow", "--json", "--interval", "0.5", "--filter", "bash"], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env["PATH"]!, HOME: home, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, "logs", "--follow", "--json", "--interval", "0.5", "--filter", "bash"],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH!, HOME: home, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (c) => (out += c));
     try {
       await new Promise((r) => setTimeout(r, 1500));
       expect((await cli(["send", "uptime for follow", "--agent", AGENT, "--wait"])).code).toBe(0);
-      await waitUntil(async () => out, (o) => o.includes("up-42-days"), { timeoutMs: 20_000, what: "a followed audit row" });
+      await waitUntil(
+        async () => out,
+        (o) => o.includes("up-42-days"),
+        { timeoutMs: 20_000, what: "a followed audit row" },
+      );
     } finally {
       child.kill("SIGINT");
     }
@@ -154,7 +193,10 @@ describe("edgeloop CLI", () => {
     expect(sent.code).toBe(0);
     const { conversation_id } = JSON.parse(sent.stdout) as { conversation_id: string };
     const status = await waitUntil(
-      async () => JSON.parse((await cli(["status", "--json"])).stdout) as { pending: { conversation_id: string; id: string; name: string; state: string }[] },
+      async () =>
+        JSON.parse((await cli(["status", "--json"])).stdout) as {
+          pending: { conversation_id: string; id: string; name: string; state: string }[];
+        },
       (s) => s.pending.some((p) => p.conversation_id === conversation_id),
       { timeoutMs: 30_000, what: "the pending approval in status" },
     );

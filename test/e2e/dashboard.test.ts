@@ -17,7 +17,15 @@ import { waitUntil } from "../helpers/wait.js";
 const AGENT = "pi-dash";
 const DEVICE_TOKEN = "dash-device-token";
 const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+];
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let worker: LocalWorker;
@@ -30,13 +38,37 @@ beforeAll(async () => {
   llm = await startScriptedLlm({
     port: 0,
     rules: [
-      { match: "uptime", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "echo up-7-days; sleep 0.3" } }] }, { content: "The shelf Pi has been up 7 days." }] },
-      { match: "broken", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "echo disk full >&2; exit 2" } }] }, { content: "The command failed: disk full." }] },
-      { match: "commit", turns: [{ tool_calls: [{ name: "git_commit", arguments: { message: "nightly snapshot", all: true } }] }, { content: "Committed (or tried to): {{last_tool_result}}" }] },
+      {
+        match: "uptime",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: "echo up-7-days; sleep 0.3" } }] },
+          { content: "The shelf Pi has been up 7 days." },
+        ],
+      },
+      {
+        match: "broken",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: "echo disk full >&2; exit 2" } }] },
+          { content: "The command failed: disk full." },
+        ],
+      },
+      {
+        match: "commit",
+        turns: [
+          { tool_calls: [{ name: "git_commit", arguments: { message: "nightly snapshot", all: true } }] },
+          { content: "Committed (or tried to): {{last_tool_result}}" },
+        ],
+      },
     ],
   });
   worker = await startLocalWorker({
-    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`, TOOL_POLICIES: "git_commit:requires_approval" },
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "x",
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
+      TOOL_POLICIES: "git_commit:requires_approval",
+    },
   });
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
   // Some history so the charts have something to draw: one success, one failure.
@@ -70,7 +102,13 @@ describe("dashboard", () => {
     const cookies = await page.context().cookies();
     expect(cookies).toHaveLength(1);
     const session = cookies[0]!;
-    expect(session).toMatchObject({ name: "__Host-edgeloop_session", httpOnly: true, secure: true, sameSite: "Strict", path: "/" });
+    expect(session).toMatchObject({
+      name: "__Host-edgeloop_session",
+      httpOnly: true,
+      secure: true,
+      sameSite: "Strict",
+      path: "/",
+    });
     // The cookie is a signed expiry, never the token itself.
     expect(session.value).not.toContain(ADMIN_TOKEN);
     expect(session.value).toMatch(/^\d{13}\.[A-Za-z0-9_-]{43}$/);
@@ -95,13 +133,24 @@ describe("dashboard", () => {
     expect(noCsrf.status).toBe(403);
     expect(((await noCsrf.json()) as { detail: string }).detail).toContain("X-Edgeloop-CSRF");
     // The same request with the header gets through auth (and finds no such call).
-    const withCsrf = await fetch(url, { method: "POST", headers: { cookie, "content-type": "application/json", "x-edgeloop-csrf": "1" }, body });
+    const withCsrf = await fetch(url, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json", "x-edgeloop-csrf": "1" },
+      body,
+    });
     expect(withCsrf.status).toBe(404);
     // And from inside the page, the browser's own cookie + no header: refused too.
-    const inPage = await page.evaluate(async (u) => (await fetch(u, { method: "POST", headers: { "content-type": "application/json" }, body: '{"approve":true}' })).status, url);
+    const inPage = await page.evaluate(
+      async (u) =>
+        (await fetch(u, { method: "POST", headers: { "content-type": "application/json" }, body: '{"approve":true}' }))
+          .status,
+      url,
+    );
     expect(inPage).toBe(403);
     // A forged or expired session is not a session.
-    const forged = await fetch(`${worker.url}/v1/devices`, { headers: { cookie: `__Host-edgeloop_session=${Date.now() + 60_000}.${"A".repeat(43)}` } });
+    const forged = await fetch(`${worker.url}/v1/devices`, {
+      headers: { cookie: `__Host-edgeloop_session=${Date.now() + 60_000}.${"A".repeat(43)}` },
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -137,11 +186,16 @@ describe("dashboard", () => {
     await approve.click();
     await page.locator("#timeline li.reply", { hasText: "Committed" }).waitFor({ timeout: 20_000 });
     await waitUntil(
-      () => fetch(`${worker.url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ status: string }>),
+      () =>
+        fetch(`${worker.url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
+          (r) => r.json() as Promise<{ status: string }>,
+        ),
       (v) => v.status === "completed",
       { what: "the approved conversation to complete" },
     );
-    await expect.poll(() => page.locator("#approvals").textContent(), { timeout: 10_000 }).toContain("Nothing is waiting");
+    await expect
+      .poll(() => page.locator("#approvals").textContent(), { timeout: 10_000 })
+      .toContain("Nothing is waiting");
   });
 
   it("draws the tool charts and keeps a screenshot", async () => {

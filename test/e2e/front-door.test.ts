@@ -19,14 +19,20 @@ const agents: AgentProcess[] = [];
 let fd2TokenId = "";
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-const getJson = async <T>(path: string): Promise<T> => (await (await fetch(`${worker.url}${path}`, { headers: admin })).json()) as T;
+const getJson = async <T>(path: string): Promise<T> =>
+  (await (await fetch(`${worker.url}${path}`, { headers: admin })).json()) as T;
 type DeviceView = { online: boolean; counters: Record<string, number> };
 
 async function signedPost(body: string, id: string, query = "") {
   const ts = String(Math.floor(Date.now() / 1000));
   return fetch(`${worker.url}/v1/messages${query}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook(SECRET, id, ts, body) },
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": ts,
+      "webhook-signature": await signStandardWebhook(SECRET, id, ts, body),
+    },
     body,
   });
 }
@@ -34,7 +40,15 @@ async function signedPost(body: string, id: string, query = "") {
 beforeAll(async () => {
   llm = await startScriptedLlm({
     port: 0,
-    rules: [{ match: "kitchen check", turns: [{ tool_calls: [{ name: "bash", arguments: { command: `echo kitchen-ok # key ${SECRET_IN_COMMAND}` } }] }, { content: "Kitchen says: {{last_tool_result}}" }] }],
+    rules: [
+      {
+        match: "kitchen check",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: `echo kitchen-ok # key ${SECRET_IN_COMMAND}` } }] },
+          { content: "Kitchen says: {{last_tool_result}}" },
+        ],
+      },
+    ],
   });
   worker = await startLocalWorker({
     vars: {
@@ -48,10 +62,16 @@ beforeAll(async () => {
       HEARTBEAT_MISSES: "3",
     },
   });
-  const issued = (await (await fetch(`${worker.url}/v1/devices/fd-2/tokens`, { method: "POST", headers: admin })).json()) as { token_id: string; token: string };
+  const issued = (await (
+    await fetch(`${worker.url}/v1/devices/fd-2/tokens`, { method: "POST", headers: admin })
+  ).json()) as { token_id: string; token: string };
   fd2TokenId = issued.token_id;
-  agents.push(await startAgent({ url: worker.url, agentId: "fd-1", token: "e2e-fd-1", extraArgs: ["--heartbeat-ms", "300"] }));
-  agents.push(await startAgent({ url: worker.url, agentId: "fd-2", token: issued.token, extraArgs: ["--heartbeat-ms", "300"] }));
+  agents.push(
+    await startAgent({ url: worker.url, agentId: "fd-1", token: "e2e-fd-1", extraArgs: ["--heartbeat-ms", "300"] }),
+  );
+  agents.push(
+    await startAgent({ url: worker.url, agentId: "fd-2", token: issued.token, extraArgs: ["--heartbeat-ms", "300"] }),
+  );
 });
 
 afterAll(async () => {
@@ -63,7 +83,12 @@ afterAll(async () => {
 describe("front door, end to end", () => {
   it("a signed webhook to a pool runs on the rendezvous device; its replay starts nothing; the audit has the call, redacted", async () => {
     const devices = await getJson<{ devices: { agent_id: string; online: boolean; tools: string[] }[] }>("/v1/devices");
-    expect(devices.devices.filter((d) => d.online).map((d) => d.agent_id).sort()).toEqual(["fd-1", "fd-2"]);
+    expect(
+      devices.devices
+        .filter((d) => d.online)
+        .map((d) => d.agent_id)
+        .sort(),
+    ).toEqual(["fd-1", "fd-2"]);
     expect(devices.devices.find((d) => d.agent_id === "fd-1")!.tools).toContain("bash");
 
     const conversation_id = `kitchen-${Math.random().toString(36).slice(2)}`;
@@ -84,7 +109,16 @@ describe("front door, end to end", () => {
     expect(llm.requests().length).toBe(llmCalls);
 
     const expected = rendezvousPick(conversation_id, ["fd-1", "fd-2"])!;
-    const audit = await getJson<{ entries: { agent_id: string; tool: string; conversation_id: string; result: string; exit_code: number; parameters: { command: string } }[] }>(`/v1/audit?agent_id=${expected}&tool=bash`);
+    const audit = await getJson<{
+      entries: {
+        agent_id: string;
+        tool: string;
+        conversation_id: string;
+        result: string;
+        exit_code: number;
+        parameters: { command: string };
+      }[];
+    }>(`/v1/audit?agent_id=${expected}&tool=bash`);
     const row = audit.entries.find((e) => e.conversation_id === conversation_id);
     expect(row).toMatchObject({ agent_id: expected, tool: "bash", result: "success", exit_code: 0 });
     expect(row!.parameters.command).toContain("sk-[REDACTED]");
@@ -92,7 +126,12 @@ describe("front door, end to end", () => {
 
     const wrong = await fetch(`${worker.url}/v1/messages`, {
       method: "POST",
-      headers: { "content-type": "application/json", "webhook-id": "x1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": "x1",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": "v1,AAAA",
+      },
       body,
     });
     expect(wrong.status).toBe(401);
@@ -102,11 +141,20 @@ describe("front door, end to end", () => {
     await new Promise((r) => setTimeout(r, 4500)); // > 3 × 1 s: the hub's alarm has run
     const fd1 = await getJson<DeviceView>("/v1/devices/fd-1");
     expect(fd1.online).toBe(true);
-    expect(fd1.counters["heartbeats_missed"] ?? 0).toBe(0);
+    expect(fd1.counters.heartbeats_missed ?? 0).toBe(0);
 
-    const silent = await startAgent({ url: worker.url, agentId: "fd-3", token: "e2e-fd-3", extraArgs: ["--heartbeat-ms", "600000"] });
+    const silent = await startAgent({
+      url: worker.url,
+      agentId: "fd-3",
+      token: "e2e-fd-3",
+      extraArgs: ["--heartbeat-ms", "600000"],
+    });
     agents.push(silent);
-    await waitUntil(() => getJson<DeviceView>("/v1/devices/fd-3"), (v) => (v.counters["heartbeats_missed"] ?? 0) >= 1, { timeoutMs: 15_000, what: "fd-3 closed for missed heartbeats" });
+    await waitUntil(
+      () => getJson<DeviceView>("/v1/devices/fd-3"),
+      (v) => (v.counters.heartbeats_missed ?? 0) >= 1,
+      { timeoutMs: 15_000, what: "fd-3 closed for missed heartbeats" },
+    );
   });
 
   it("revoking the issued token disconnects the real agent at once", async () => {
@@ -114,7 +162,15 @@ describe("front door, end to end", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { sockets_closed: number }).sockets_closed).toBe(1);
     expect((await getJson<DeviceView>("/v1/devices/fd-2")).online).toBe(false);
-    await waitUntil(async () => agents[1]!.child.output(), (out) => out.includes("authentication failed"), { timeoutMs: 5_000, what: "agent to report the 4001 close" });
-    await waitUntil(() => getJson<{ devices: { agent_id: string; online: boolean }[] }>("/v1/devices"), (v) => v.devices.some((d) => d.agent_id === "fd-2" && !d.online), { timeoutMs: 5_000, what: "registry to list fd-2 offline" });
+    await waitUntil(
+      async () => agents[1]!.child.output(),
+      (out) => out.includes("authentication failed"),
+      { timeoutMs: 5_000, what: "agent to report the 4001 close" },
+    );
+    await waitUntil(
+      () => getJson<{ devices: { agent_id: string; online: boolean }[] }>("/v1/devices"),
+      (v) => v.devices.some((d) => d.agent_id === "fd-2" && !d.online),
+      { timeoutMs: 5_000, what: "registry to list fd-2 offline" },
+    );
   });
 });

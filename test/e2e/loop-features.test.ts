@@ -25,17 +25,29 @@ const hookRequests: { headers: Record<string, string | string[] | undefined>; bo
 
 function sleeper(i: number) {
   // Each call records when it started and ended, so overlap proves they ran at once.
-  return { name: "bash", arguments: { command: `mkdir -p par; date +%s%N > par/start-${i}; sleep 0.5; date +%s%N > par/end-${i}; echo call-${i}` } };
+  return {
+    name: "bash",
+    arguments: {
+      command: `mkdir -p par; date +%s%N > par/start-${i}; sleep 0.5; date +%s%N > par/end-${i}; echo call-${i}`,
+    },
+  };
 }
 
 async function post(path: string, body: unknown) {
-  const res = await fetch(`${worker.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${worker.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function pending(conversationId: string, state: string) {
   return waitUntil(
-    () => fetch(`${worker.url}/v1/conversations/${conversationId}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.json() as Promise<{ pending_tool_calls: { id: string; state: string }[] }>),
+    () =>
+      fetch(`${worker.url}/v1/conversations/${conversationId}`, {
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      }).then((r) => r.json() as Promise<{ pending_tool_calls: { id: string; state: string }[] }>),
     (v) => v.pending_tool_calls.some((c) => c.state === state),
     { what: `a call in state ${state}` },
   ).then((v) => v.pending_tool_calls.find((c) => c.state === state)!);
@@ -49,7 +61,12 @@ beforeAll(async () => {
     req.on("end", () => {
       hookRequests.push({ headers: req.headers, body });
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ forecast: "sunny", city: (JSON.parse(body) as { arguments: { city: string } }).arguments.city }));
+      res.end(
+        JSON.stringify({
+          forecast: "sunny",
+          city: (JSON.parse(body) as { arguments: { city: string } }).arguments.city,
+        }),
+      );
     });
   });
   await new Promise<void>((r) => hookServer.listen(0, "127.0.0.1", r));
@@ -58,7 +75,10 @@ beforeAll(async () => {
   llm = await startScriptedLlm({
     port: 0,
     rules: [
-      { match: "five at once", turns: [{ tool_calls: [0, 1, 2, 3, 4].map(sleeper) }, { content: "All done:\n{{tool_results}}" }] },
+      {
+        match: "five at once",
+        turns: [{ tool_calls: [0, 1, 2, 3, 4].map(sleeper) }, { content: "All done:\n{{tool_results}}" }],
+      },
       {
         match: "keep failing",
         turns: [
@@ -68,11 +88,41 @@ beforeAll(async () => {
           { content: "I could not get it to work." },
         ],
       },
-      { match: "needs approval", turns: [{ tool_calls: [{ name: "git_commit", arguments: { message: "x", all: true } }] }, { content: "Result: {{last_tool_result}}" }] },
-      { match: "ask me", turns: [{ tool_calls: [{ name: "question", arguments: { question: "Which colour?" } }] }, { content: "You chose {{last_tool_result}}." }] },
-      { match: "delegate", turns: [{ tool_calls: [{ name: "task", arguments: { prompt: "subtask: echo from child" } }] }, { content: "Child said: {{last_tool_result}}" }] },
-      { match: "subtask: echo", turns: [{ tool_calls: [{ name: "echo", arguments: { text: "child-echo-42" } }] }, { content: "child finished with {{last_tool_result}}" }] },
-      { match: "weather", turns: [{ tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { content: "Weather: {{last_tool_result}}" }] },
+      {
+        match: "needs approval",
+        turns: [
+          { tool_calls: [{ name: "git_commit", arguments: { message: "x", all: true } }] },
+          { content: "Result: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "ask me",
+        turns: [
+          { tool_calls: [{ name: "question", arguments: { question: "Which colour?" } }] },
+          { content: "You chose {{last_tool_result}}." },
+        ],
+      },
+      {
+        match: "delegate",
+        turns: [
+          { tool_calls: [{ name: "task", arguments: { prompt: "subtask: echo from child" } }] },
+          { content: "Child said: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "subtask: echo",
+        turns: [
+          { tool_calls: [{ name: "echo", arguments: { text: "child-echo-42" } }] },
+          { content: "child finished with {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "weather",
+        turns: [
+          { tool_calls: [{ name: "weather", arguments: { city: "Oslo" } }] },
+          { content: "Weather: {{last_tool_result}}" },
+        ],
+      },
     ],
   });
   worker = await startLocalWorker({
@@ -111,11 +161,14 @@ describe("the tool loop, end to end", () => {
     const { body } = await sendMessage(worker.url, { agent_id: "pi-l", text: "five at once" }, 60);
     const wall = Date.now() - started;
     expect(body.status).toBe("completed");
-    const times = (kind: string) => [0, 1, 2, 3, 4].map((i) => BigInt(readFileSync(join(workspace, "par", `${kind}-${i}`), "utf8").trim()));
+    const times = (kind: string) =>
+      [0, 1, 2, 3, 4].map((i) => BigInt(readFileSync(join(workspace, "par", `${kind}-${i}`), "utf8").trim()));
     const starts = times("start");
     const ends = times("end");
     // Every call started before any call ended: they overlapped, not one after another.
+    // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.max does not take
     const lastStart = starts.reduce((a, b) => (a > b ? a : b));
+    // biome-ignore lint/complexity/useMathMinMax: as above
     const firstEnd = ends.reduce((a, b) => (a < b ? a : b));
     expect(lastStart < firstEnd).toBe(true);
     const conv = await getConversation(worker.url, body.conversation_id);
@@ -141,7 +194,11 @@ describe("the tool loop, end to end", () => {
     const call = await pending(id, "awaiting_approval");
     const res = await post(`/v1/conversations/${id}/approvals/${call.id}`, { approve: true });
     expect(res.status).toBe(200);
-    const done = await waitUntil(() => getConversation(worker.url, id), (c) => c.status === "completed", { what: "completion" });
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { what: "completion" },
+    );
     const tool = done.messages.find((m) => m.role === "tool")!;
     // git_commit really ran on the device (the workspace is not a repo, so git says so).
     expect(tool.content).not.toContain("blocked");
@@ -152,9 +209,17 @@ describe("the tool loop, end to end", () => {
     const id = accepted.body.conversation_id;
     const call = await pending(id, "awaiting_approval");
     await post(`/v1/conversations/${id}/approvals/${call.id}`, { approve: false, reason: "not today" });
-    const done = await waitUntil(() => getConversation(worker.url, id), (c) => c.status === "completed", { what: "completion" });
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { what: "completion" },
+    );
     const tool = done.messages.find((m) => m.role === "tool")!;
-    expect(JSON.parse(tool.content!)).toEqual({ status: "blocked", tool: "git_commit", reason: "Denied by a person: not today" });
+    expect(JSON.parse(tool.content!)).toEqual({
+      status: "blocked",
+      tool: "git_commit",
+      reason: "Denied by a person: not today",
+    });
   });
 
   it("asks the user a question and continues with the answer", async () => {
@@ -163,7 +228,11 @@ describe("the tool loop, end to end", () => {
     const call = await pending(id, "awaiting_answer");
     const res = await post(`/v1/conversations/${id}/answers/${call.id}`, { answer: "green" });
     expect(res.status).toBe(200);
-    const done = await waitUntil(() => getConversation(worker.url, id), (c) => c.status === "completed", { what: "completion" });
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { what: "completion" },
+    );
     expect(done.messages.at(-1)!.content).toBe("You chose green.");
   });
 

@@ -27,16 +27,42 @@ beforeAll(async () => {
       {
         match: "sloppy provider",
         turns: [
-          { tool_calls: [readNote], quirks: { finish_reason_stop: true, arguments_as_object: true, missing_ids: true, missing_index: true, no_usage: true } },
+          {
+            tool_calls: [readNote],
+            quirks: {
+              finish_reason_stop: true,
+              arguments_as_object: true,
+              missing_ids: true,
+              missing_index: true,
+              no_usage: true,
+            },
+          },
           { content: "Read: {{last_tool_result}}" },
         ],
       },
-      { match: "text protocol", turns: [{ tool_calls: [readNote], quirks: { text_tool_call: "xml" } }, { content: "Text call read: {{last_tool_result}}" }] },
-      { match: "rate limited", turns: [{ content: "Answered after a 429.", error: { status: 429, retry_after: 1, times: 1 } }] },
+      {
+        match: "text protocol",
+        turns: [
+          { tool_calls: [readNote], quirks: { text_tool_call: "xml" } },
+          { content: "Text call read: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "rate limited",
+        turns: [{ content: "Answered after a 429.", error: { status: 429, retry_after: 1, times: 1 } }],
+      },
       { match: "model down", turns: [{ content: "never", error: { status: 503, times: 100 } }] },
     ],
   });
-  worker = await startLocalWorker({ vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `pi-q:${TOKEN}`, LLM_MAX_RETRIES: "2" } });
+  worker = await startLocalWorker({
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "x",
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: `pi-q:${TOKEN}`,
+      LLM_MAX_RETRIES: "2",
+    },
+  });
   agent = await startAgent({ url: worker.url, agentId: "pi-q", token: TOKEN, workspace });
 });
 

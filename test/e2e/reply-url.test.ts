@@ -32,7 +32,9 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   llm = await startScriptedLlm({ port: 0, rules: [{ match: "hello", turns: [{ content: "Hello back." }] }] });
-  worker = await startLocalWorker({ vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", REPLY_SIGNING_SECRET: SECRET } });
+  worker = await startLocalWorker({
+    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", REPLY_SIGNING_SECRET: SECRET },
+  });
 });
 
 afterAll(async () => {
@@ -45,19 +47,36 @@ describe("reply_url delivery", () => {
   it("retries a failing receiver until it recovers, then delivers the signed reply once", async () => {
     failuresLeft = 2;
     received.length = 0;
-    const { status, body } = await sendMessage(worker.url, { agent_id: "pi-none", text: "hello there", reply_url: receiverUrl });
+    const { status, body } = await sendMessage(worker.url, {
+      agent_id: "pi-none",
+      text: "hello there",
+      reply_url: receiverUrl,
+    });
     expect(status).toBe(202);
-    await waitUntil(async () => received.filter((r) => r.status === 200).length, (n) => n >= 1, { timeoutMs: 60_000, what: "a delivery to succeed" });
+    await waitUntil(
+      async () => received.filter((r) => r.status === 200).length,
+      (n) => n >= 1,
+      { timeoutMs: 60_000, what: "a delivery to succeed" },
+    );
     expect(received.map((r) => r.status)).toEqual([503, 503, 200]);
     // The same delivery id on every attempt, so a receiver can drop repeats.
     expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(1);
     const ok = received.at(-1)!;
     const payload = JSON.parse(ok.body) as { type: string; conversation_id: string; reply: string; status: string };
-    expect(payload).toMatchObject({ type: "reply", conversation_id: body.conversation_id, reply: "Hello back.", status: "completed" });
+    expect(payload).toMatchObject({
+      type: "reply",
+      conversation_id: body.conversation_id,
+      reply: "Hello back.",
+      status: "completed",
+    });
     const ts = String(ok.headers["x-webhook-timestamp"]);
-    expect(ok.headers["x-webhook-signature"]).toBe(`sha256=${createHmac("sha256", SECRET).update(`${ts}.${ok.body}`).digest("hex")}`);
+    expect(ok.headers["x-webhook-signature"]).toBe(
+      `sha256=${createHmac("sha256", SECRET).update(`${ts}.${ok.body}`).digest("hex")}`,
+    );
     const id = String(ok.headers["webhook-id"]);
-    const std = createHmac("sha256", SECRET).update(`${id}.${ok.headers["webhook-timestamp"]}.${ok.body}`).digest("base64");
+    const std = createHmac("sha256", SECRET)
+      .update(`${id}.${ok.headers["webhook-timestamp"]}.${ok.body}`)
+      .digest("base64");
     expect(ok.headers["webhook-signature"]).toBe(`v1,${std}`);
     // Nothing more arrives after the acknowledgement.
     await new Promise((r) => setTimeout(r, 3000));
@@ -67,9 +86,20 @@ describe("reply_url delivery", () => {
   it("with reply_events, posts every event before the reply", async () => {
     failuresLeft = 0;
     received.length = 0;
-    await sendMessage(worker.url, { agent_id: "pi-none", text: "hello events", reply_url: receiverUrl, reply_events: true });
-    await waitUntil(async () => received.some((r) => JSON.parse(r.body).type === "reply"), (v) => v, { timeoutMs: 30_000, what: "the reply" });
-    const types = received.map((r) => JSON.parse(r.body) as { type: string; event?: { type: string } }).map((p) => (p.type === "event" ? p.event!.type : p.type));
+    await sendMessage(worker.url, {
+      agent_id: "pi-none",
+      text: "hello events",
+      reply_url: receiverUrl,
+      reply_events: true,
+    });
+    await waitUntil(
+      async () => received.some((r) => JSON.parse(r.body).type === "reply"),
+      (v) => v,
+      { timeoutMs: 30_000, what: "the reply" },
+    );
+    const types = received
+      .map((r) => JSON.parse(r.body) as { type: string; event?: { type: string } })
+      .map((p) => (p.type === "event" ? p.event!.type : p.type));
     expect(types).toEqual(expect.arrayContaining(["message_start", "message_end", "reply"]));
   });
 });

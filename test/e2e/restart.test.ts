@@ -18,7 +18,13 @@ let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let workspace: string;
-const vars = () => ({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `pi-r:${TOKEN}`, LLM_MAX_RETRIES: "5" });
+const vars = () => ({
+  OPENAI_BASE_URL: llm.url,
+  OPENAI_API_KEY: "x",
+  LLM_MODEL: "scripted",
+  DEVICE_TOKENS: `pi-r:${TOKEN}`,
+  LLM_MAX_RETRIES: "5",
+});
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-restart-ws-");
@@ -29,7 +35,17 @@ beforeAll(async () => {
         match: "slow tool",
         turns: [
           // Appends a line per run: the file's line count is how many times the tool ran.
-          { tool_calls: [{ name: "bash", arguments: { command: "echo started >> runs.txt; sleep 4; echo finished-$(wc -l < runs.txt)", timeout_ms: 60000 } }] },
+          {
+            tool_calls: [
+              {
+                name: "bash",
+                arguments: {
+                  command: "echo started >> runs.txt; sleep 4; echo finished-$(wc -l < runs.txt)",
+                  timeout_ms: 60000,
+                },
+              },
+            ],
+          },
           { content: "Tool said: {{last_tool_result}}" },
         ],
       },
@@ -60,10 +76,18 @@ describe("durable loop: survives a runtime restart", () => {
     const accepted = await sendMessage(worker.url, { agent_id: "pi-r", text: "run the slow tool" });
     expect(accepted.status).toBe(202);
     const id = accepted.body.conversation_id;
-    await waitUntil(async () => readFileSync(join(workspace, "runs.txt"), "utf8"), (t) => t.includes("started"), { what: "tool to start" });
+    await waitUntil(
+      async () => readFileSync(join(workspace, "runs.txt"), "utf8"),
+      (t) => t.includes("started"),
+      { what: "tool to start" },
+    );
     await restartRuntime();
 
-    const done = await waitUntil(() => getConversation(worker.url, id), (c) => c.status === "completed", { timeoutMs: 60_000, what: "conversation to complete" });
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { timeoutMs: 60_000, what: "conversation to complete" },
+    );
     const assistantFinals = done.messages.filter((m) => m.role === "assistant" && !m.tool_calls?.length);
     expect(assistantFinals).toHaveLength(1);
     expect(assistantFinals[0]!.content).toContain("finished-1");
@@ -75,9 +99,19 @@ describe("durable loop: survives a runtime restart", () => {
   it("an LLM call in flight during the restart is made again and the conversation completes once", async () => {
     const accepted = await sendMessage(worker.url, { agent_id: "pi-r", text: "slow model please" });
     const id = accepted.body.conversation_id;
-    await waitUntil(async () => llm.requests().filter((r) => JSON.stringify(r.body).includes("slow model please")).length, (n) => n >= 1, { what: "LLM request" });
+    await waitUntil(
+      async () => llm.requests().filter((r) => JSON.stringify(r.body).includes("slow model please")).length,
+      (n) => n >= 1,
+      { what: "LLM request" },
+    );
     await restartRuntime();
-    const done = await waitUntil(() => getConversation(worker.url, id), (c) => c.status === "completed", { timeoutMs: 60_000, what: "conversation to complete" });
-    expect(done.messages.filter((m) => m.role === "assistant")).toEqual([{ role: "assistant", content: "Answered after a restart." }]);
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { timeoutMs: 60_000, what: "conversation to complete" },
+    );
+    expect(done.messages.filter((m) => m.role === "assistant")).toEqual([
+      { role: "assistant", content: "Answered after a restart." },
+    ]);
   });
 });

@@ -23,7 +23,14 @@ let agent: AgentProcess;
 let workspace: string;
 
 function git(args: string[], cwd: string, date?: string): string {
-  const env = { ...process.env, GIT_AUTHOR_NAME: "Bowen", GIT_AUTHOR_EMAIL: "bowen@example.com", GIT_COMMITTER_NAME: "Bowen", GIT_COMMITTER_EMAIL: "bowen@example.com", ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "Bowen",
+    GIT_AUTHOR_EMAIL: "bowen@example.com",
+    GIT_COMMITTER_NAME: "Bowen",
+    GIT_COMMITTER_EMAIL: "bowen@example.com",
+    ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}),
+  };
   return execFileSync("git", args, { cwd, env }).toString();
 }
 
@@ -47,7 +54,11 @@ beforeAll(async () => {
       {
         match: "marker file",
         turns: [
-          { content: "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.", tool_calls: [{ name: "bash", arguments: { command: "cat marker.txt && echo ran-on=$(hostname)" } }] },
+          {
+            content:
+              "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.",
+            tool_calls: [{ name: "bash", arguments: { command: "cat marker.txt && echo ran-on=$(hostname)" } }],
+          },
           { content: "The device says: {{last_tool_result}}" },
         ],
       },
@@ -82,7 +93,15 @@ beforeAll(async () => {
       },
     ],
   });
-  worker = await startLocalWorker({ vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "scripted", LLM_MODEL: "scripted", DEVICE_TOKENS: `pi-1:${DEVICE_TOKEN},pi-2:e2e-device-token-pi-2`, DEVICE_RESULT_GRACE_MS: "1000" } });
+  worker = await startLocalWorker({
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "scripted",
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: `pi-1:${DEVICE_TOKEN},pi-2:e2e-device-token-pi-2`,
+      DEVICE_RESULT_GRACE_MS: "1000",
+    },
+  });
   agent = await startAgent({ url: worker.url, agentId: "pi-1", token: DEVICE_TOKEN, workspace });
 });
 
@@ -96,7 +115,11 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
   it("seed 000 example 1: a bash call whose real output reaches the final reply", async () => {
     const marker = `marker-${Math.random().toString(36).slice(2)}`;
     writeFileSync(join(workspace, "marker.txt"), `${marker}\n`);
-    const { status, body } = await sendMessage(worker.url, { agent_id: "pi-1", text: "What is in the marker file?" }, 60);
+    const { status, body } = await sendMessage(
+      worker.url,
+      { agent_id: "pi-1", text: "What is in the marker file?" },
+      60,
+    );
     expect(status).toBe(200);
     expect(body.status).toBe("completed");
     expect(body.reply).toContain(marker);
@@ -112,7 +135,11 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     // The model's streamed text is in the event stream: each turn's deltas, before its
     // message_end, add up to its text, gathered into fewer events than the chunks it came in (the
     // scripted model sends two words per chunk, a millisecond apart).
-    const events = (await storedEvents(worker.url, body.conversation_id)) as unknown as { type: string; delta?: string; content?: string | null }[];
+    const events = (await storedEvents(worker.url, body.conversation_id)) as unknown as {
+      type: string;
+      delta?: string;
+      content?: string | null;
+    }[];
     const turns: { text: string; deltas: number }[] = [];
     let text = "";
     let deltas = 0;
@@ -127,14 +154,23 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
         deltas = 0;
       }
     }
-    expect(turns.map((t) => t.text)).toEqual(["I will read the marker file with bash now, and then tell you exactly what it says and where it ran.", body.reply]);
-    const chunks = "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.".split(" ").length / 2;
+    expect(turns.map((t) => t.text)).toEqual([
+      "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.",
+      body.reply,
+    ]);
+    const chunks =
+      "I will read the marker file with bash now, and then tell you exactly what it says and where it ran.".split(" ")
+        .length / 2;
     expect(turns[0]!.deltas).toBeGreaterThanOrEqual(1);
     expect(turns[0]!.deltas).toBeLessThan(chunks);
   });
 
   it("seed 000 example 3: git_log then git_diff on a real repo, both results in the history in order", async () => {
-    const { body } = await sendMessage(worker.url, { agent_id: "pi-1", text: "List the last 3 commits and show the diff for the most recent one" }, 60);
+    const { body } = await sendMessage(
+      worker.url,
+      { agent_id: "pi-1", text: "List the last 3 commits and show the diff for the most recent one" },
+      60,
+    );
     expect(body.status).toBe("completed");
     expect(body.tool_calls.map((c) => c.name)).toEqual(["git_log", "git_diff"]);
     const conv = await getConversation(worker.url, body.conversation_id);
@@ -150,10 +186,18 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
   });
 
   it("a tool that exceeds its timeout is killed, the model sees a timeout error, and the conversation still ends", async () => {
-    const alive = () => execFileSync("ps", ["-eo", "args"]).toString().split("\n").some((l) => l.trim() === `sleep ${SLEEP_SECONDS}`);
+    const alive = () =>
+      execFileSync("ps", ["-eo", "args"])
+        .toString()
+        .split("\n")
+        .some((l) => l.trim() === `sleep ${SLEEP_SECONDS}`);
     const pending = sendMessage(worker.url, { agent_id: "pi-1", text: "sleep forever please" }, 60);
     // It really ran on the device...
-    await waitUntil(async () => alive(), (a) => a, { timeoutMs: 10_000, intervalMs: 20, what: `sleep ${SLEEP_SECONDS} to start` });
+    await waitUntil(
+      async () => alive(),
+      (a) => a,
+      { timeoutMs: 10_000, intervalMs: 20, what: `sleep ${SLEEP_SECONDS} to start` },
+    );
     const { body } = await pending;
     expect(body.status).toBe("completed");
     expect(body.tool_calls).toMatchObject([{ name: "bash", status: "error", error_type: "timeout" }]);
@@ -164,7 +208,11 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     expect(last.messages.at(-1)).toMatchObject({ role: "tool" });
     expect(last.messages.at(-1)!.content).toMatch(/timed out after 1500ms/);
     // ...and is gone now (bash may run in a PID namespace, so it is found by its command line).
-    await waitUntil(async () => alive(), (a) => !a, { timeoutMs: 10_000, what: `sleep ${SLEEP_SECONDS} to be killed` });
+    await waitUntil(
+      async () => alive(),
+      (a) => !a,
+      { timeoutMs: 10_000, what: `sleep ${SLEEP_SECONDS} to be killed` },
+    );
   });
 
   it("an unknown tool gets an error naming the available tools and the loop continues", async () => {

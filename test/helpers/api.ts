@@ -10,7 +10,11 @@ export type WaitReplyBody = {
   stop_reason?: string | null;
 };
 
-export async function sendMessage(url: string, body: Record<string, unknown>, wait?: number): Promise<{ status: number; body: WaitReplyBody }> {
+export async function sendMessage(
+  url: string,
+  body: Record<string, unknown>,
+  wait?: number,
+): Promise<{ status: number; body: WaitReplyBody }> {
   const res = await fetch(`${url}/v1/messages${wait !== undefined ? `?wait=${wait}` : ""}`, {
     method: "POST",
     headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
@@ -19,7 +23,18 @@ export async function sendMessage(url: string, body: Record<string, unknown>, wa
   return { status: res.status, body: (await res.json()) as WaitReplyBody };
 }
 
-export async function getConversation(url: string, id: string): Promise<{ status: string; messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }[] }> {
+export async function getConversation(
+  url: string,
+  id: string,
+): Promise<{
+  status: string;
+  messages: {
+    role: string;
+    content: string | null;
+    tool_call_id?: string;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  }[];
+}> {
   const res = await fetch(`${url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
   if (res.status !== 200) throw new Error(`GET conversation ${res.status}: ${await res.text()}`);
   return (await res.json()) as never;

@@ -10,8 +10,17 @@ import { unstable_startWorker } from "wrangler";
 const { config, port, persist, vars } = JSON.parse(process.argv[2] ?? "{}");
 const worker = await unstable_startWorker({
   config,
-  bindings: Object.fromEntries(Object.entries(vars ?? {}).map(([k, v]) => [k, { type: "plain_text", value: String(v) }])),
-  dev: { server: { hostname: "127.0.0.1", port }, inspector: false, persist, logLevel: "warn", watch: false, liveReload: false },
+  bindings: Object.fromEntries(
+    Object.entries(vars ?? {}).map(([k, v]) => [k, { type: "plain_text", value: String(v) }]),
+  ),
+  dev: {
+    server: { hostname: "127.0.0.1", port },
+    inspector: false,
+    persist,
+    logLevel: "warn",
+    watch: false,
+    liveReload: false,
+  },
 });
 await worker.ready;
 process.stdout.write(`ready on ${(await worker.url).href}\n`);

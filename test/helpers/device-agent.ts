@@ -6,7 +6,13 @@ import { waitUntil } from "./wait.js";
 
 export const BUNDLED_SKILLS = [join(REPO_ROOT, "skills/desktop-tools"), join(REPO_ROOT, "skills/pi-tools")];
 
-export type AgentProcess = { child: Child; workspace: string; stateDir: string; stop: () => Promise<void>; kill: () => Promise<void> };
+export type AgentProcess = {
+  child: Child;
+  workspace: string;
+  stateDir: string;
+  stop: () => Promise<void>;
+  kill: () => Promise<void>;
+};
 
 /** A real `edgeloop-agent` child process; resolves once the hub reports it online. */
 export async function startAgent(opts: {
@@ -23,18 +29,26 @@ export async function startAgent(opts: {
   const stateDir = opts.stateDir ?? tempDir("edgeloop-agent-state-");
   const args = [
     join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
-    "--url", opts.url,
-    "--agent-id", opts.agentId,
-    "--token", opts.token,
-    "--workspace", workspace,
-    "--state-dir", stateDir,
+    "--url",
+    opts.url,
+    "--agent-id",
+    opts.agentId,
+    "--token",
+    opts.token,
+    "--workspace",
+    workspace,
+    "--state-dir",
+    stateDir,
     ...(opts.skills ?? BUNDLED_SKILLS).flatMap((s) => ["--skills", s]),
     ...(opts.extraArgs ?? []),
   ];
   const child = startChild(process.execPath, args, { name: `agent ${opts.agentId}`, env: opts.env ?? {} });
   try {
     await waitUntil(
-      () => fetch(`${opts.url}/v1/devices/${opts.agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json() as Promise<{ online: boolean }>),
+      () =>
+        fetch(`${opts.url}/v1/devices/${opts.agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
+          (r) => r.json() as Promise<{ online: boolean }>,
+        ),
       (v) => v.online === true,
       { timeoutMs: 30_000, what: `agent ${opts.agentId} online` },
     );

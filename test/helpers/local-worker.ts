@@ -22,18 +22,45 @@ export type LocalWorker = {
  * runs another wrangler.toml in the same way (the benchmark's floor worker). `inspector: false`
  * runs the same dev server without the DevTools inspector (see dev-worker-launcher.mjs).
  */
-export async function startLocalWorker(opts: { vars: Record<string, string>; persistDir?: string; port?: number; config?: string; name?: string; inspector?: boolean }): Promise<LocalWorker> {
+export async function startLocalWorker(opts: {
+  vars: Record<string, string>;
+  persistDir?: string;
+  port?: number;
+  config?: string;
+  name?: string;
+  inspector?: boolean;
+}): Promise<LocalWorker> {
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
   const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" };
   const child =
     opts.inspector === false
-      ? startChild(process.execPath, [join(REPO_ROOT, "test/helpers/dev-worker-launcher.mjs"), JSON.stringify({ config: resolve(REPO_ROOT, opts.config ?? "wrangler.toml"), port, persist: persistDir, vars })], { name: opts.name ?? "worker", env })
-      : startChild(join(REPO_ROOT, "node_modules/.bin/wrangler"), wranglerDevArgs(opts.config, port, persistDir, vars, await freePort()), { name: opts.name ?? "worker", env });
+      ? startChild(
+          process.execPath,
+          [
+            join(REPO_ROOT, "test/helpers/dev-worker-launcher.mjs"),
+            JSON.stringify({
+              config: resolve(REPO_ROOT, opts.config ?? "wrangler.toml"),
+              port,
+              persist: persistDir,
+              vars,
+            }),
+          ],
+          { name: opts.name ?? "worker", env },
+        )
+      : startChild(
+          join(REPO_ROOT, "node_modules/.bin/wrangler"),
+          wranglerDevArgs(opts.config, port, persistDir, vars, await freePort()),
+          { name: opts.name ?? "worker", env },
+        );
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitUntil(() => fetch(`${url}/healthz`).then((r) => r.status), (s) => s === 200, { timeoutMs: 90_000, what: "wrangler dev" });
+    await waitUntil(
+      () => fetch(`${url}/healthz`).then((r) => r.status),
+      (s) => s === 200,
+      { timeoutMs: 90_000, what: "wrangler dev" },
+    );
   } catch (e) {
     await child.stop();
     throw new Error(`${(e as Error).message}\n--- wrangler output ---\n${child.output()}`);
@@ -41,16 +68,27 @@ export async function startLocalWorker(opts: { vars: Record<string, string>; per
   return { url, port, persistDir, child, stop: () => child.stop("SIGTERM"), kill: () => child.stop("SIGKILL") };
 }
 
-function wranglerDevArgs(config: string | undefined, port: number, persistDir: string, vars: Record<string, string>, inspectorPort: number): string[] {
+function wranglerDevArgs(
+  config: string | undefined,
+  port: number,
+  persistDir: string,
+  vars: Record<string, string>,
+  inspectorPort: number,
+): string[] {
   return [
     "dev",
     ...(config ? ["-c", config] : []),
-    "--ip", "127.0.0.1",
-    "--port", String(port),
-    "--inspector-port", String(inspectorPort),
-    "--persist-to", persistDir,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    persistDir,
     "--show-interactive-dev-session=false",
-    "--log-level", "warn",
+    "--log-level",
+    "warn",
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
 }

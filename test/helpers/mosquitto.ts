@@ -6,7 +6,7 @@ import { type Child, startChild } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
-export const MOSQUITTO_BIN = process.env["MOSQUITTO_BIN"] ?? "/usr/sbin/mosquitto";
+export const MOSQUITTO_BIN = process.env.MOSQUITTO_BIN ?? "/usr/sbin/mosquitto";
 
 export type Mosquitto = {
   url: string;
@@ -34,12 +34,27 @@ export async function startMosquitto(): Promise<Mosquitto> {
   const port = await freePort();
   const dir = tempDir("edgeloop-mosquitto-");
   const conf = join(dir, "mosquitto.conf");
-  writeFileSync(conf, [`listener ${port} 127.0.0.1`, "allow_anonymous true", "persistence false", "log_dest stdout", "log_type error", "log_type warning", ""].join("\n"));
+  writeFileSync(
+    conf,
+    [
+      `listener ${port} 127.0.0.1`,
+      "allow_anonymous true",
+      "persistence false",
+      "log_dest stdout",
+      "log_type error",
+      "log_type warning",
+      "",
+    ].join("\n"),
+  );
   let child: Child | null = null;
   let log = "";
   const start = async () => {
     child = startChild(MOSQUITTO_BIN, ["-c", conf], { name: "mosquitto" });
-    await waitUntil(() => portOpen(port), (ok) => ok, { timeoutMs: 15_000, what: `mosquitto on ${port}` });
+    await waitUntil(
+      () => portOpen(port),
+      (ok) => ok,
+      { timeoutMs: 15_000, what: `mosquitto on ${port}` },
+    );
   };
   const stop = async () => {
     if (child) {
@@ -49,5 +64,11 @@ export async function startMosquitto(): Promise<Mosquitto> {
     }
   };
   await start();
-  return { url: `mqtt://127.0.0.1:${port}`, port, start, stop, output: () => log + ((child as Child | null)?.output() ?? "") };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    output: () => log + ((child as Child | null)?.output() ?? ""),
+  };
 }

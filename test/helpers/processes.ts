@@ -6,7 +6,11 @@ export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
 /** A child process with its output kept for assertions and for failure messages. */
 export type Child = { proc: ChildProcess; output: () => string; stop: (signal?: NodeJS.Signals) => Promise<void> };
 
-export function startChild(cmd: string, args: string[], opts: { env?: Record<string, string>; cwd?: string; name: string }): Child {
+export function startChild(
+  cmd: string,
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; name: string },
+): Child {
   const proc = spawn(cmd, args, {
     cwd: opts.cwd ?? REPO_ROOT,
     env: { ...process.env, ...opts.env },
@@ -18,7 +22,7 @@ export function startChild(cmd: string, args: string[], opts: { env?: Record<str
   const keep = (chunk: Buffer) => {
     out += chunk.toString();
     if (out.length > 2_000_000) out = out.slice(-1_000_000);
-    if (process.env["E2E_VERBOSE"]) process.stderr.write(`[${opts.name}] ${chunk}`);
+    if (process.env.E2E_VERBOSE) process.stderr.write(`[${opts.name}] ${chunk}`);
   };
   proc.stdout!.on("data", keep);
   proc.stderr!.on("data", keep);

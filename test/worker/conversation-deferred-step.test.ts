@@ -13,14 +13,24 @@ import { calls, ok, TOOLS } from "../unit/loop/fixtures.js";
 /** A conversation object waiting for the result of one bash call. */
 function awaitingResult(conversationId: string): { state: LoopState; callId: string; requestId: string } {
   const now = Date.now();
-  let s = advance(initialState(conversationId, "pi-1"), { type: "user_message", message_id: "m1", text: "list files", tools: TOOLS }, now).state;
-  s = advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "ls" }, "call_ls"]) }, now).state;
+  let s = advance(
+    initialState(conversationId, "pi-1"),
+    { type: "user_message", message_id: "m1", text: "list files", tools: TOOLS },
+    now,
+  ).state;
+  s = advance(
+    s,
+    { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "ls" }, "call_ls"]) },
+    now,
+  ).state;
   const call = s.run!.round![0]!;
   return { state: s, callId: call.id, requestId: call.request_id };
 }
 
 /** Runs `fn` inside a fresh conversation object that is waiting for one result. */
-async function withWaitingConversation(fn: (o: ConversationDO, sql: SqlStorage, call: { callId: string; requestId: string }) => Promise<void>): Promise<void> {
+async function withWaitingConversation(
+  fn: (o: ConversationDO, sql: SqlStorage, call: { callId: string; requestId: string }) => Promise<void>,
+): Promise<void> {
   const id = `deferred-${crypto.randomUUID()}`;
   await runInDurableObject(env.CONVERSATION.get(env.CONVERSATION.idFromName(id)), async (o: ConversationDO, state) => {
     const { state: s, callId, requestId } = awaitingResult(id);
@@ -31,7 +41,11 @@ async function withWaitingConversation(fn: (o: ConversationDO, sql: SqlStorage, 
 
 const stored = (sql: SqlStorage) => new ConversationStore(sql).loadState()!;
 const toolMessages = (s: LoopState) => s.messages.filter((m) => m.role === "tool").map((m) => m.content);
-const eventTypes = (sql: SqlStorage) => sql.exec<{ type: string }>("SELECT type FROM events ORDER BY seq").toArray().map((r) => r.type);
+const eventTypes = (sql: SqlStorage) =>
+  sql
+    .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
+    .toArray()
+    .map((r) => r.type);
 
 describe("ConversationDO: the step a tool result completes", () => {
   it("is written before the hub's call returns", async () => {

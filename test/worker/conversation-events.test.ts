@@ -16,13 +16,14 @@ async function readEvents(res: Response, count: number): Promise<SseEvent[]> {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+    for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
       const frame = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       if (frame.startsWith(":")) continue;
-      const fields = Object.fromEntries(frame.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
-      events.push({ id: Number(fields["id"]), event: fields["event"]!, data: JSON.parse(fields["data"]!) });
+      const fields = Object.fromEntries(
+        frame.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+      );
+      events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
     }
   }
   await reader.cancel();
@@ -31,7 +32,9 @@ async function readEvents(res: Response, count: number): Promise<SseEvent[]> {
 
 function stream(id: string, lastEventId?: number) {
   const stub = env.CONVERSATION.get(env.CONVERSATION.idFromName(id));
-  return stub.fetch(`http://conversation/events`, { headers: lastEventId !== undefined ? { "last-event-id": String(lastEventId) } : {} });
+  return stub.fetch(`http://conversation/events`, {
+    headers: lastEventId !== undefined ? { "last-event-id": String(lastEventId) } : {},
+  });
 }
 
 describe("conversation events (SSE)", () => {

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ConversationStore } from "../../durable-objects/conversation/conversation-store.js";
 import { advance, initialState, type LoopState } from "../../durable-objects/conversation/core/index.js";
-import { calls, ok, text, TOOLS } from "../unit/loop/fixtures.js";
+import { calls, ok, TOOLS, text } from "../unit/loop/fixtures.js";
 
 const NOW = 1_700_000_000_000;
 
@@ -14,19 +14,36 @@ async function withStore<T>(name: string, fn: (sql: SqlStorage) => T | Promise<T
 
 /** `rounds` tool rounds of one message, saved after every step as the object does. */
 function runRounds(store: ConversationStore, state: LoopState, messageId: string, rounds: number): LoopState {
-  let s = advance(state, { type: "user_message", message_id: messageId, text: `do ${messageId}`, tools: TOOLS }, NOW).state;
+  let s = advance(
+    state,
+    { type: "user_message", message_id: messageId, text: `do ${messageId}`, tools: TOOLS },
+    NOW,
+  ).state;
   store.saveState(s);
   for (let i = 0; i < rounds; i++) {
-    s = advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: `echo ${i}` }, `${messageId}-c${i}`]) }, NOW).state;
+    s = advance(
+      s,
+      {
+        type: "llm_response",
+        call_id: s.run!.awaiting_llm!,
+        turn: calls(["bash", { command: `echo ${i}` }, `${messageId}-c${i}`]),
+      },
+      NOW,
+    ).state;
     store.saveState(s);
     const call = s.run!.round![0]!;
-    s = advance(s, { type: "tool_result", tool_call_id: call.id, request_id: call.request_id, outcome: ok("bash", `${i}`) }, NOW).state;
+    s = advance(
+      s,
+      { type: "tool_result", tool_call_id: call.id, request_id: call.request_id, outcome: ok("bash", `${i}`) },
+      NOW,
+    ).state;
     store.saveState(s);
   }
   return s;
 }
 
-const stateRowBytes = (sql: SqlStorage) => sql.exec<{ n: number }>("SELECT length(v) AS n FROM kv WHERE k = 'state'").one().n;
+const stateRowBytes = (sql: SqlStorage) =>
+  sql.exec<{ n: number }>("SELECT length(v) AS n FROM kv WHERE k = 'state'").one().n;
 
 describe("ConversationStore", () => {
   it("loads exactly what was saved: mid-run, with earlier replies", async () => {
@@ -47,7 +64,12 @@ describe("ConversationStore", () => {
       const store = new ConversationStore(sql);
       let s = runRounds(store, initialState("c", "pi-1", { max_iterations: 100 }), "m1", 3);
       const early = stateRowBytes(sql);
-      s = runRounds(store, advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: text("ok") }, NOW).state, "m2", 40);
+      s = runRounds(
+        store,
+        advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: text("ok") }, NOW).state,
+        "m2",
+        40,
+      );
       // Ids and counters grow by a few characters; 40 call summaries would be kilobytes.
       expect(stateRowBytes(sql)).toBeLessThan(early + 100);
       expect(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_calls").one().n).toBe(40);
@@ -80,10 +102,19 @@ describe("ConversationStore", () => {
     await withStore("store-due-times", (sql) => {
       const store = new ConversationStore(sql);
       const fromSql = () => ({
-        pending: sql.exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0 ORDER BY id").toArray().map((r) => [r.id, r.next_at]),
+        pending: sql
+          .exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0 ORDER BY id")
+          .toArray()
+          .map((r) => [r.id, r.next_at]),
         deadline: sql.exec<{ at: number | null }>("SELECT MIN(at) AS at FROM deadlines").one().at ?? null,
       });
-      const fromStore = () => ({ pending: store.pendingTimes().map((r) => [r.id, r.next_at]).sort((a, b) => a[0]! - b[0]!), deadline: store.nextDeadline() });
+      const fromStore = () => ({
+        pending: store
+          .pendingTimes()
+          .map((r) => [r.id, r.next_at])
+          .sort((a, b) => a[0]! - b[0]!),
+        deadline: store.nextDeadline(),
+      });
       expect(fromStore()).toEqual({ pending: [], deadline: null });
       const a = store.addOutbox("llm:a", { type: "call_llm", call_id: "a", with_tools: true }, NOW)!;
       const b = store.addOutbox("llm:b", { type: "call_llm", call_id: "b", with_tools: true }, NOW + 1)!;
@@ -113,7 +144,11 @@ describe("ConversationStore", () => {
       expect(store.pendingTimes()).toEqual([]);
       const before = { deadline: store.nextDeadline(), messages: s.messages.length };
       // A step whose transaction throws after its writes: SQLite rolls them back.
-      const next = advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "echo x" }, "m1-cx"]) }, NOW).state;
+      const next = advance(
+        s,
+        { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "echo x" }, "m1-cx"]) },
+        NOW,
+      ).state;
       expect(() =>
         state.storage.transactionSync(() => {
           store.saveState(next);

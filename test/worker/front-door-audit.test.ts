@@ -4,7 +4,17 @@ import type { DeviceHubDO } from "../../durable-objects/device-hub/device-hub-do
 import { redact } from "../../durable-objects/device-hub/redact.js";
 import { ADMIN, API, call, connectDevice, hub, toolNamed, uid } from "./support/front-door.js";
 
-type Entry = { timestamp: string; agent_id: string; tool: string; parameters: Record<string, unknown>; result: string; exit_code: number | null; elapsed_ms: number | null; error_type: string | null; request_id: string };
+type Entry = {
+  timestamp: string;
+  agent_id: string;
+  tool: string;
+  parameters: Record<string, unknown>;
+  result: string;
+  exit_code: number | null;
+  elapsed_ms: number | null;
+  error_type: string | null;
+  request_id: string;
+};
 
 async function audit(query: string): Promise<Entry[]> {
   const res = await call(`/v1/audit${query}`, { headers: ADMIN });
@@ -38,19 +48,62 @@ describe("audit log", () => {
     await dev.online();
     const before = Date.now();
     const r1 = uid("req");
-    await hub(agent).dispatch({ request_id: r1, conversation_id: uid("conv"), tool_call_id: "call_1", tool: "bash", parameters: { command: "curl -H 'Authorization: Bearer abcdef123456' x", api_key: "sk-live-123456789" }, timeout_ms: 30000 });
-    await dev.next((f) => f["request_id"] === r1);
-    dev.ws.send(JSON.stringify({ type: "result", request_id: r1, status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 123 }));
+    await hub(agent).dispatch({
+      request_id: r1,
+      conversation_id: uid("conv"),
+      tool_call_id: "call_1",
+      tool: "bash",
+      parameters: { command: "curl -H 'Authorization: Bearer abcdef123456' x", api_key: "sk-live-123456789" },
+      timeout_ms: 30000,
+    });
+    await dev.next((f) => f.request_id === r1);
+    dev.ws.send(
+      JSON.stringify({
+        type: "result",
+        request_id: r1,
+        status: "success",
+        tool: "bash",
+        result: "ok",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 123,
+      }),
+    );
     const r2 = uid("req");
-    await hub(agent).dispatch({ request_id: r2, conversation_id: uid("conv"), tool_call_id: "call_2", tool: "cpu_temp", parameters: {}, timeout_ms: 30000 });
-    await dev.next((f) => f["request_id"] === r2);
-    dev.ws.send(JSON.stringify({ type: "result", request_id: r2, status: "error", tool: "cpu_temp", error: "no sensor", error_type: "execution_failed", exit_code: 1, elapsed_ms: 7 }));
-    await dev.next((f) => f["type"] === "ack" && (f["request_ids"] as string[]).includes(r2));
+    await hub(agent).dispatch({
+      request_id: r2,
+      conversation_id: uid("conv"),
+      tool_call_id: "call_2",
+      tool: "cpu_temp",
+      parameters: {},
+      timeout_ms: 30000,
+    });
+    await dev.next((f) => f.request_id === r2);
+    dev.ws.send(
+      JSON.stringify({
+        type: "result",
+        request_id: r2,
+        status: "error",
+        tool: "cpu_temp",
+        error: "no sensor",
+        error_type: "execution_failed",
+        exit_code: 1,
+        elapsed_ms: 7,
+      }),
+    );
+    await dev.next((f) => f.type === "ack" && (f.request_ids as string[]).includes(r2));
 
     const rows = await audit(`?agent_id=${agent}`);
     expect(rows.map((r) => r.tool)).toEqual(["cpu_temp", "bash"]);
     const bash = rows[1]!;
-    expect(bash).toMatchObject({ agent_id: agent, tool: "bash", result: "success", exit_code: 0, elapsed_ms: 123, request_id: r1 });
+    expect(bash).toMatchObject({
+      agent_id: agent,
+      tool: "bash",
+      result: "success",
+      exit_code: 0,
+      elapsed_ms: 123,
+      request_id: r1,
+    });
     expect(bash.parameters).toEqual({ command: "curl -H 'Authorization: Bearer [REDACTED]' x", api_key: "[REDACTED]" });
     expect(Date.parse(bash.timestamp)).toBeGreaterThanOrEqual(before - 5);
     expect(rows[0]).toMatchObject({ result: "error", error_type: "execution_failed", exit_code: 1 });
@@ -73,10 +126,21 @@ describe("audit log", () => {
     const agent = uid("aud-to");
     await hub(agent).getSkills(agent);
     const rid = uid("req");
-    await hub(agent).dispatch({ request_id: rid, conversation_id: uid("conv"), tool_call_id: "call_1", tool: "bash", parameters: { command: "uptime", password: "hunter2" }, timeout_ms: 10 });
+    await hub(agent).dispatch({
+      request_id: rid,
+      conversation_id: uid("conv"),
+      tool_call_id: "call_1",
+      tool: "bash",
+      parameters: { command: "uptime", password: "hunter2" },
+      timeout_ms: 10,
+    });
     await runInDurableObject(hub(agent), (o: DeviceHubDO) => o.runChecks(Date.now() + 60_000));
     const rows = await audit(`?agent_id=${agent}`);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ result: "error", error_type: "unavailable", parameters: { command: "uptime", password: "[REDACTED]" } });
+    expect(rows[0]).toMatchObject({
+      result: "error",
+      error_type: "unavailable",
+      parameters: { command: "uptime", password: "[REDACTED]" },
+    });
   });
 });

@@ -13,7 +13,9 @@ function vars(sender: string, extra: Record<string, string> = {}) {
 }
 
 async function userMessages(conversationId: string): Promise<number> {
-  const view = (await env.CONVERSATION.get(env.CONVERSATION.idFromName(conversationId)).getConversation()) as { messages: { role: string }[] } | null;
+  const view = (await env.CONVERSATION.get(env.CONVERSATION.idFromName(conversationId)).getConversation()) as {
+    messages: { role: string }[];
+  } | null;
   return (view?.messages ?? []).filter((m) => m.role === "user").length;
 }
 
@@ -46,24 +48,44 @@ describe("POST /v1/messages: seed 002 signatures", () => {
     const sender = uid("s002");
     const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
     const ts = now();
-    const ok = await postMessage(body, { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts }, vars(sender));
+    const ok = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts },
+      vars(sender),
+    );
     expect(ok.status).toBe(202);
 
-    const wrong = await postMessage(body, { "x-webhook-signature": await signSeed002("not-the-secret", ts, body), "x-webhook-timestamp": ts }, vars(sender));
+    const wrong = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002("not-the-secret", ts, body), "x-webhook-timestamp": ts },
+      vars(sender),
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("content-type")).toContain("application/problem+json");
     expect(((await wrong.json()) as { detail: string }).detail).toContain("does not match");
 
     const old = String(Math.floor(Date.now() / 1000) - 301);
-    const stale = await postMessage(body, { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old }, vars(sender));
+    const stale = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old },
+      vars(sender),
+    );
     expect(stale.status).toBe(401);
     expect(((await stale.json()) as { detail: string }).detail).toContain("tolerance");
 
     // The tolerance is configurable.
-    const wide = await postMessage(body, { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old }, vars(sender, { WEBHOOK_TOLERANCE_SECONDS: "600" }));
+    const wide = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old },
+      vars(sender, { WEBHOOK_TOLERANCE_SECONDS: "600" }),
+    );
     expect(wide.status).toBe(202);
 
-    const unsignedTs = await postMessage(body, { "x-webhook-signature": await signSeed002(SECRET, ts, body) }, vars(sender));
+    const unsignedTs = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002(SECRET, ts, body) },
+      vars(sender),
+    );
     expect(unsignedTs.status).toBe(401);
   });
 
@@ -90,18 +112,50 @@ describe("POST /v1/messages: Standard Webhooks", () => {
     const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
     const ts = now();
     const id1 = uid("msg");
-    const ok = await postMessage(body, { "webhook-id": id1, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook(WHSEC, id1, ts, body) }, vars(sender));
+    const ok = await postMessage(
+      body,
+      {
+        "webhook-id": id1,
+        "webhook-timestamp": ts,
+        "webhook-signature": await signStandardWebhook(WHSEC, id1, ts, body),
+      },
+      vars(sender),
+    );
     expect(ok.status).toBe(202);
     const id2 = uid("msg");
-    const rotated = await postMessage(body, { "webhook-id": id2, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook(SECRET, id2, ts, body) }, vars(sender));
+    const rotated = await postMessage(
+      body,
+      {
+        "webhook-id": id2,
+        "webhook-timestamp": ts,
+        "webhook-signature": await signStandardWebhook(SECRET, id2, ts, body),
+      },
+      vars(sender),
+    );
     expect(rotated.status).toBe(202);
 
     const id3 = uid("msg");
-    const wrong = await postMessage(body, { "webhook-id": id3, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook("whsec_d3Jvbmc=", id3, ts, body) }, vars(sender));
+    const wrong = await postMessage(
+      body,
+      {
+        "webhook-id": id3,
+        "webhook-timestamp": ts,
+        "webhook-signature": await signStandardWebhook("whsec_d3Jvbmc=", id3, ts, body),
+      },
+      vars(sender),
+    );
     expect(wrong.status).toBe(401);
 
     const old = String(Math.floor(Date.now() / 1000) - 3600);
-    const stale = await postMessage(body, { "webhook-id": id3, "webhook-timestamp": old, "webhook-signature": await signStandardWebhook(WHSEC, id3, old, body) }, vars(sender));
+    const stale = await postMessage(
+      body,
+      {
+        "webhook-id": id3,
+        "webhook-timestamp": old,
+        "webhook-signature": await signStandardWebhook(WHSEC, id3, old, body),
+      },
+      vars(sender),
+    );
     expect(stale.status).toBe(401);
   });
 
@@ -111,7 +165,11 @@ describe("POST /v1/messages: Standard Webhooks", () => {
     const body = JSON.stringify({ agent_id: uid("a"), conversation_id: conv, text: "once" });
     const ts = now();
     const id = uid("msg");
-    const headers = { "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook(WHSEC, id, ts, body) };
+    const headers = {
+      "webhook-id": id,
+      "webhook-timestamp": ts,
+      "webhook-signature": await signStandardWebhook(WHSEC, id, ts, body),
+    };
     const first = await postMessage(body, headers, vars(sender));
     expect(first.status).toBe(202);
     const firstBody = await first.text();
@@ -128,7 +186,11 @@ describe("POST /v1/messages: Standard Webhooks", () => {
     expect(bearer.status).toBe(401);
     expect(((await bearer.json()) as { detail: string }).detail).toContain("not enabled");
     const ts = now();
-    const hmac = await postMessage(body, { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts }, { MESSAGE_AUTH: "bearer" , WEBHOOK_SECRETS: SECRET });
+    const hmac = await postMessage(
+      body,
+      { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts },
+      { MESSAGE_AUTH: "bearer", WEBHOOK_SECRETS: SECRET },
+    );
     expect(hmac.status).toBe(401);
   });
 });
@@ -168,7 +230,9 @@ describe("POST /v1/messages: idempotency", () => {
     const conv = uid("conv-idem-race");
     const key = uid("key");
     const body = { agent_id: uid("a"), conversation_id: conv, text: "race" };
-    const results = await Promise.all(Array.from({ length: 6 }, () => postMessage(body, { ...API, "idempotency-key": key })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => postMessage(body, { ...API, "idempotency-key": key })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 202 || s === 409)).toBe(true);
     expect(statuses).toContain(202);
@@ -183,7 +247,11 @@ describe("POST /v1/messages: idempotency", () => {
     const body = { agent_id: agent, conversation_id: uid("conv"), text: "second" };
     const refused = await postMessage(body, { ...API, "idempotency-key": key }, oneOpen);
     expect(refused.status).toBe(429);
-    const retry = await postMessage(body, { ...API, "idempotency-key": key }, { MAX_OPEN_CONVERSATIONS_PER_AGENT: "2" });
+    const retry = await postMessage(
+      body,
+      { ...API, "idempotency-key": key },
+      { MAX_OPEN_CONVERSATIONS_PER_AGENT: "2" },
+    );
     expect(retry.status).toBe(202);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
   });
@@ -208,7 +276,10 @@ describe("GET /v1/conversations/:id/events", () => {
     }
     await reader.cancel();
     // Event 1 was skipped because of Last-Event-ID: the first event is id 2.
-    const firstId = text.split("\n\n").map((f) => f.match(/^id: (\d+)/m)?.[1]).find(Boolean);
+    const firstId = text
+      .split("\n\n")
+      .map((f) => f.match(/^id: (\d+)/m)?.[1])
+      .find(Boolean);
     expect(firstId).toBe("2");
   });
 });

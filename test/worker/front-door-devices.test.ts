@@ -15,7 +15,11 @@ async function issue(agent: string): Promise<{ token_id: string; token: string }
 async function registryDevice(agent: string) {
   const res = await call("/v1/devices", { headers: ADMIN });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { devices: { agent_id: string; online: boolean; version: string; tools: string[]; last_change: string }[] }).devices.find((d) => d.agent_id === agent);
+  return (
+    (await res.json()) as {
+      devices: { agent_id: string; online: boolean; version: string; tools: string[]; last_change: string }[];
+    }
+  ).devices.find((d) => d.agent_id === agent);
 }
 
 describe("per-device tokens", () => {
@@ -29,7 +33,9 @@ describe("per-device tokens", () => {
     expect(listText).toContain(issued.token_id);
     expect(listText).not.toContain(issued.token);
     // Only the SHA-256 is in the hub's storage.
-    const stored = await runInDurableObject(hub(agent), async (_o: DeviceHubDO, state) => state.storage.sql.exec<{ hash: string }>("SELECT hash FROM token").toArray());
+    const stored = await runInDurableObject(hub(agent), async (_o: DeviceHubDO, state) =>
+      state.storage.sql.exec<{ hash: string }>("SELECT hash FROM token").toArray(),
+    );
     expect(stored).toHaveLength(1);
     expect(stored[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(issued.token);
@@ -44,11 +50,17 @@ describe("per-device tokens", () => {
     const a = uid("tok-a");
     const b = uid("tok-b");
     const issued = await issue(a);
-    const res = await call(`/v1/devices/${b}/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${issued.token}` } });
+    const res = await call(`/v1/devices/${b}/connect`, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${issued.token}` },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("content-type")).toContain("application/problem+json");
     // An env token of one device does not open another either.
-    const envTok = await call(`/v1/devices/${b}/connect`, { headers: { upgrade: "websocket", authorization: "Bearer env-secret-a" } }, tokensVars(a, "env-secret-a"));
+    const envTok = await call(
+      `/v1/devices/${b}/connect`,
+      { headers: { upgrade: "websocket", authorization: "Bearer env-secret-a" } },
+      tokensVars(a, "env-secret-a"),
+    );
     expect(envTok.status).toBe(401);
   });
 
@@ -65,14 +77,18 @@ describe("per-device tokens", () => {
     const closed = await Promise.race([dev.closed, new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
     expect(closed?.code).toBe(4001);
     expect((await deviceView(agent)).online).toBe(false);
-    const again = await call(`/v1/devices/${agent}/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${gone.token}` } });
+    const again = await call(`/v1/devices/${agent}/connect`, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${gone.token}` },
+    });
     expect(again.status).toBe(401);
     // The other token (rotation) and DEVICE_TOKENS still work.
     const other = await connectDevice(agent, keep.token);
     other.ws.close(1000, "done");
     const viaEnv = await connectDevice(agent, "env-secret", tokensVars(agent, "env-secret"));
     viaEnv.ws.close(1000, "done");
-    expect((await call(`/v1/devices/${agent}/tokens/${gone.token_id}`, { method: "DELETE", headers: ADMIN })).status).toBe(404);
+    expect(
+      (await call(`/v1/devices/${agent}/tokens/${gone.token_id}`, { method: "DELETE", headers: ADMIN })).status,
+    ).toBe(404);
   });
 });
 
@@ -86,26 +102,44 @@ describe("frames a device may not send", () => {
     const devB = await connectDevice(b, "sb", tokensVars(b, "sb"));
     const early = { type: "result", request_id: "r-early", status: "success", tool: "bash", result: "x" };
     devB.ws.send(JSON.stringify(early));
-    expect((await devB.next((f) => f["type"] === "rejected"))["reason"]).toContain("before hello");
+    expect((await devB.next((f) => f.type === "rejected")).reason).toContain("before hello");
     devB.hello();
     await devB.online();
 
     const rid = uid("req");
-    await hub(a).dispatch({ request_id: rid, conversation_id: uid("conv"), tool_call_id: "call_1", tool: "bash", parameters: { command: "ls" }, timeout_ms: 30000 });
-    await devA.next((f) => f["type"] === "command");
-    const result = { type: "result", request_id: rid, status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 3 };
+    await hub(a).dispatch({
+      request_id: rid,
+      conversation_id: uid("conv"),
+      tool_call_id: "call_1",
+      tool: "bash",
+      parameters: { command: "ls" },
+      timeout_ms: 30000,
+    });
+    await devA.next((f) => f.type === "command");
+    const result = {
+      type: "result",
+      request_id: rid,
+      status: "success",
+      tool: "bash",
+      result: "ok",
+      stderr: "",
+      exit_code: 0,
+      elapsed_ms: 3,
+    };
     devB.ws.send(JSON.stringify(result));
-    expect((await devB.next((f) => f["type"] === "rejected" && f["request_id"] === rid))["reason"]).toContain("unknown request_id");
+    expect((await devB.next((f) => f.type === "rejected" && f.request_id === rid)).reason).toContain(
+      "unknown request_id",
+    );
     expect((await deviceView(a)).commands).toMatchObject({ sent: 1, done: 0 });
 
     devA.ws.send(JSON.stringify(result));
-    await devA.next((f) => f["type"] === "ack");
+    await devA.next((f) => f.type === "ack");
     devA.ws.send(JSON.stringify(result));
-    expect((await devA.next((f) => f["type"] === "rejected"))["reason"]).toContain("duplicate");
+    expect((await devA.next((f) => f.type === "rejected")).reason).toContain("duplicate");
     const view = await deviceView(a);
-    expect(view.counters["duplicate_results"]).toBe(1);
+    expect(view.counters.duplicate_results).toBe(1);
     expect(view.commands).toMatchObject({ sent: 0, done: 1 });
-    expect((await deviceView(b)).counters["rejected_frames"]).toBe(2);
+    expect((await deviceView(b)).counters.rejected_frames).toBe(2);
     devA.ws.close(1000, "done");
     devB.ws.close(1000, "done");
   });
@@ -115,9 +149,15 @@ describe("frames a device may not send", () => {
     const dev = await connectDevice(agent, "s", tokensVars(agent, "s"));
     dev.hello();
     await dev.online();
-    dev.ws.send(JSON.stringify({ type: "progress", request_id: "r", content: [{ type: "text", text: "x".repeat(4 * 1024 * 1024 + 10) }] }));
-    expect((await dev.next((f) => f["type"] === "rejected"))["reason"]).toContain("frame over");
-    expect((await deviceView(agent)).counters["oversized_frames"]).toBe(1);
+    dev.ws.send(
+      JSON.stringify({
+        type: "progress",
+        request_id: "r",
+        content: [{ type: "text", text: "x".repeat(4 * 1024 * 1024 + 10) }],
+      }),
+    );
+    expect((await dev.next((f) => f.type === "rejected")).reason).toContain("frame over");
+    expect((await deviceView(agent)).counters.oversized_frames).toBe(1);
     for (let i = 0; i < 4; i++) dev.ws.send('{"type":"nonsense"}');
     const closed = await dev.closed;
     expect(closed.code).toBe(4008);
@@ -131,14 +171,20 @@ describe("heartbeat and registry", () => {
     const dev = await connectDevice(agent, "s", tokensVars(agent, "s"));
     dev.hello();
     await dev.online();
-    const listed = await waitFor(() => registryDevice(agent), (d) => d?.online === true);
+    const listed = await waitFor(
+      () => registryDevice(agent),
+      (d) => d?.online === true,
+    );
     expect(listed).toMatchObject({ online: true, version: "9.9.9", tools: ["bash"], last_change: "hello" });
     expect((await call(`/v1/devices/${agent}`, { headers: ADMIN })).status).toBe(200);
 
     await new Promise((r) => setTimeout(r, 300));
     const pingedAt = Date.now();
     dev.ws.send(PING_FRAME);
-    await waitFor(async () => dev.raw, (r) => r.includes(PONG_FRAME));
+    await waitFor(
+      async () => dev.raw,
+      (r) => r.includes(PONG_FRAME),
+    );
     // The ping never reached the object, yet the hub knows it was answered.
     const view = await deviceView(agent);
     expect(view.last_alive).toBeGreaterThanOrEqual(pingedAt - 5);
@@ -150,16 +196,26 @@ describe("heartbeat and registry", () => {
     const closed = await dev.closed;
     expect(closed.code).toBe(4010);
     expect((await deviceView(agent)).online).toBe(false);
-    expect(await registryDevice(agent)).toMatchObject({ online: false, last_change: "heartbeat_missed", tools: ["bash"] });
+    expect(await registryDevice(agent)).toMatchObject({
+      online: false,
+      last_change: "heartbeat_missed",
+      tools: ["bash"],
+    });
   });
 
   it("the registry follows a plain disconnect", async () => {
     const agent = uid("reg");
     const dev = await connectDevice(agent, "s", tokensVars(agent, "s"));
     dev.hello();
-    await waitFor(() => registryDevice(agent), (d) => d?.online === true);
+    await waitFor(
+      () => registryDevice(agent),
+      (d) => d?.online === true,
+    );
     dev.ws.close(1000, "bye");
-    await waitFor(() => registryDevice(agent), (d) => d?.online === false);
+    await waitFor(
+      () => registryDevice(agent),
+      (d) => d?.online === false,
+    );
     expect((await env.REGISTRY.get(env.REGISTRY.idFromName("global")).get(agent))?.last_change).toBe("close");
   });
 });

@@ -6,7 +6,14 @@ import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
 async function signedBy(sender: string, body: string) {
   const id = uid("msg");
   const ts = String(Math.floor(Date.now() / 1000));
-  return { headers: { "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": await signStandardWebhook("limits-secret", id, ts, body) }, vars: { WEBHOOK_SECRETS: `${sender}:limits-secret` } };
+  return {
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": ts,
+      "webhook-signature": await signStandardWebhook("limits-secret", id, ts, body),
+    },
+    vars: { WEBHOOK_SECRETS: `${sender}:limits-secret` },
+  };
 }
 
 async function rejections(): Promise<Record<string, number>> {

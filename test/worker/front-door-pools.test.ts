@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { rendezvousPick } from "../../durable-objects/registry/rendezvous.js";
-import { API, connectDevice, type Device, postMessage, toolNamed, uid, waitFor } from "./support/front-door.js";
-import { call, ADMIN } from "./support/front-door.js";
+import {
+  ADMIN,
+  API,
+  call,
+  connectDevice,
+  type Device,
+  postMessage,
+  toolNamed,
+  uid,
+  waitFor,
+} from "./support/front-door.js";
 
 async function online(agent: string, tools = [toolNamed("bash")]): Promise<Device> {
   const dev = await connectDevice(agent, "s", { DEVICE_TOKENS: `${agent}:s` });
   dev.hello(tools);
   await dev.online();
   await waitFor(
-    () => call("/v1/devices", { headers: ADMIN }).then((r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>),
+    () =>
+      call("/v1/devices", { headers: ADMIN }).then(
+        (r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>,
+      ),
     (v) => v.devices.some((d) => d.agent_id === agent && d.online),
   );
   return dev;
@@ -16,7 +28,11 @@ async function online(agent: string, tools = [toolNamed("bash")]): Promise<Devic
 
 async function send(vars: Record<string, string>, body: Record<string, unknown>) {
   const res = await postMessage(body, API, vars);
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { agent_id?: string; title?: string } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { agent_id?: string; title?: string },
+  };
 }
 
 describe("pool routing", () => {
@@ -57,7 +73,13 @@ describe("pool routing", () => {
 
     // When no online member has the tools: 503 with Retry-After.
     d2.ws.close(1000, "bye");
-    await waitFor(() => call("/v1/devices", { headers: ADMIN }).then((r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>), (v) => v.devices.some((d) => d.agent_id === p2 && !d.online));
+    await waitFor(
+      () =>
+        call("/v1/devices", { headers: ADMIN }).then(
+          (r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>,
+        ),
+      (v) => v.devices.some((d) => d.agent_id === p2 && !d.online),
+    );
     const none = await send(vars, { pool, tools: ["gpio_read"], conversation_id: uid("c"), text: "pin?" });
     expect(none.status).toBe(503);
     expect(none.headers.get("retry-after")).toBe("5");
@@ -78,9 +100,18 @@ describe("pool routing", () => {
     const home = first.body.agent_id!;
     const [homeDev, otherDev, other] = home === a ? [da, db, b] : [db, da, a];
     homeDev.ws.close(1000, "gone");
-    await waitFor(() => call("/v1/devices", { headers: ADMIN }).then((r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>), (v) => v.devices.some((d) => d.agent_id === home && !d.online));
+    await waitFor(
+      () =>
+        call("/v1/devices", { headers: ADMIN }).then(
+          (r) => r.json() as Promise<{ devices: { agent_id: string; online: boolean }[] }>,
+        ),
+      (v) => v.devices.some((d) => d.agent_id === home && !d.online),
+    );
     // The first message's run has ended (the test model is unreachable), so the conversation may move.
-    await waitFor(() => call(`/v1/conversations/${conv}`, { headers: API }).then((r) => r.json() as Promise<{ status: string }>), (v) => v.status !== "running");
+    await waitFor(
+      () => call(`/v1/conversations/${conv}`, { headers: API }).then((r) => r.json() as Promise<{ status: string }>),
+      (v) => v.status !== "running",
+    );
     const second = await send(vars, { pool, conversation_id: conv, text: "two" });
     expect(second.status).toBe(202);
     expect(second.body.agent_id).toBe(other);

@@ -6,8 +6,22 @@ import type { ToolCommandFrame } from "../../protocol/index.js";
 const NOW = 1_700_000_000_000;
 
 function command(requestId: string) {
-  const frame: ToolCommandFrame = { type: "command", command: "tool", request_id: requestId, payload: { tool: "bash", parameters: { command: "ls" }, timeout_ms: 1000, request_id: requestId } };
-  return { request_id: requestId, conversation_id: "conv-l", tool_call_id: `call-${requestId}`, tool: "bash", frame, state: "sent" as const, deadline: NOW + 1000, created_at: NOW };
+  const frame: ToolCommandFrame = {
+    type: "command",
+    command: "tool",
+    request_id: requestId,
+    payload: { tool: "bash", parameters: { command: "ls" }, timeout_ms: 1000, request_id: requestId },
+  };
+  return {
+    request_id: requestId,
+    conversation_id: "conv-l",
+    tool_call_id: `call-${requestId}`,
+    tool: "bash",
+    frame,
+    state: "sent" as const,
+    deadline: NOW + 1000,
+    created_at: NOW,
+  };
 }
 
 /** A fresh hub object's own SQLite (the object makes the table), with a ledger over it. */
@@ -16,7 +30,8 @@ async function withLedger(fn: (ledger: Ledger, sql: SqlStorage) => void): Promis
   await runInDurableObject(stub, (_o, state) => fn(new Ledger(state.storage.sql), state.storage.sql));
 }
 
-const rowsInSql = (sql: SqlStorage) => sql.exec<{ request_id: string; state: string }>("SELECT request_id, state FROM ledger ORDER BY request_id").toArray();
+const rowsInSql = (sql: SqlStorage) =>
+  sql.exec<{ request_id: string; state: string }>("SELECT request_id, state FROM ledger ORDER BY request_id").toArray();
 
 describe("Ledger: commands staged while their frames leave", () => {
   it("knows a staged command at once, and writes it only when flushed", async () => {
@@ -33,7 +48,16 @@ describe("Ledger: commands staged while their frames leave", () => {
   it("records a result that comes back before the flush (the row is written first)", async () => {
     await withLedger((ledger, sql) => {
       ledger.stage(command("r2"));
-      expect(ledger.complete("r2", { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 })).toBe(true);
+      expect(
+        ledger.complete("r2", {
+          status: "success",
+          tool: "bash",
+          result: "ok",
+          stderr: "",
+          exit_code: 0,
+          elapsed_ms: 1,
+        }),
+      ).toBe(true);
       expect(rowsInSql(sql)).toEqual([{ request_id: "r2", state: "done" }]);
       ledger.flush();
       expect(ledger.get("r2")).toMatchObject({ state: "done", outcome: { result: "ok" } });
@@ -48,14 +72,26 @@ describe("Ledger: commands staged while their frames leave", () => {
       expect(ledger.open().map((r) => r.request_id)).toEqual(["r3", "r4"]);
       ledger.stage(command("r5"));
       expect(ledger.counts()).toEqual({ queued: 0, sent: 3, done: 0 });
-      expect(ledger.expired(NOW + 1000).map((r) => r.request_id).sort()).toEqual(["r3", "r4", "r5"]);
+      expect(
+        ledger
+          .expired(NOW + 1000)
+          .map((r) => r.request_id)
+          .sort(),
+      ).toEqual(["r3", "r4", "r5"]);
     });
   });
 
   it("stays idempotent: a command staged again after its row exists changes nothing", async () => {
     await withLedger((ledger, sql) => {
       ledger.stage(command("r6"));
-      ledger.complete("r6", { status: "success", tool: "bash", result: "first", stderr: "", exit_code: 0, elapsed_ms: 1 });
+      ledger.complete("r6", {
+        status: "success",
+        tool: "bash",
+        result: "first",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 1,
+      });
       ledger.stage(command("r6"));
       ledger.flush();
       expect(rowsInSql(sql)).toEqual([{ request_id: "r6", state: "done" }]);
@@ -68,7 +104,12 @@ describe("Ledger: commands staged while their frames leave", () => {
     await runInDurableObject(stub, (_o, state) => {
       const real = state.storage.sql;
       const queries: string[] = [];
-      const counting = { exec: (query: string, ...bindings: unknown[]) => (queries.push(query), real.exec(query, ...bindings)) } as unknown as SqlStorage;
+      const counting = {
+        exec: (query: string, ...bindings: unknown[]) => {
+          queries.push(query);
+          return real.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
       const ledger = new Ledger(counting);
       ledger.stage({ ...command("m1"), state: "queued" });
       ledger.flush();

@@ -80,7 +80,9 @@ describe("other routes", () => {
   });
 
   it("asks for a WebSocket upgrade on the device endpoint", async () => {
-    const res = await SELF.fetch("http://edgeloop.test/v1/devices/pi-1/connect", { headers: { authorization: "Bearer device-secret-1" } });
+    const res = await SELF.fetch("http://edgeloop.test/v1/devices/pi-1/connect", {
+      headers: { authorization: "Bearer device-secret-1" },
+    });
     expect(res.status).toBe(426);
   });
 

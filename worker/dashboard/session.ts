@@ -13,9 +13,14 @@ const PURPOSE = "edgeloop-dashboard-session.v1";
 
 async function mac(adminToken: string, expiresAt: number): Promise<string> {
   const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", enc.encode(adminToken), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", enc.encode(adminToken), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const sig = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(`${PURPOSE}.${expiresAt}`)));
-  return btoa(String.fromCharCode(...sig)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...sig))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export async function signSession(adminToken: string, expiresAt: number): Promise<string> {

@@ -1,5 +1,5 @@
 /** The dashboard's stylesheet, served at /dashboard.css (the CSP allows styles from 'self' only). */
-export const DASHBOARD_CSS = String.raw`
+export const DASHBOARD_CSS = `
 :root {
   --bg: #f4f6f9; --panel: #ffffff; --ink: #17202c; --muted: #566274; --line: #dde3ea;
   --accent: #1f5fbf; --accent-ink: #ffffff; --ok: #17794a; --ok-bg: #e3f4ea; --warn: #8a5a00; --warn-bg: #fff3d6;

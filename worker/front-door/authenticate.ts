@@ -38,8 +38,13 @@ function methodOf(c: Context): AuthMethod | null {
 /** Authenticate `POST /v1/messages` by whichever of the deployment's methods the request uses. */
 export async function authenticateMessage(c: Context, rawBody: string, cfg: WorkerConfig): Promise<AuthResult> {
   const method = methodOf(c);
-  if (!method) return unauthorized(c, "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)");
-  if (!cfg.MESSAGE_AUTH.has(method)) return unauthorized(c, `authentication by '${method}' is not enabled here (MESSAGE_AUTH)`);
+  if (!method)
+    return unauthorized(
+      c,
+      "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)",
+    );
+  if (!cfg.MESSAGE_AUTH.has(method))
+    return unauthorized(c, `authentication by '${method}' is not enabled here (MESSAGE_AUTH)`);
 
   const explicitKey = c.req.header(IDEMPOTENCY_KEY_HEADER) ?? null;
   if (explicitKey !== null && !IdempotencyKey.safeParse(explicitKey).success) {
@@ -52,13 +57,21 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     const token = bearerToken(c.req.header("authorization"));
     if (!token) return unauthorized(c, "send Authorization: Bearer <token>");
     // Both compared every time, so the time taken does not say which token it was.
-    const [api, admin] = await Promise.all([cfg.API_TOKEN ? safeEqual(token, cfg.API_TOKEN) : false, cfg.ADMIN_TOKEN ? safeEqual(token, cfg.ADMIN_TOKEN) : false]);
-    if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN) return { ok: false, response: problem(c, 503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint") };
+    const [api, admin] = await Promise.all([
+      cfg.API_TOKEN ? safeEqual(token, cfg.API_TOKEN) : false,
+      cfg.ADMIN_TOKEN ? safeEqual(token, cfg.ADMIN_TOKEN) : false,
+    ]);
+    if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN)
+      return {
+        ok: false,
+        response: problem(c, 503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
+      };
     if (!api && !admin) return unauthorized(c, "invalid token");
     return { ok: true, sender: { id: api ? "api" : "admin", method, idempotencyKey: explicitKey } };
   }
 
-  if (secrets.length === 0) return { ok: false, response: problem(c, 503, "Not configured", "set WEBHOOK_SECRETS to accept signed webhooks") };
+  if (secrets.length === 0)
+    return { ok: false, response: problem(c, 503, "Not configured", "set WEBHOOK_SECRETS to accept signed webhooks") };
 
   if (method === "hmac") {
     const header = c.req.header(SEED002_SIGNATURE_HEADER);
@@ -67,13 +80,27 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     // Without an Idempotency-Key the signature itself is the key: an exact replay inside the
     // tolerance window is answered from the store and starts nothing.
     const key = explicitKey ?? `sig:${header!.trim().toLowerCase()}`;
-    return { ok: true, sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: key } };
+    return {
+      ok: true,
+      sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: key },
+    };
   }
 
   const id = c.req.header(STANDARD_ID_HEADER);
-  if (id !== undefined && !IdempotencyKey.safeParse(id).success) return unauthorized(c, "webhook-id: 1-255 visible ASCII characters");
-  const verified = await verifyStandardWebhook(secrets, id, c.req.header(STANDARD_TIMESTAMP_HEADER), c.req.header(STANDARD_SIGNATURE_HEADER), rawBody, opts);
+  if (id !== undefined && !IdempotencyKey.safeParse(id).success)
+    return unauthorized(c, "webhook-id: 1-255 visible ASCII characters");
+  const verified = await verifyStandardWebhook(
+    secrets,
+    id,
+    c.req.header(STANDARD_TIMESTAMP_HEADER),
+    c.req.header(STANDARD_SIGNATURE_HEADER),
+    rawBody,
+    opts,
+  );
   if (!verified.ok) return unauthorized(c, `webhook-signature: ${verified.reason}`);
   // Standard Webhooks senders retry with the same webhook-id: that is the idempotency key.
-  return { ok: true, sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: id! } };
+  return {
+    ok: true,
+    sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: id! },
+  };
 }

@@ -1,7 +1,7 @@
+import type { BeginResult, StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import type { Env } from "../env.js";
 import { sha256Hex } from "../signing.js";
 import { idempotencyFor } from "../stubs.js";
-import type { BeginResult, StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 
 export type Claim =
   | { kind: "new"; finish: (r: StoredResponse) => Promise<void>; release: () => Promise<void> }

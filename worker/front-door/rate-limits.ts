@@ -5,11 +5,19 @@ import { limiterFor } from "../stubs.js";
 
 /** One token from the sender's bucket. */
 export async function admitSender(env: Env, cfg: WorkerConfig, senderId: string): Promise<Admission> {
-  return limiterFor(env, `sender:${senderId}`).admit({ perMinute: cfg.RATE_LIMIT_SENDER_PER_MIN, burst: cfg.RATE_LIMIT_SENDER_BURST });
+  return limiterFor(env, `sender:${senderId}`).admit({
+    perMinute: cfg.RATE_LIMIT_SENDER_PER_MIN,
+    burst: cfg.RATE_LIMIT_SENDER_BURST,
+  });
 }
 
 /** One token from the agent's bucket, and room for the conversation among its open ones. */
-export async function admitAgent(env: Env, cfg: WorkerConfig, agentId: string, conversationId: string): Promise<Admission> {
+export async function admitAgent(
+  env: Env,
+  cfg: WorkerConfig,
+  agentId: string,
+  conversationId: string,
+): Promise<Admission> {
   return limiterFor(env, `agent:${agentId}`).admitAgent({
     perMinute: cfg.RATE_LIMIT_AGENT_PER_MIN,
     burst: cfg.RATE_LIMIT_AGENT_BURST,

@@ -3,21 +3,39 @@ import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { registryOf } from "../stubs.js";
 
-export type Target = { ok: true; agent_id: string } | { ok: false; status: 400 | 503; title: string; detail: string; field?: string };
+export type Target =
+  | { ok: true; agent_id: string }
+  | { ok: false; status: 400 | 503; title: string; detail: string; field?: string };
 
 /**
  * The device a message goes to. `agent_id` is taken as given (no registry call on this path);
  * a `pool` asks the registry, which keeps the conversation on its device while that is online.
  */
-export async function routeMessage(env: Env, cfg: WorkerConfig, msg: MessageRequest, conversationId: string): Promise<Target> {
+export async function routeMessage(
+  env: Env,
+  cfg: WorkerConfig,
+  msg: MessageRequest,
+  conversationId: string,
+): Promise<Target> {
   if (msg.agent_id) return { ok: true, agent_id: msg.agent_id };
   const pool = msg.pool!;
   const members = cfg.POOLS.get(pool);
   if (!members) {
     const known = [...cfg.POOLS.keys()];
-    return { ok: false, status: 400, title: "Unknown pool", detail: `no pool '${pool}' (configured: ${known.join(", ") || "none"})`, field: "pool" };
+    return {
+      ok: false,
+      status: 400,
+      title: "Unknown pool",
+      detail: `no pool '${pool}' (configured: ${known.join(", ") || "none"})`,
+      field: "pool",
+    };
   }
-  const routed = await registryOf(env).route({ conversation_id: conversationId, pool, members, tools: msg.tools ?? [] });
+  const routed = await registryOf(env).route({
+    conversation_id: conversationId,
+    pool,
+    members,
+    tools: msg.tools ?? [],
+  });
   if (!routed.ok) return { ok: false, status: 503, title: "No device available", detail: routed.detail };
   return { ok: true, agent_id: routed.agent_id };
 }

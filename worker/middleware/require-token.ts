@@ -24,22 +24,37 @@ export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Binding
     const cfg = readConfig(c.env);
     if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
     const accepted = names.map((n) => cfg.config[n]).filter((t): t is string => Boolean(t));
-    if (accepted.length === 0) return problem(c, 503, "Not configured", `set ${names.join(" or ")} to use this endpoint`);
+    if (accepted.length === 0)
+      return problem(c, 503, "Not configured", `set ${names.join(" or ")} to use this endpoint`);
     const authorization = c.req.header("authorization");
     const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
     const adminToken = names.includes("ADMIN_TOKEN") ? cfg.config.ADMIN_TOKEN : undefined;
     if (!authorization && session !== undefined && adminToken) {
-      if (!(await verifySession(adminToken, session))) return problem(c, 401, "Unauthorized", "the session has expired; log in again");
+      if (!(await verifySession(adminToken, session)))
+        return problem(c, 401, "Unauthorized", "the session has expired; log in again");
       if (!SAFE_METHODS.has(c.req.method) && c.req.header(CSRF_HEADER) !== "1") {
-        return problem(c, 403, "Forbidden", "cookie-authenticated requests that change state need the header X-Edgeloop-CSRF: 1");
+        return problem(
+          c,
+          403,
+          "Forbidden",
+          "cookie-authenticated requests that change state need the header X-Edgeloop-CSRF: 1",
+        );
       }
       return next();
     }
     const token = bearerToken(authorization);
     if (!token) {
-      return problem(c, 401, "Unauthorized", "send Authorization: Bearer <token>", {}, { "www-authenticate": "Bearer" });
+      return problem(
+        c,
+        401,
+        "Unauthorized",
+        "send Authorization: Bearer <token>",
+        {},
+        { "www-authenticate": "Bearer" },
+      );
     }
-    if (!(await matchesAny(token, accepted))) return problem(c, 401, "Unauthorized", "invalid token", {}, { "www-authenticate": "Bearer" });
+    if (!(await matchesAny(token, accepted)))
+      return problem(c, 401, "Unauthorized", "invalid token", {}, { "www-authenticate": "Bearer" });
     await next();
   };
 }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { AuditQueryParams } from "../../protocol/index.js";
 import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
+import { AuditQueryParams } from "../../protocol/index.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 import { problem } from "../problem.js";

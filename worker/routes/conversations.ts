@@ -4,10 +4,10 @@ import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversat
 import { metricsShards } from "../../durable-objects/metrics/aggregate.js";
 import type { ConversationIndexRow } from "../../durable-objects/metrics/metrics-shard-do.js";
 import { Identifier } from "../../protocol/index.js";
-import { readJsonBody } from "../read-body.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 import { problem } from "../problem.js";
+import { readJsonBody } from "../read-body.js";
 
 export const conversations = new Hono<{ Bindings: Env }>();
 
@@ -26,13 +26,18 @@ const ListQuery = z.object({
 /** GET /v1/conversations: the newest conversations, merged from the index shards. */
 conversations.get("/", async (c) => {
   const q = ListQuery.safeParse(c.req.query());
-  if (!q.success) return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  if (!q.success)
+    return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   const ns = c.env.METRICS_SHARD;
   if (!ns) return c.json({ conversations: [] });
   const shards = await Promise.all(
-    Array.from({ length: metricsShards(c.env) }, (_, i) => ns.get(ns.idFromName(`shard-${i}`)).conversations(q.data.limit, q.data.agent_id, q.data.status)),
+    Array.from({ length: metricsShards(c.env) }, (_, i) =>
+      ns.get(ns.idFromName(`shard-${i}`)).conversations(q.data.limit, q.data.agent_id, q.data.status),
+    ),
   );
-  const rows = (shards.flat() as ConversationIndexRow[]).sort((a, b) => b.updated_at - a.updated_at).slice(0, q.data.limit);
+  const rows = (shards.flat() as ConversationIndexRow[])
+    .sort((a, b) => b.updated_at - a.updated_at)
+    .slice(0, q.data.limit);
   return c.json({ conversations: rows });
 });
 
@@ -51,11 +56,16 @@ conversations.get("/:id", async (c) => {
 conversations.get("/:id/events", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problem(c, 400, "Invalid conversation id");
-  const headers = new Headers({ accept: c.req.header("accept") ?? "text/event-stream", "x-edgeloop-conversation-id": id });
+  const headers = new Headers({
+    accept: c.req.header("accept") ?? "text/event-stream",
+    "x-edgeloop-conversation-id": id,
+  });
   const lastEventId = c.req.header("last-event-id");
   if (lastEventId) headers.set("last-event-id", lastEventId);
   const search = new URL(c.req.url).search;
-  return stubFor(c.env, id).fetch(new Request(`https://conversation.internal/events${search}`, { headers, signal: c.req.raw.signal }));
+  return stubFor(c.env, id).fetch(
+    new Request(`https://conversation.internal/events${search}`, { headers, signal: c.req.raw.signal }),
+  );
 });
 
 conversations.post("/:id/cancel", async (c) => {
@@ -76,7 +86,8 @@ conversations.post("/:id/approvals/:call", async (c) => {
   const body = await readJsonBody(c, ApprovalBody);
   if (!body.ok) return body.response;
   const res = await stubFor(c.env, id).approve(c.req.param("call"), body.value.approve, body.value.reason);
-  if (!res.found) return problem(c, 404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
+  if (!res.found)
+    return problem(c, 404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
   if (!res.applied) return problem(c, 409, "Conflict", "that call is not waiting for approval");
   return c.json({ conversation_id: id, tool_call_id: c.req.param("call"), approved: body.value.approve });
 });
@@ -88,7 +99,8 @@ conversations.post("/:id/answers/:call", async (c) => {
   const body = await readJsonBody(c, AnswerBody);
   if (!body.ok) return body.response;
   const res = await stubFor(c.env, id).answer(c.req.param("call"), body.value.answer);
-  if (!res.found) return problem(c, 404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
+  if (!res.found)
+    return problem(c, 404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
   if (!res.applied) return problem(c, 409, "Conflict", "that call is not waiting for an answer");
   return c.json({ conversation_id: id, tool_call_id: c.req.param("call"), answered: true });
 });

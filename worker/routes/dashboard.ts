@@ -6,7 +6,14 @@ import { DASHBOARD_JS } from "../dashboard/client-script.js";
 import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
 import { loginPage } from "../dashboard/login-page.js";
 import { pageHeaders } from "../dashboard/security-headers.js";
-import { readCookie, SESSION_COOKIE, SESSION_TTL_MS, sessionCookie, signSession, verifySession } from "../dashboard/session.js";
+import {
+  readCookie,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  sessionCookie,
+  signSession,
+  verifySession,
+} from "../dashboard/session.js";
 import { DASHBOARD_CSS } from "../dashboard/styles.js";
 import type { Env } from "../env.js";
 import { problem } from "../problem.js";
@@ -49,7 +56,11 @@ dashboard.post("/login", async (c) => {
   if (!form.success) return html(c, loginPage("Enter the admin token."), 401);
   if (!(await safeEqual(form.data.token, admin))) return html(c, loginPage("That is not the admin token."), 401);
   const value = await signSession(admin, Date.now() + SESSION_TTL_MS);
-  return c.body(null, 303, { location: "/", "set-cookie": sessionCookie(value, SESSION_TTL_MS / 1000), "cache-control": "no-store" });
+  return c.body(null, 303, {
+    location: "/",
+    "set-cookie": sessionCookie(value, SESSION_TTL_MS / 1000),
+    "cache-control": "no-store",
+  });
 });
 
 dashboard.post("/logout", (c) => {
@@ -58,5 +69,9 @@ dashboard.post("/logout", (c) => {
 });
 
 // The script and stylesheet are the same for everyone and hold no data, so they need no session.
-dashboard.get("/dashboard.js", (c) => c.body(DASHBOARD_JS, 200, { ...pageHeaders("text/javascript; charset=utf-8"), "cache-control": "no-cache" }));
-dashboard.get("/dashboard.css", (c) => c.body(DASHBOARD_CSS, 200, { ...pageHeaders("text/css; charset=utf-8"), "cache-control": "no-cache" }));
+dashboard.get("/dashboard.js", (c) =>
+  c.body(DASHBOARD_JS, 200, { ...pageHeaders("text/javascript; charset=utf-8"), "cache-control": "no-cache" }),
+);
+dashboard.get("/dashboard.css", (c) =>
+  c.body(DASHBOARD_CSS, 200, { ...pageHeaders("text/css; charset=utf-8"), "cache-control": "no-cache" }),
+);

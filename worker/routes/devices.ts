@@ -28,7 +28,15 @@ devices.get("/:agent_id/connect", countRejections("GET /v1/devices/:agent_id/con
   const cfg = readConfig(c.env);
   if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
   const token = bearerToken(c.req.header("authorization"));
-  if (!token) return problem(c, 401, "Unauthorized", "send Authorization: Bearer <device token>", {}, { "www-authenticate": "Bearer" });
+  if (!token)
+    return problem(
+      c,
+      401,
+      "Unauthorized",
+      "send Authorization: Bearer <device token>",
+      {},
+      { "www-authenticate": "Bearer" },
+    );
   const headers = new Headers(c.req.raw.headers);
   // Only this route may speak for the token: drop anything a client put in our header space.
   for (const name of [...headers.keys()]) if (name.startsWith("x-edgeloop-")) headers.delete(name);
@@ -75,7 +83,8 @@ tokens.delete("/:token_id", async (c) => {
   const agentId = c.req.param("agent_id")!;
   const tokenId = c.req.param("token_id");
   if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
-  if (!/^tok_[0-9a-f]{16}$/.test(tokenId)) return problem(c, 400, "Invalid token id", "token ids look like tok_<16 hex digits>");
+  if (!/^tok_[0-9a-f]{16}$/.test(tokenId))
+    return problem(c, 400, "Invalid token id", "token ids look like tok_<16 hex digits>");
   const result = await hubFor(c.env, agentId).revokeToken(tokenId);
   if (!result.found) return problem(c, 404, "Not found", `no token '${tokenId}' for '${agentId}'`);
   return c.json({ agent_id: agentId, token_id: tokenId, revoked: true, sockets_closed: result.closed });

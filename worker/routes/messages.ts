@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
-import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
+import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { authenticateMessage } from "../front-door/authenticate.js";
@@ -39,33 +39,58 @@ messages.post("/", async (c) => {
   let waitSeconds = 0;
   if (waitRaw !== undefined) {
     const wait = WaitQuery.safeParse(waitRaw);
-    if (!wait.success) return problem(c, 400, "Invalid query", "wait: an integer number of seconds from 0 to 60", { errors: [{ path: "wait", message: "0-60" }] });
+    if (!wait.success)
+      return problem(c, 400, "Invalid query", "wait: an integer number of seconds from 0 to 60", {
+        errors: [{ path: "wait", message: "0-60" }],
+      });
     waitSeconds = wait.data;
   }
   const body = parseJsonBody(c, MessageRequest, raw.value);
   if (!body.ok) return body.response;
   const msg = body.value;
   if (msg.text.length > config.MAX_TEXT_CHARS) {
-    return problem(c, 413, "Text too long", `text has ${msg.text.length} characters; the limit is ${config.MAX_TEXT_CHARS}`, { errors: [{ path: "text", message: `at most ${config.MAX_TEXT_CHARS} characters` }] });
+    return problem(
+      c,
+      413,
+      "Text too long",
+      `text has ${msg.text.length} characters; the limit is ${config.MAX_TEXT_CHARS}`,
+      { errors: [{ path: "text", message: `at most ${config.MAX_TEXT_CHARS} characters` }] },
+    );
   }
 
   const claim = await claimIdempotencyKey(c.env, sender.id, sender.idempotencyKey, raw.value);
   if (claim.kind === "replay") return replay(c, claim.response);
   if (claim.kind === "in_progress") {
-    return problem(c, 409, "Request in progress", "a request with this idempotency key is still being processed; retry later", {}, { "retry-after": String(claim.retry_after_s) });
+    return problem(
+      c,
+      409,
+      "Request in progress",
+      "a request with this idempotency key is still being processed; retry later",
+      {},
+      { "retry-after": String(claim.retry_after_s) },
+    );
   }
-  if (claim.kind === "mismatch") return problem(c, 422, "Idempotency key reused", "this idempotency key was used with a different body");
+  if (claim.kind === "mismatch")
+    return problem(c, 422, "Idempotency key reused", "this idempotency key was used with a different body");
 
   let stored = false;
   try {
     const senderOk = await admitSender(c.env, config, sender.id);
-    if (!senderOk.ok) return limited(c, "Too many requests", `sender '${sender.id}': ${senderOk.detail}`, senderOk.retry_after_s);
+    if (!senderOk.ok)
+      return limited(c, "Too many requests", `sender '${sender.id}': ${senderOk.detail}`, senderOk.retry_after_s);
 
     const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
     const target = await routeMessage(c.env, config, msg, conversation_id);
     if (!target.ok) {
       const extra = target.field ? { errors: [{ path: target.field, message: target.detail }] } : {};
-      return problem(c, target.status, target.title, target.detail, extra, target.status === 503 ? { "retry-after": "5" } : {});
+      return problem(
+        c,
+        target.status,
+        target.title,
+        target.detail,
+        extra,
+        target.status === 503 ? { "retry-after": "5" } : {},
+      );
     }
     const agent_id = target.agent_id;
     const agentOk = await admitAgent(c.env, config, agent_id, conversation_id);
@@ -86,11 +111,16 @@ messages.post("/", async (c) => {
       // A pool may move a conversation to another device when its device goes away.
       rebind: msg.pool !== undefined,
     });
-    if (!accepted.ok) return problem(c, accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
+    if (!accepted.ok)
+      return problem(c, accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;
-    let response: StoredResponse = { status: 202, body: JSON.stringify({ conversation_id, message_id, agent_id }), content_type: "application/json" };
+    let response: StoredResponse = {
+      status: 202,
+      body: JSON.stringify({ conversation_id, message_id, agent_id }),
+      content_type: "application/json",
+    };
     try {
       if (waitRaw !== undefined) {
         const reply = await stub.waitForReply(message_id, waitSeconds * 1000);
@@ -108,5 +138,8 @@ messages.post("/", async (c) => {
 });
 
 function replay(c: Context, r: StoredResponse): Response {
-  return c.body(r.body, r.status as 200 | 202, { "content-type": r.content_type, [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+  return c.body(r.body, r.status as 200 | 202, {
+    "content-type": r.content_type,
+    [IDEMPOTENT_REPLAYED_HEADER]: "true",
+  });
 }

@@ -20,7 +20,10 @@ const Query = z.object({
   format: z.enum(["json", "prometheus"]).optional(),
 });
 
-const PriceTable = z.record(z.string(), z.object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() }));
+const PriceTable = z.record(
+  z.string(),
+  z.object({ input_per_mtok: z.number().nonnegative(), output_per_mtok: z.number().nonnegative() }),
+);
 
 /**
  * GET /v1/metrics: tool metrics from each device's hub (its audit rows), loop metrics from the
@@ -29,7 +32,8 @@ const PriceTable = z.record(z.string(), z.object({ input_per_mtok: z.number().no
  */
 metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
   const q = Query.safeParse(c.req.query());
-  if (!q.success) return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  if (!q.success)
+    return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   let prices: Prices = {};
   if (c.env.LLM_PRICES) {
     try {
@@ -41,12 +45,17 @@ metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
   const since = q.data.since ?? Date.now() - 24 * 3600 * 1000;
   const devices = q.data.agent_id ? [q.data.agent_id] : (await registryOf(c.env).list()).map((d) => d.agent_id);
   const byDevice: Record<string, ToolStatsInput[]> = {};
-  await Promise.all(devices.map(async (id) => (byDevice[id] = (await hubFor(c.env, id).toolMetrics(since)) as ToolStatsInput[])));
+  await Promise.all(
+    devices.map(async (id) => (byDevice[id] = (await hubFor(c.env, id).toolMetrics(since)) as ToolStatsInput[])),
+  );
   const runs: RunRecord[] = [];
   if (c.env.METRICS_SHARD) {
     const ns = c.env.METRICS_SHARD;
-    const shards = await Promise.all(Array.from({ length: metricsShards(c.env) }, (_, i) => ns.get(ns.idFromName(`shard-${i}`)).runs(since)));
-    for (const rows of shards) runs.push(...(rows as RunRecord[]).filter((r) => !q.data.agent_id || r.agent_id === q.data.agent_id));
+    const shards = await Promise.all(
+      Array.from({ length: metricsShards(c.env) }, (_, i) => ns.get(ns.idFromName(`shard-${i}`)).runs(since)),
+    );
+    for (const rows of shards)
+      runs.push(...(rows as RunRecord[]).filter((r) => !q.data.agent_id || r.agent_id === q.data.agent_id));
   }
   const report: MetricsReport = {
     generated_at: new Date().toISOString(),
@@ -57,7 +66,9 @@ metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
     },
     loop: loopMetrics(runs, prices),
   };
-  const prometheus = q.data.format ? q.data.format === "prometheus" : (c.req.header("accept") ?? "").includes("text/plain");
+  const prometheus = q.data.format
+    ? q.data.format === "prometheus"
+    : (c.req.header("accept") ?? "").includes("text/plain");
   if (prometheus) {
     return c.body(toPrometheus(report), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
   }

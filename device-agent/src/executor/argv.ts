@@ -11,7 +11,10 @@ export function parametersToArgv(parameters: Record<string, unknown>, schema: Pa
   for (const name of new Set(names)) {
     const value = parameters[name];
     if (value === undefined || value === null) continue;
-    argv.push(`--${name}`, typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value));
+    argv.push(
+      `--${name}`,
+      typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value),
+    );
   }
   return argv;
 }

@@ -1,14 +1,14 @@
 import type { ErrorType, ToolOutcome } from "../../../protocol/index.js";
 import type { SandboxMode } from "../config.js";
-import { bwrapArgs, type BwrapStatus } from "../sandbox/bubblewrap.js";
+import { type BwrapStatus, bwrapArgs } from "../sandbox/bubblewrap.js";
 import { checkCommand, type DenyRule } from "../sandbox/deny-list.js";
 import { checkExecutable } from "../skills/find-executable.js";
 import type { LoadedTool } from "../skills/loaded-tool.js";
 import { missingRequired, parametersToArgv } from "./argv.js";
 import { parseContentOutput } from "./content-output.js";
 import { errorMessageFromStderr, errorTypeForExit } from "./exit-codes.js";
-import { runProcess, type CapturedText, type ProcessOutcome } from "./run-process.js";
-import { toolEnv, toolEnvBase, type ToolEnvBase } from "./tool-env.js";
+import { type CapturedText, type ProcessOutcome, runProcess } from "./run-process.js";
+import { type ToolEnvBase, toolEnv, toolEnvBase } from "./tool-env.js";
 
 export type ExecutorOptions = {
   tools: ReadonlyMap<string, LoadedTool>;
@@ -72,7 +72,11 @@ export class ToolExecutor {
     const missing = missingRequired(call.parameters, tool.manifest.parameters);
     if (missing.length > 0) {
       const required = tool.manifest.parameters.required.join(", ");
-      return fail(name, "invalid_params", `Invalid parameters for '${name}': missing ${missing.map((m) => `'${m}'`).join(", ")}. Required: [${required}].`);
+      return fail(
+        name,
+        "invalid_params",
+        `Invalid parameters for '${name}': missing ${missing.map((m) => `'${m}'`).join(", ")}. Required: [${required}].`,
+      );
     }
     const command = call.parameters.command;
     if (tool.manifest.permissions.includes("shell") && typeof command === "string") {
@@ -81,7 +85,8 @@ export class ToolExecutor {
         return fail(name, "permission_denied", `Command refused by the agent's deny-list (rule ${check.rule}).`);
       }
     }
-    const sandboxed = tool.manifest.sandboxing === "bubblewrap" && this.opts.sandboxing !== "none" && this.opts.bwrap.usable;
+    const sandboxed =
+      tool.manifest.sandboxing === "bubblewrap" && this.opts.sandboxing !== "none" && this.opts.bwrap.usable;
     // The binary was checked at load time, but a skill update or a cleanup may have removed it
     // since. Run directly, a failed spawn says so (and is explained in `report`); inside bwrap it
     // would be bwrap's own error, so that path checks first.
@@ -142,8 +147,15 @@ export class ToolExecutor {
     if (outcome.kind === "spawn_failed") {
       const missing = this.missingBinary(tool);
       if (missing) return { ...missing, elapsed_ms: outcome.elapsedMs };
-      const type: ErrorType = outcome.errno === "ENOENT" ? "not_found" : outcome.errno === "EACCES" ? "permission_denied" : "execution_failed";
-      return fail(name, type, `Tool '${name}' could not be started: ${outcome.message}`, { elapsed_ms: outcome.elapsedMs });
+      const type: ErrorType =
+        outcome.errno === "ENOENT"
+          ? "not_found"
+          : outcome.errno === "EACCES"
+            ? "permission_denied"
+            : "execution_failed";
+      return fail(name, type, `Tool '${name}' could not be started: ${outcome.message}`, {
+        elapsed_ms: outcome.elapsedMs,
+      });
     }
     const { stdout, stderr, elapsedMs } = outcome;
     const common = { elapsed_ms: elapsedMs, stderr: stderr.text };
@@ -158,19 +170,51 @@ export class ToolExecutor {
       return fail(name, "execution_failed", `Tool '${name}' was killed by ${outcome.signal ?? "a signal"}`, common);
     }
     if (outcome.code !== 0) {
-      const error = errorMessageFromStderr(stderr.text, outcome.code, `Tool '${name}' exited with code ${outcome.code}`);
-      return fail(name, errorTypeForExit(outcome.code), error, { ...common, exit_code: outcome.code, ...truncation(stdout) });
+      const error = errorMessageFromStderr(
+        stderr.text,
+        outcome.code,
+        `Tool '${name}' exited with code ${outcome.code}`,
+      );
+      return fail(name, errorTypeForExit(outcome.code), error, {
+        ...common,
+        exit_code: outcome.code,
+        ...truncation(stdout),
+      });
     }
     if (tool.output === "content") {
       if (stdout.truncated) {
-        return fail(name, "execution_failed", `Tool '${name}' output exceeded the agent's ${stdout.bytesReturned}-byte cap (${stdout.bytesTotal} bytes)`, { ...common, exit_code: 0, ...truncation(stdout) });
+        return fail(
+          name,
+          "execution_failed",
+          `Tool '${name}' output exceeded the agent's ${stdout.bytesReturned}-byte cap (${stdout.bytesTotal} bytes)`,
+          { ...common, exit_code: 0, ...truncation(stdout) },
+        );
       }
       const parsed = parseContentOutput(stdout.text);
       if (!parsed.ok) {
-        return fail(name, "execution_failed", `Tool '${name}' printed invalid content JSON: ${parsed.error}`, { ...common, exit_code: 0 });
+        return fail(name, "execution_failed", `Tool '${name}' printed invalid content JSON: ${parsed.error}`, {
+          ...common,
+          exit_code: 0,
+        });
       }
-      return { status: "success", tool: name, result: parsed.value.result, stderr: stderr.text, exit_code: 0, elapsed_ms: elapsedMs, content: parsed.value.content };
+      return {
+        status: "success",
+        tool: name,
+        result: parsed.value.result,
+        stderr: stderr.text,
+        exit_code: 0,
+        elapsed_ms: elapsedMs,
+        content: parsed.value.content,
+      };
     }
-    return { status: "success", tool: name, result: stdout.text, stderr: stderr.text, exit_code: 0, elapsed_ms: elapsedMs, ...truncation(stdout) };
+    return {
+      status: "success",
+      tool: name,
+      result: stdout.text,
+      stderr: stderr.text,
+      exit_code: 0,
+      elapsed_ms: elapsedMs,
+      ...truncation(stdout),
+    };
   }
 }

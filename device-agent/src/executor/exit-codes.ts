@@ -16,9 +16,12 @@ export function errorTypeForExit(code: number): ErrorType {
  * human-readable line first); otherwise the last few lines, where a crash usually says why.
  */
 export function errorMessageFromStderr(stderr: string, code: number, fallback: string): string {
-  const lines = stderr.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim().length > 0);
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim().length > 0);
   if (lines.length === 0) return fallback;
   const picked = code in EXIT_CODE_ERRORS ? lines.slice(0, 1) : lines.slice(-5);
   const text = picked.join("\n");
-  return text.length > 2000 ? text.slice(0, 2000) + "…" : text;
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }

@@ -59,7 +59,15 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   const elapsed = () => Math.round(performance.now() - started);
   if (spec.signal?.aborted) {
     const empty = { text: "", truncated: false, bytesTotal: 0, bytesReturned: 0 };
-    return Promise.resolve({ kind: "exited", code: null, signal: null, stoppedBy: "cancelled", stdout: empty, stderr: empty, elapsedMs: 0 });
+    return Promise.resolve({
+      kind: "exited",
+      code: null,
+      signal: null,
+      stoppedBy: "cancelled",
+      stdout: empty,
+      stderr: empty,
+      elapsedMs: 0,
+    });
   }
   return new Promise((resolvePromise) => {
     const stdout = new CappedBuffer(spec.outputCapBytes);

@@ -31,14 +31,16 @@ export class StderrLines {
   private readonly decoder = new StringDecoder("utf8");
   private pending = "";
 
-  constructor(cap: number, private readonly onProgress: (text: string) => void) {
+  constructor(
+    cap: number,
+    private readonly onProgress: (text: string) => void,
+  ) {
     this.kept = new CappedBuffer(cap);
   }
 
   push(chunk: Buffer): void {
     this.pending += this.decoder.write(chunk);
-    let nl: number;
-    while ((nl = this.pending.indexOf("\n")) !== -1) {
+    for (let nl = this.pending.indexOf("\n"); nl !== -1; nl = this.pending.indexOf("\n")) {
       this.line(this.pending.slice(0, nl), true);
       this.pending = this.pending.slice(nl + 1);
     }
@@ -60,6 +62,6 @@ export class StderrLines {
       if (progress.length > 0) this.onProgress(progress);
       return;
     }
-    this.kept.push(Buffer.from(hadNewline ? line + "\n" : line));
+    this.kept.push(Buffer.from(hadNewline ? `${line}\n` : line));
   }
 }

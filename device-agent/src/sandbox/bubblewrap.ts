@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, relative, isAbsolute } from "node:path";
+import { dirname, isAbsolute, relative } from "node:path";
 import { findOnPath } from "../skills/find-executable.js";
 
 export type BwrapStatus = { usable: true; path: string } | { usable: false; reason: string };

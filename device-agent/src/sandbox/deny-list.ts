@@ -28,15 +28,21 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = [
   { name: "redirect-to-disk", pattern: new RegExp(String.raw`>\s*["']?${DISK}`) },
   {
     name: "shutdown-reboot",
-    pattern: new RegExp(String.raw`${CMD}(?:shutdown|reboot|halt|poweroff|systemctl\s+(?:poweroff|reboot|halt|kexec)|init\s+[06])\b`),
+    pattern: new RegExp(
+      String.raw`${CMD}(?:shutdown|reboot|halt|poweroff|systemctl\s+(?:poweroff|reboot|halt|kexec)|init\s+[06])\b`,
+    ),
   },
   {
     name: "chmod-777-root",
-    pattern: new RegExp(String.raw`\bchmod\s+(?:-{1,2}[\w-]+\s+)*(?:-R|--recursive|-\w*R\w*)\s+(?:-{1,2}[\w-]+\s+)*[0-7]?777\s+["']?\/\*?["']?${END}`),
+    pattern: new RegExp(
+      String.raw`\bchmod\s+(?:-{1,2}[\w-]+\s+)*(?:-R|--recursive|-\w*R\w*)\s+(?:-{1,2}[\w-]+\s+)*[0-7]?777\s+["']?\/\*?["']?${END}`,
+    ),
   },
   {
     name: "chown-root-tree",
-    pattern: new RegExp(String.raw`\bchown\s+(?:-{1,2}[\w-]+\s+)*(?:-R|--recursive|-\w*R\w*)\s+(?:-{1,2}[\w-]+\s+)*\S+\s+["']?\/\*?["']?${END}`),
+    pattern: new RegExp(
+      String.raw`\bchown\s+(?:-{1,2}[\w-]+\s+)*(?:-R|--recursive|-\w*R\w*)\s+(?:-{1,2}[\w-]+\s+)*\S+\s+["']?\/\*?["']?${END}`,
+    ),
   },
 ];
 

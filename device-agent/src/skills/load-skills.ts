@@ -1,7 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { CATEGORY_TIMEOUTS, MAX_WORKFLOW_CHARS, parseValue, type SkillManifest, type ToolManifest } from "../../../protocol/index.js";
+import {
+  CATEGORY_TIMEOUTS,
+  MAX_WORKFLOW_CHARS,
+  parseValue,
+  type SkillManifest,
+  type ToolManifest,
+} from "../../../protocol/index.js";
 import type { SandboxMode } from "../config.js";
 import { checkExecutable, findOnPath } from "./find-executable.js";
 import type { FilteredToolInfo, LoadedTool, SkillLoadError } from "./loaded-tool.js";
@@ -84,10 +90,17 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
     seenSkills.add(skill.name);
     const skillIndex = skills.length;
     const workflow = readWorkflow(skillDir);
-    skills.push({ name: skill.name, version: skill.version, description: skill.description, ...(workflow ? { workflow } : {}), tools: [] });
+    skills.push({
+      name: skill.name,
+      version: skill.version,
+      description: skill.description,
+      ...(workflow ? { workflow } : {}),
+      tools: [],
+    });
 
     tools.forEach((rawTool, i) => {
-      const toolName = typeof (rawTool as { name?: unknown })?.name === "string" ? (rawTool as { name: string }).name : `#${i + 1}`;
+      const toolName =
+        typeof (rawTool as { name?: unknown })?.name === "string" ? (rawTool as { name: string }).name : `#${i + 1}`;
       const entry = parseValue(ToolEntry, rawTool);
       if (!entry.ok) {
         errors.push({ file, tool: toolName, reason: entry.error });
@@ -121,21 +134,38 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
       const base = { skill: skill.name, tool: t.name };
       const exe = checkExecutable(binaryPath);
       if (!exe.ok) {
-        const why = exe.reason === "missing" ? "binary not found" : exe.reason === "not_a_file" ? "binary is not a file" : "binary is not executable";
+        const why =
+          exe.reason === "missing"
+            ? "binary not found"
+            : exe.reason === "not_a_file"
+              ? "binary is not a file"
+              : "binary is not executable";
         filtered.push({ ...base, kind: "binary", reason: `${why}: ${binaryPath}` });
         return;
       }
       const missing = t.requires.filter((r) => findOnPath(r, opts.pathEnv) === null);
       if (missing.length > 0) {
-        filtered.push({ ...base, kind: "requires", reason: `requires ${missing.map((m) => `'${m}'`).join(", ")}, not found on PATH` });
+        filtered.push({
+          ...base,
+          kind: "requires",
+          reason: `requires ${missing.map((m) => `'${m}'`).join(", ")}, not found on PATH`,
+        });
         return;
       }
       if (t.sandboxing === "bubblewrap" && !opts.bwrapUsable && opts.sandboxing === "required") {
-        filtered.push({ ...base, kind: "sandbox", reason: `sandboxing = "bubblewrap" but bwrap is not usable here (sandboxing = required)` });
+        filtered.push({
+          ...base,
+          kind: "sandbox",
+          reason: `sandboxing = "bubblewrap" but bwrap is not usable here (sandboxing = required)`,
+        });
         return;
       }
       if (t.sandboxing === "firejail" && opts.sandboxing === "required") {
-        filtered.push({ ...base, kind: "sandbox", reason: `sandboxing = "firejail" is not supported by this agent (sandboxing = required)` });
+        filtered.push({
+          ...base,
+          kind: "sandbox",
+          reason: `sandboxing = "firejail" is not supported by this agent (sandboxing = required)`,
+        });
         return;
       }
       candidates.push({ skillIndex, tool: { manifest, skill: skill.name, skillDir, binaryPath, output: t.output } });
@@ -149,7 +179,11 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
     const base = { skill: tool.skill, tool: tool.manifest.name };
     const lacking = tool.manifest.permissions.filter((p) => !granted.includes(p));
     if (lacking.length > 0) {
-      filtered.push({ ...base, kind: "capability", reason: `needs permission ${lacking.map((p) => `'${p}'`).join(", ")}, not in the agent's capabilities` });
+      filtered.push({
+        ...base,
+        kind: "capability",
+        reason: `needs permission ${lacking.map((p) => `'${p}'`).join(", ")}, not in the agent's capabilities`,
+      });
       continue;
     }
     const other = tools.get(tool.manifest.name);

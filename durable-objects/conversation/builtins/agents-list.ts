@@ -1,5 +1,5 @@
-import type { Builtin } from "./types.js";
 import { doneJson } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "agents_list";
 

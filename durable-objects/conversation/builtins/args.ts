@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseValue } from "../../../protocol/index.js";
-import type { BuiltinResult } from "./types.js";
 import { doneError } from "./outcome.js";
+import type { BuiltinResult } from "./types.js";
 
 export type ArgsParse<T> = { ok: true; value: T } | { ok: false; result: BuiltinResult };
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneText } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "canvas";
 
@@ -48,11 +48,18 @@ export const canvas: Builtin = {
     const { title, content, format } = parsed.value;
     const bytes = new TextEncoder().encode(content).byteLength;
     if (bytes > MAX_CANVAS_BYTES) {
-      return doneError(NAME, `content is ${bytes} bytes; the canvas holds at most ${MAX_CANVAS_BYTES} bytes (256 KiB): shorten it`, "invalid_params");
+      return doneError(
+        NAME,
+        `content is ${bytes} bytes; the canvas holds at most ${MAX_CANVAS_BYTES} bytes (256 KiB): shorten it`,
+        "invalid_params",
+      );
     }
     const stored: StoredCanvas = { title, format, content, updated_at: new Date(ctx.now()).toISOString() };
     ctx.kv.put(CANVAS_KV_KEY, stored);
-    return doneText(NAME, `Canvas "${title}" saved (${format}, ${bytes} bytes). The user can open it at ${canvasPath(ctx.conversation_id)}`);
+    return doneText(
+      NAME,
+      `Canvas "${title}" saved (${format}, ${bytes} bytes). The user can open it at ${canvasPath(ctx.conversation_id)}`,
+    );
   },
 };
 

@@ -3,7 +3,10 @@
  * response can neither exhaust memory nor hold the call open. Decoding in stream mode drops a
  * UTF-8 sequence cut in half at the cap instead of inventing a replacement character.
  */
-export async function readCappedBody(response: Response, maxBytes: number): Promise<{ text: string; bytes: number; truncated: boolean }> {
+export async function readCappedBody(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; bytes: number; truncated: boolean }> {
   if (response.body === null) return { text: "", bytes: 0, truncated: false };
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

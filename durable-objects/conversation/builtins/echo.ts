@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneText } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "echo";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneText } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "get_current_time";
 
@@ -29,7 +29,11 @@ export const getCurrentTime: Builtin = {
     const { format, timezone } = parsed.value;
     const now = ctx.now();
     if (timezone !== undefined && !isValidTimeZone(timezone)) {
-      return doneError(NAME, `unknown time zone "${timezone}": use an IANA name such as Europe/Berlin or UTC`, "invalid_params");
+      return doneError(
+        NAME,
+        `unknown time zone "${timezone}": use an IANA name such as Europe/Berlin or UTC`,
+        "invalid_params",
+      );
     }
     if (format === "unix") return doneText(NAME, String(Math.floor(now / 1000)));
     if (format === "human") return doneText(NAME, formatHuman(now, timezone ?? "UTC"));
@@ -64,7 +68,15 @@ export function isoInZone(now: number, timeZone: string): string {
   }).formatToParts(new Date(now));
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? "0");
   const ms = ((now % 1000) + 1000) % 1000;
-  const wallClockAsUtc = Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"), ms);
+  const wallClockAsUtc = Date.UTC(
+    part("year"),
+    part("month") - 1,
+    part("day"),
+    part("hour"),
+    part("minute"),
+    part("second"),
+    ms,
+  );
   const offsetMinutes = Math.round((wallClockAsUtc - now) / 60_000);
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const sign = offsetMinutes < 0 ? "-" : "+";

@@ -41,7 +41,12 @@ export async function webhookSignature(secret: string, timestampSecs: number, bo
 }
 
 /** Constant-time check of a received `X-Webhook-Signature` header against the expected one. */
-export async function verifyWebhookSignature(secret: string, timestampSecs: number, body: string, header: string): Promise<boolean> {
+export async function verifyWebhookSignature(
+  secret: string,
+  timestampSecs: number,
+  body: string,
+  header: string,
+): Promise<boolean> {
   const expected = await webhookSignature(secret, timestampSecs, body);
   if (header.length !== expected.length) return false;
   let diff = 0;

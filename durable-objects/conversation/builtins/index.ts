@@ -1,4 +1,3 @@
-import type { Builtin } from "./types.js";
 import { agentsList } from "./agents-list.js";
 import { canvas } from "./canvas.js";
 import { echo } from "./echo.js";
@@ -13,13 +12,20 @@ import { skill } from "./skill.js";
 import { task } from "./task.js";
 import { todoread } from "./todoread.js";
 import { todowrite } from "./todowrite.js";
+import type { Builtin } from "./types.js";
 
-export type { Builtin, BuiltinContext, BuiltinResult } from "./types.js";
-export { builtinToolSpecs, BUILTIN_DEFAULT_TIMEOUT_MS, BUILTIN_MAX_TIMEOUT_MS } from "./tool-specs.js";
+export { CANVAS_KV_KEY, canvasPath, parseStoredCanvas, renderCanvas, type StoredCanvas } from "./canvas.js";
 export { questionToolSpec } from "./question.js";
-export { renderCanvas, parseStoredCanvas, canvasPath, CANVAS_KV_KEY, type StoredCanvas } from "./canvas.js";
-export { parseWebhookTools, webhookToolSpecs, runWebhookTool, type WebhookTool, type WebhookCallContext } from "./webhook-tools.js";
+export { BUILTIN_DEFAULT_TIMEOUT_MS, BUILTIN_MAX_TIMEOUT_MS, builtinToolSpecs } from "./tool-specs.js";
+export type { Builtin, BuiltinContext, BuiltinResult } from "./types.js";
 export { webhookBuiltin } from "./webhook-builtin.js";
+export {
+  parseWebhookTools,
+  runWebhookTool,
+  type WebhookCallContext,
+  type WebhookTool,
+  webhookToolSpecs,
+} from "./webhook-tools.js";
 
 /** Every built-in the orchestrator offers (`question` is the core's own; see questionToolSpec). */
 export const BUILTINS: Builtin[] = [

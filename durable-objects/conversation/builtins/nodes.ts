@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { Identifier } from "../../../protocol/index.js";
-import type { Builtin } from "./types.js";
+import { isoOrNull } from "./agents-list.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";
-import { isoOrNull } from "./agents-list.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "nodes";
 
@@ -16,7 +16,9 @@ export const nodes: Builtin = {
     "Details of one device (node): online, version, last seen, capabilities, skills and tools. Default: this conversation's device.",
   parameters: {
     type: "object",
-    properties: { agent_id: { type: "string", description: "Device id (see agents_list); default this conversation's device" } },
+    properties: {
+      agent_id: { type: "string", description: "Device id (see agents_list); default this conversation's device" },
+    },
     required: [],
   },
   async run(args, ctx) {
@@ -28,7 +30,11 @@ export const nodes: Builtin = {
     if (agentId !== ctx.agent_id) {
       const known = await ctx.devices.list();
       if (!known.some((d) => d.agent_id === agentId)) {
-        return doneError(NAME, `no device "${agentId}"; known: ${known.map((d) => d.agent_id).join(", ") || "(none)"}`, "not_found");
+        return doneError(
+          NAME,
+          `no device "${agentId}"; known: ${known.map((d) => d.agent_id).join(", ") || "(none)"}`,
+          "not_found",
+        );
       }
     }
     const device = await ctx.devices.get(agentId);

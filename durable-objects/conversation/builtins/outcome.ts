@@ -1,5 +1,5 @@
 import type { ToolOutcome } from "../../../protocol/index.js";
-import { success, toolError, type BuiltinResult } from "./types.js";
+import { type BuiltinResult, success, toolError } from "./types.js";
 
 /** Short ways to finish a built-in call, so each tool file reads as its logic and not plumbing. */
 

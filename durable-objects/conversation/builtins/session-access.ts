@@ -1,6 +1,6 @@
 import { Identifier } from "../../../protocol/index.js";
-import type { BuiltinContext, BuiltinResult } from "./types.js";
 import { doneError } from "./outcome.js";
+import type { BuiltinContext, BuiltinResult } from "./types.js";
 
 /** The sessions_* tools' argument for a conversation id: the same plain identifier the API uses. */
 export const ConversationIdArg = Identifier;

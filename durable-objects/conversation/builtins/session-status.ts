@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";
 import { ConversationIdArg, isKnownConversation, unknownConversation } from "./session-access.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "session_status";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneText } from "./outcome.js";
 import { ConversationIdArg, isKnownConversation, unknownConversation } from "./session-access.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "sessions_history";
 const DEFAULT_LIMIT = 20;
@@ -22,7 +22,13 @@ export const sessionsHistory: Builtin = {
     type: "object",
     properties: {
       conversation_id: { type: "string", description: "A conversation id from sessions_list" },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: "How many of the latest messages" },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_LIMIT,
+        default: DEFAULT_LIMIT,
+        description: "How many of the latest messages",
+      },
     },
     required: ["conversation_id"],
   },
@@ -34,7 +40,8 @@ export const sessionsHistory: Builtin = {
     const view = await ctx.conversations.view(conversation_id);
     if (view === null) return doneError(NAME, `conversation "${conversation_id}" does not exist`, "not_found");
     const shown = view.messages.slice(-limit);
-    if (shown.length === 0) return doneText(NAME, `conversation ${conversation_id} (${view.status}) has no messages yet`);
+    if (shown.length === 0)
+      return doneText(NAME, `conversation ${conversation_id} (${view.status}) has no messages yet`);
     const header = `conversation ${conversation_id} (${view.status}), last ${shown.length} of ${view.messages.length} messages:`;
     return doneText(NAME, [header, ...shown.map((m) => `[${m.role}] ${messageText(m.content)}`)].join("\n\n"));
   },

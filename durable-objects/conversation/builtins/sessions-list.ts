@@ -1,6 +1,6 @@
-import type { Builtin } from "./types.js";
 import { doneJson } from "./outcome.js";
 import { knownConversations } from "./session-access.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "sessions_list";
 

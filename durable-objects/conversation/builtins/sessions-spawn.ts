@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { Identifier } from "../../../protocol/index.js";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "sessions_spawn";
 
@@ -20,7 +20,10 @@ export const sessionsSpawn: Builtin = {
     type: "object",
     properties: {
       text: { type: "string", description: "The first message for the new conversation" },
-      agent_id: { type: "string", description: "Device to run it on (see agents_list); default this conversation's device" },
+      agent_id: {
+        type: "string",
+        description: "Device to run it on (see agents_list); default this conversation's device",
+      },
     },
     required: ["text"],
   },
@@ -31,6 +34,10 @@ export const sessionsSpawn: Builtin = {
     const posted = await ctx.conversations.post(null, agentId, parsed.value.text);
     if ("error" in posted) return doneError(NAME, `could not start a conversation on "${agentId}": ${posted.error}`);
     ctx.conversations.remember(posted.conversation_id);
-    return doneJson(NAME, { conversation_id: posted.conversation_id, message_id: posted.message_id, agent_id: agentId });
+    return doneJson(NAME, {
+      conversation_id: posted.conversation_id,
+      message_id: posted.message_id,
+      agent_id: agentId,
+    });
   },
 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneText } from "./outcome.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "skill";
 
@@ -27,12 +27,20 @@ export const skill: Builtin = {
     const names = device.skills.map((s) => s.name);
     const found = device.skills.find((s) => s.name === wanted);
     if (found === undefined) {
-      return doneError(NAME, `no skill "${wanted}" on device ${ctx.agent_id}; skills: ${names.join(", ") || "(none)"}`, "not_found");
+      return doneError(
+        NAME,
+        `no skill "${wanted}" on device ${ctx.agent_id}; skills: ${names.join(", ") || "(none)"}`,
+        "not_found",
+      );
     }
     const workflow = found.workflow?.trim() ?? "";
     if (workflow === "") {
       const tools = found.tools.map((t) => t.name).join(", ") || "(none)";
-      return doneError(NAME, `skill "${wanted}" has no workflow; its tools can be called directly: ${tools}`, "not_found");
+      return doneError(
+        NAME,
+        `skill "${wanted}" has no workflow; its tools can be called directly: ${tools}`,
+        "not_found",
+      );
     }
     return doneText(NAME, `# Skill: ${found.name}\n\n${workflow}`);
   },

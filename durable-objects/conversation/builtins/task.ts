@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Identifier } from "../../../protocol/index.js";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "task";
 
@@ -24,7 +24,10 @@ export const task: Builtin = {
     properties: {
       prompt: { type: "string", description: "Full instructions for the sub-agent" },
       description: { type: "string", description: "A short (3-5 word) label for the task" },
-      agent_id: { type: "string", description: "Device to run it on (see agents_list); default this conversation's device" },
+      agent_id: {
+        type: "string",
+        description: "Device to run it on (see agents_list); default this conversation's device",
+      },
     },
     required: ["prompt"],
   },

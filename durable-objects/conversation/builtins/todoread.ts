@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";
-import { TodoStatus, readTodos } from "./todo-list.js";
+import { readTodos, TodoStatus } from "./todo-list.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "todoread";
 

@@ -1,8 +1,16 @@
 import { z } from "zod";
-import type { Builtin } from "./types.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";
-import { MAX_TODO_CONTENT, MAX_TODOS, TODO_KV_KEY, TodoPriority, TodoStatus, todoItemSchema, type Todo } from "./todo-list.js";
+import {
+  MAX_TODO_CONTENT,
+  MAX_TODOS,
+  TODO_KV_KEY,
+  type Todo,
+  TodoPriority,
+  TodoStatus,
+  todoItemSchema,
+} from "./todo-list.js";
+import type { Builtin } from "./types.js";
 
 const NAME = "todowrite";
 
@@ -39,7 +47,8 @@ export const todowrite: Builtin = {
     const given = parsed.value.todos;
     const ids = given.map((t) => t.id).filter((id): id is string => id !== undefined);
     const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (duplicate !== undefined) return doneError(NAME, `invalid arguments: todos: id "${duplicate}" is used twice`, "invalid_params");
+    if (duplicate !== undefined)
+      return doneError(NAME, `invalid arguments: todos: id "${duplicate}" is used twice`, "invalid_params");
 
     const taken = new Set(ids);
     let next = 1;

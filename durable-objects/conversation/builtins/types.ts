@@ -50,7 +50,11 @@ export type BuiltinContext = {
     /** devices the deployment knows (the registry); may be only this conversation's agent */
     list(): Promise<DeviceSummary[]>;
     /** one device in full: manifest (skills with their tools), capabilities, counters */
-    get(agentId: string): Promise<Record<string, unknown> & { skills: { name: string; workflow?: string; tools: { name: string; description: string }[] }[] }>;
+    get(agentId: string): Promise<
+      Record<string, unknown> & {
+        skills: { name: string; workflow?: string; tools: { name: string; description: string }[] }[];
+      }
+    >;
   };
   conversations: {
     /** conversations this one started or named (for sessions_list) */
@@ -58,7 +62,11 @@ export type BuiltinContext = {
     remember(conversationId: string): void;
     view(conversationId: string): Promise<ConversationSummary | null>;
     /** post a user message into a conversation (new or existing); does not wait for its reply */
-    post(conversationId: string | null, agentId: string, text: string): Promise<{ conversation_id: string; message_id: string } | { error: string }>;
+    post(
+      conversationId: string | null,
+      agentId: string,
+      text: string,
+    ): Promise<{ conversation_id: string; message_id: string } | { error: string }>;
   };
   /** start a sub-conversation whose final reply becomes this call's result (`task`) */
   startSubtask(text: string, agentId: string): Promise<{ conversation_id: string }>;
@@ -68,6 +76,15 @@ export function success(tool: string, result: string): ToolOutcome {
   return { status: "success", tool, result, stderr: "", exit_code: 0, elapsed_ms: 0 };
 }
 
-export function toolError(tool: string, error: string, error_type: "invalid_params" | "not_found" | "permission_denied" | "execution_failed" | "timeout" = "execution_failed"): ToolOutcome {
+export function toolError(
+  tool: string,
+  error: string,
+  error_type:
+    | "invalid_params"
+    | "not_found"
+    | "permission_denied"
+    | "execution_failed"
+    | "timeout" = "execution_failed",
+): ToolOutcome {
   return { status: "error", tool, error, error_type };
 }

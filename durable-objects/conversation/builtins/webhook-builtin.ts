@@ -1,6 +1,6 @@
 import type { Builtin } from "./types.js";
-import type { WebhookTool } from "./webhook-config.js";
 import { runWebhookTool } from "./webhook-call.js";
+import type { WebhookTool } from "./webhook-config.js";
 import { webhookToolSpecs } from "./webhook-tools.js";
 
 /**

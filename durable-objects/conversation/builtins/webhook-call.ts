@@ -1,9 +1,9 @@
 import type { ToolOutcome } from "../../../protocol/index.js";
-import { success, toolError } from "./types.js";
-import type { WebhookTool } from "./webhook-config.js";
+import { capUtf8, readCappedBody } from "./capped-body.js";
 import { webhookSignature } from "./hmac.js";
 import { backoffDelayMs, retryAfterMs } from "./retry-delay.js";
-import { capUtf8, readCappedBody } from "./capped-body.js";
+import { success, toolError } from "./types.js";
+import type { WebhookTool } from "./webhook-config.js";
 
 export const MAX_WEBHOOK_RESPONSE_BYTES = 64 * 1024;
 const ERROR_SNIPPET_BYTES = 1024;
@@ -29,7 +29,11 @@ type Attempt =
  * on 5xx, 429 and network errors, every attempt under its own timeout. Errors come back as
  * tool errors for the model; nothing here throws for a failing endpoint.
  */
-export async function runWebhookTool(tool: WebhookTool, args: Record<string, unknown>, ctx: WebhookCallContext): Promise<ToolOutcome> {
+export async function runWebhookTool(
+  tool: WebhookTool,
+  args: Record<string, unknown>,
+  ctx: WebhookCallContext,
+): Promise<ToolOutcome> {
   const started = ctx.now();
   const refusal = refuseUrl(tool, ctx.allowHttp);
   if (refusal !== null) return refusal;
@@ -54,7 +58,10 @@ export async function runWebhookTool(tool: WebhookTool, args: Record<string, unk
     lastFailure = result.detail;
     if (attempt < attempts - 1) await sleep(result.delayMs ?? backoffDelayMs(attempt));
   }
-  return toolError(tool.name, `webhook ${tool.name} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${lastFailure}`);
+  return toolError(
+    tool.name,
+    `webhook ${tool.name} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${lastFailure}`,
+  );
 }
 
 function refuseUrl(tool: WebhookTool, allowHttp: boolean): ToolOutcome | null {
@@ -66,10 +73,19 @@ function refuseUrl(tool: WebhookTool, allowHttp: boolean): ToolOutcome | null {
   }
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && allowHttp) return null;
-  return toolError(tool.name, `webhook ${tool.name} refused: only https URLs are allowed (got ${url.protocol}//${url.host})`, "permission_denied");
+  return toolError(
+    tool.name,
+    `webhook ${tool.name} refused: only https URLs are allowed (got ${url.protocol}//${url.host})`,
+    "permission_denied",
+  );
 }
 
-async function attemptOnce(tool: WebhookTool, body: string, ctx: WebhookCallContext, doFetch: typeof fetch): Promise<Attempt> {
+async function attemptOnce(
+  tool: WebhookTool,
+  body: string,
+  ctx: WebhookCallContext,
+  doFetch: typeof fetch,
+): Promise<Attempt> {
   const headers = new Headers(tool.headers);
   headers.set("Content-Type", "application/json");
   headers.set("Idempotency-Key", ctx.request_id);
@@ -105,7 +121,8 @@ async function attemptOnce(tool: WebhookTool, body: string, ctx: WebhookCallCont
 
   const snippet = await errorSnippet(response);
   const detail = `HTTP ${response.status}${snippet === "" ? "" : `: ${snippet}`}`;
-  if (response.status === 429) return { kind: "retryable", detail, delayMs: retryAfterMs(response.headers.get("Retry-After"), ctx.now()) };
+  if (response.status === 429)
+    return { kind: "retryable", detail, delayMs: retryAfterMs(response.headers.get("Retry-After"), ctx.now()) };
   if (response.status >= 500) return { kind: "retryable", detail, delayMs: null };
   return { kind: "final", outcome: toolError(tool.name, `webhook ${tool.name} answered ${detail}`) };
 }
@@ -113,7 +130,10 @@ async function attemptOnce(tool: WebhookTool, body: string, ctx: WebhookCallCont
 function fetchFailure(tool: WebhookTool, err: Error): Attempt {
   if (err.name === "TimeoutError" || err.name === "AbortError") {
     // Not retried: the endpoint may still be working on it, and retrying would multiply the wait.
-    return { kind: "final", outcome: toolError(tool.name, `webhook ${tool.name} did not answer within ${tool.timeout_secs}s`, "timeout") };
+    return {
+      kind: "final",
+      outcome: toolError(tool.name, `webhook ${tool.name} did not answer within ${tool.timeout_secs}s`, "timeout"),
+    };
   }
   return { kind: "retryable", detail: `network error: ${describeError(err)}`, delayMs: null };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ParametersSchema, ToolName, parseJson, type Parsed } from "../../../protocol/index.js";
+import { ParametersSchema, type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
 
 /**
  * Seed 002's webhook tool definition, read from the `WEBHOOK_TOOLS` var (a JSON array). Because
@@ -28,7 +28,8 @@ export type WebhookTool = z.infer<typeof WebhookTool>;
 const WebhookTools = z.array(WebhookTool).superRefine((tools, ctx) => {
   const seen = new Set<string>();
   tools.forEach((tool, i) => {
-    if (seen.has(tool.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate tool name "${tool.name}"` });
+    if (seen.has(tool.name))
+      ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate tool name "${tool.name}"` });
     seen.add(tool.name);
   });
 });

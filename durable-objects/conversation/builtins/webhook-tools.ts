@@ -1,9 +1,9 @@
 import type { ToolSpec } from "../../../protocol/index.js";
-import type { WebhookTool } from "./webhook-config.js";
 import { maxTotalBackoffMs } from "./retry-delay.js";
+import type { WebhookTool } from "./webhook-config.js";
 
+export { MAX_WEBHOOK_RESPONSE_BYTES, runWebhookTool, type WebhookCallContext } from "./webhook-call.js";
 export { parseWebhookTools, WebhookTool, type WebhookToolsParse } from "./webhook-config.js";
-export { runWebhookTool, MAX_WEBHOOK_RESPONSE_BYTES, type WebhookCallContext } from "./webhook-call.js";
 
 /**
  * Webhook tools as the loop sees them. They run in the orchestrator, so kind "builtin". The

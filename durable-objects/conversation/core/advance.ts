@@ -2,7 +2,13 @@ import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 import { parseToolArguments, validateArguments } from "../../../protocol/validate-arguments.js";
 import { toolCallCorrectionRequest } from "../llm/text-protocol-prompts.js";
 import { beforeToolCall, policyFor, redactForPersist } from "./hooks.js";
-import { deadlineOutcome, invalidParamsOutcome, toolMessageText, truncateForModel, unknownToolOutcome } from "./tool-messages.js";
+import {
+  deadlineOutcome,
+  invalidParamsOutcome,
+  toolMessageText,
+  truncateForModel,
+  unknownToolOutcome,
+} from "./tool-messages.js";
 import type {
   Advanced,
   CallOutcome,
@@ -48,14 +54,21 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
   const run = state.run;
   switch (event.type) {
     case "user_message":
-      if (run) state.queue.push({ message_id: event.message_id, text: event.text, tools: event.tools, ...(event.config ? { config: event.config } : {}) });
+      if (run)
+        state.queue.push({
+          message_id: event.message_id,
+          text: event.text,
+          tools: event.tools,
+          ...(event.config ? { config: event.config } : {}),
+        });
       else startRun(state, effects, event.message_id, event.text, event.tools, event.config, now);
       break;
     case "llm_response":
       if (run?.awaiting_llm === event.call_id) onLlmTurn(state, effects, run, event.turn, now);
       break;
     case "llm_failed":
-      if (run?.awaiting_llm === event.call_id) finish(state, effects, "failed", `The model could not be reached: ${event.error}`, "llm_error", now);
+      if (run?.awaiting_llm === event.call_id)
+        finish(state, effects, "failed", `The model could not be reached: ${event.error}`, "llm_error", now);
       break;
     case "tool_result": {
       const call = findCall(run, event.tool_call_id);
@@ -68,7 +81,14 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
     case "answer": {
       const call = findCall(run, event.tool_call_id);
       if (call && call.kind === "question" && call.state === "dispatched") {
-        settle(state, effects, call, { status: "success", tool: QUESTION_TOOL, result: event.text, stderr: "", exit_code: 0, elapsed_ms: 0 });
+        settle(state, effects, call, {
+          status: "success",
+          tool: QUESTION_TOOL,
+          result: event.text,
+          stderr: "",
+          exit_code: 0,
+          elapsed_ms: 0,
+        });
         afterSettle(state, effects, now);
       }
       break;
@@ -81,7 +101,11 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
           call.state = "queued";
           dispatchQueued(state, effects, now);
         } else {
-          settle(state, effects, call, { status: "blocked", tool: call.name, reason: `Denied by a person${event.reason ? `: ${event.reason}` : ""}` });
+          settle(state, effects, call, {
+            status: "blocked",
+            tool: call.name,
+            reason: `Denied by a person${event.reason ? `: ${event.reason}` : ""}`,
+          });
           afterSettle(state, effects, now);
         }
       }
@@ -90,7 +114,10 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
     case "tool_progress": {
       const call = findCall(run, event.tool_call_id);
       if (call && call.state === "dispatched") {
-        effects.push({ type: "emit_event", event: { type: "tool_execution_update", toolCallId: call.id, toolName: call.name, partial: event.partial } });
+        effects.push({
+          type: "emit_event",
+          event: { type: "tool_execution_update", toolCallId: call.id, toolName: call.name, partial: event.partial },
+        });
       }
       break;
     }
@@ -103,7 +130,14 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
         const dropped = state.queue.splice(0);
         finish(state, effects, "cancelled", `Cancelled${event.reason ? `: ${event.reason}` : ""}.`, "cancel", now);
         for (const q of dropped) {
-          recordReply(state, effects, { message_id: q.message_id, status: "cancelled", reply: null, stop_reason: "cancel", tool_calls: [], iterations: 0 });
+          recordReply(state, effects, {
+            message_id: q.message_id,
+            status: "cancelled",
+            reply: null,
+            stop_reason: "cancel",
+            tool_calls: [],
+            iterations: 0,
+          });
         }
       }
       break;
@@ -124,7 +158,7 @@ function nextState(prev: LoopState): LoopState {
     queue: [...prev.queue],
     replies: [...prev.replies],
     // A round's calls change state in place (dispatched → done); the run's summaries only grow.
-    run: run && { ...run, tool_calls: [...run.tool_calls], round: run.round && run.round.map((c) => ({ ...c })) },
+    run: run && { ...run, tool_calls: [...run.tool_calls], round: run.round ? run.round.map((c) => ({ ...c })) : null },
   };
 }
 
@@ -142,9 +176,18 @@ function findCall(run: Run | null, id: string): RoundCall | undefined {
   return run?.round?.find((c) => c.id === id);
 }
 
-function startRun(state: LoopState, effects: Effect[], message_id: string, text: string, tools: ToolSpec[], config: Partial<LoopConfig> | undefined, now: number): void {
+function startRun(
+  state: LoopState,
+  effects: Effect[],
+  message_id: string,
+  text: string,
+  tools: ToolSpec[],
+  config: Partial<LoopConfig> | undefined,
+  now: number,
+): void {
   if (config) state.config = { ...state.config, ...config };
-  if (state.messages.length === 0 && state.config.system_prompt) state.messages.push({ role: "system", content: state.config.system_prompt });
+  if (state.messages.length === 0 && state.config.system_prompt)
+    state.messages.push({ role: "system", content: state.config.system_prompt });
   state.messages.push({ role: "user", content: text });
   state.tools = tools;
   state.status = "running";
@@ -167,7 +210,8 @@ function startRun(state: LoopState, effects: Effect[], message_id: string, text:
     round_started_at: null,
   };
   effects.push({ type: "emit_event", event: { type: "message_start", message_id, text } });
-  if (state.config.max_wall_ms !== null) effects.push({ type: "set_deadline", key: budgetKey(state.run), at: now + state.config.max_wall_ms });
+  if (state.config.max_wall_ms !== null)
+    effects.push({ type: "set_deadline", key: budgetKey(state.run), at: now + state.config.max_wall_ms });
   callLlm(state.run, effects, true);
 }
 
@@ -181,17 +225,33 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
   run.awaiting_llm = null;
   run.tokens_in += turn.usage?.prompt_tokens ?? 0;
   run.tokens_out += turn.usage?.completion_tokens ?? 0;
-  effects.push({ type: "emit_event", event: { type: "message_end", iteration: run.iteration, content: turn.content, tool_calls: turn.toolCalls.length } });
+  effects.push({
+    type: "emit_event",
+    event: { type: "message_end", iteration: run.iteration, content: turn.content, tool_calls: turn.toolCalls.length },
+  });
 
   if (turn.malformedToolCall && turn.toolCalls.length === 0 && !run.stopping) {
     // Seed 004: one correction request, then stop with a clear error.
     if (run.corrected_once) {
-      finish(state, effects, "failed", `The model wrote an invalid tool call twice: ${turn.malformedToolCall}`, "invalid_tool_call", now);
+      finish(
+        state,
+        effects,
+        "failed",
+        `The model wrote an invalid tool call twice: ${turn.malformedToolCall}`,
+        "invalid_tool_call",
+        now,
+      );
       return;
     }
     run.corrected_once = true;
     state.messages.push({ role: "assistant", content: turn.content ?? "" });
-    state.messages.push({ role: "user", content: toolCallCorrectionRequest(turn.malformedToolCall, state.tools.map((t) => t.name)) });
+    state.messages.push({
+      role: "user",
+      content: toolCallCorrectionRequest(
+        turn.malformedToolCall,
+        state.tools.map((t) => t.name),
+      ),
+    });
     callLlm(run, effects, true);
     return;
   }
@@ -215,17 +275,32 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
   state.messages.push({
     role: "assistant",
     content: turn.content,
-    tool_calls: turn.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+    tool_calls: turn.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    })),
   });
   run.round = turn.toolCalls.map((c, index) => prepareCall(state, run, c, index));
   run.round_started_at = now;
   for (const call of run.round) {
-    effects.push({ type: "emit_event", event: { type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.args ?? call.raw_arguments } });
+    effects.push({
+      type: "emit_event",
+      event: {
+        type: "tool_execution_start",
+        toolCallId: call.id,
+        toolName: call.name,
+        args: call.args ?? call.raw_arguments,
+      },
+    });
   }
   for (const call of run.round) {
     if (call.state === "done" && call.outcome) emitEnd(effects, call, call.outcome, state.config);
     if (call.state === "awaiting_approval") {
-      effects.push({ type: "emit_event", event: { type: "approval_required", toolCallId: call.id, toolName: call.name, args: call.args } });
+      effects.push({
+        type: "emit_event",
+        event: { type: "approval_required", toolCallId: call.id, toolName: call.name, args: call.args },
+      });
       effects.push({ type: "set_deadline", key: approvalKey(call), at: now + state.config.approval_timeout_ms });
     }
   }
@@ -234,7 +309,12 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
 }
 
 /** Validate before dispatch (seeds 000, 004), then the before_tool_call hook and the policy. */
-function prepareCall(state: LoopState, run: Run, call: { id: string; name: string; arguments: string }, index: number): RoundCall {
+function prepareCall(
+  state: LoopState,
+  run: Run,
+  call: { id: string; name: string; arguments: string },
+  index: number,
+): RoundCall {
   const spec = state.tools.find((t) => t.name === call.name);
   const base: RoundCall = {
     id: call.id,
@@ -249,18 +329,28 @@ function prepareCall(state: LoopState, run: Run, call: { id: string; name: strin
   };
   if (!spec) return { ...base, outcome: unknownToolOutcome(call.name, state.tools) };
   const parsed = parseToolArguments(call.arguments);
-  if (!parsed.ok) return { ...base, outcome: invalidParamsOutcome(call.name, `Invalid parameters for '${call.name}': ${parsed.error}`) };
+  if (!parsed.ok)
+    return {
+      ...base,
+      outcome: invalidParamsOutcome(call.name, `Invalid parameters for '${call.name}': ${parsed.error}`),
+    };
   const valid = validateArguments(call.name, spec.parameters, parsed.value);
   if (!valid.ok) return { ...base, outcome: invalidParamsOutcome(call.name, valid.error) };
   const hook = beforeToolCall(state.config, call.name, valid.value);
-  if (hook.action === "block") return { ...base, args: valid.value, outcome: { status: "blocked", tool: call.name, reason: hook.reason } };
+  if (hook.action === "block")
+    return { ...base, args: valid.value, outcome: { status: "blocked", tool: call.name, reason: hook.reason } };
   const awaiting = policyFor(state.config, call.name, spec.policy) === "requires_approval";
-  return { ...base, args: hook.args, timeout_ms: effectiveTimeout(spec, hook.args), state: awaiting ? "awaiting_approval" : "queued" };
+  return {
+    ...base,
+    args: hook.args,
+    timeout_ms: effectiveTimeout(spec, hook.args),
+    state: awaiting ? "awaiting_approval" : "queued",
+  };
 }
 
 /** A model may ask for a longer timeout through `timeout_ms`, up to the tool's max. */
 function effectiveTimeout(spec: ToolSpec, args: Record<string, unknown>): number {
-  const asked = args["timeout_ms"];
+  const asked = args.timeout_ms;
   const wanted = typeof asked === "number" && asked > 0 ? asked : spec.timeout_ms;
   return Math.min(Math.round(wanted), spec.max_timeout_ms);
 }
@@ -276,14 +366,24 @@ function dispatchQueued(state: LoopState, effects: Effect[], now: number): void 
     inFlight += 1;
     if (call.kind === "question") {
       // The loop waits, durably, for POST /answers: no effect to perform, only the deadline.
-      const question = String(call.args["question"] ?? "");
+      const question = String(call.args.question ?? "");
       effects.push({ type: "emit_event", event: { type: "question", toolCallId: call.id, question } });
       effects.push({ type: "set_deadline", key: deadlineKey(call), at: now + state.config.question_timeout_ms });
       continue;
     }
-    const payload = { tool_call_id: call.id, request_id: call.request_id, tool: call.name, parameters: call.args, timeout_ms: call.timeout_ms };
+    const payload = {
+      tool_call_id: call.id,
+      request_id: call.request_id,
+      tool: call.name,
+      parameters: call.args,
+      timeout_ms: call.timeout_ms,
+    };
     effects.push(call.kind === "device" ? { type: "dispatch_tool", ...payload } : { type: "run_builtin", ...payload });
-    effects.push({ type: "set_deadline", key: deadlineKey(call), at: now + call.timeout_ms + state.config.tool_deadline_grace_ms });
+    effects.push({
+      type: "set_deadline",
+      key: deadlineKey(call),
+      at: now + call.timeout_ms + state.config.tool_deadline_grace_ms,
+    });
   }
   const run = state.run!;
   run.max_concurrency = Math.max(run.max_concurrency, inFlight);
@@ -297,7 +397,19 @@ function onDeadline(state: LoopState, effects: Effect[], key: string, now: numbe
     if (run.round) {
       cancelOpenCalls(effects, run);
       for (const call of run.round) {
-        if (call.state !== "done") settle(state, effects, call, { status: "error", tool: call.name, error: "stopped: the conversation's time budget ran out", error_type: "cancelled" }, false);
+        if (call.state !== "done")
+          settle(
+            state,
+            effects,
+            call,
+            {
+              status: "error",
+              tool: call.name,
+              error: "stopped: the conversation's time budget ran out",
+              error_type: "cancelled",
+            },
+            false,
+          );
       }
       run.stopping = "budget";
       completeRound(state, effects, now);
@@ -311,20 +423,32 @@ function onDeadline(state: LoopState, effects: Effect[], key: string, now: numbe
   if (call.state === "dispatched" && deadlineKey(call) === key) {
     const outcome: ToolOutcome =
       call.kind === "question"
-        ? { status: "error", tool: call.name, error: "No answer from the user before the question's deadline", error_type: "timeout" }
+        ? {
+            status: "error",
+            tool: call.name,
+            error: "No answer from the user before the question's deadline",
+            error_type: "timeout",
+          }
         : deadlineOutcome(call.name, call.timeout_ms);
     if (call.kind !== "question") effects.push({ type: "cancel_tool", request_id: call.request_id });
     settle(state, effects, call, outcome, false);
     afterSettle(state, effects, now);
   } else if (call.state === "awaiting_approval" && approvalKey(call) === key) {
-    settle(state, effects, call, { status: "blocked", tool: call.name, reason: "Nobody approved the call before its approval deadline" }, false);
+    settle(
+      state,
+      effects,
+      call,
+      { status: "blocked", tool: call.name, reason: "Nobody approved the call before its approval deadline" },
+      false,
+    );
     afterSettle(state, effects, now);
   }
 }
 
 function cancelOpenCalls(effects: Effect[], run: Run): void {
   for (const call of run.round ?? []) {
-    if (call.state === "dispatched" && call.kind !== "question") effects.push({ type: "cancel_tool", request_id: call.request_id });
+    if (call.state === "dispatched" && call.kind !== "question")
+      effects.push({ type: "cancel_tool", request_id: call.request_id });
     if (call.state !== "done") {
       effects.push({ type: "clear_deadline", key: deadlineKey(call) });
       effects.push({ type: "clear_deadline", key: approvalKey(call) });
@@ -332,7 +456,13 @@ function cancelOpenCalls(effects: Effect[], run: Run): void {
   }
 }
 
-function settle(state: LoopState, effects: Effect[], call: RoundCall, outcome: CallOutcome, clearDeadline = true): void {
+function settle(
+  state: LoopState,
+  effects: Effect[],
+  call: RoundCall,
+  outcome: CallOutcome,
+  clearDeadline = true,
+): void {
   call.state = "done";
   call.outcome = outcome;
   if (clearDeadline) effects.push({ type: "clear_deadline", key: deadlineKey(call) });
@@ -350,7 +480,16 @@ function emitEnd(effects: Effect[], call: RoundCall, outcome: CallOutcome, confi
   } catch {
     result = { status: outcome.status, tool: outcome.tool, redacted: true };
   }
-  effects.push({ type: "emit_event", event: { type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result, isError: outcome.status !== "success" } });
+  effects.push({
+    type: "emit_event",
+    event: {
+      type: "tool_execution_end",
+      toolCallId: call.id,
+      toolName: call.name,
+      result,
+      isError: outcome.status !== "success",
+    },
+  });
 }
 
 function afterSettle(state: LoopState, effects: Effect[], now: number): void {
@@ -366,7 +505,8 @@ function completeRound(state: LoopState, effects: Effect[], now: number): void {
   run.rounds += 1;
   for (const call of round) {
     const outcome = call.outcome!;
-    const text = outcome.status === "blocked" ? JSON.stringify(outcome) : toolMessageText(outcome, call.args, state.agent_id);
+    const text =
+      outcome.status === "blocked" ? JSON.stringify(outcome) : toolMessageText(outcome, call.args, state.agent_id);
     // tool_result_persist: redact before the result is stored or shown to the model again.
     const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
     state.messages.push({ role: "tool", tool_call_id: call.id, content });
@@ -401,7 +541,10 @@ function completeRound(state: LoopState, effects: Effect[], now: number): void {
 /** At a cap the model gets one last call without tools, to tell the user where things stand. */
 function stopWith(state: LoopState, effects: Effect[], run: Run, stop: StopReason): void {
   run.stopping = stop;
-  state.messages.push({ role: "user", content: `[edgeloop] The tool loop has stopped: ${stopText(stop, state.config)}. No more tools can be called. Summarise for the user what was done, what the results were, and what is left.` });
+  state.messages.push({
+    role: "user",
+    content: `[edgeloop] The tool loop has stopped: ${stopText(stop, state.config)}. No more tools can be called. Summarise for the user what was done, what the results were, and what is left.`,
+  });
   callLlm(run, effects, false);
 }
 
@@ -434,7 +577,14 @@ function withCitations(reply: string, run: Run): string {
   return used.length ? `${reply}\n\nSources: ${used.join(", ")}` : reply;
 }
 
-function finish(state: LoopState, effects: Effect[], status: FinishedReply["status"], reply: string | null, stop_reason: StopReason, now: number): void {
+function finish(
+  state: LoopState,
+  effects: Effect[],
+  status: FinishedReply["status"],
+  reply: string | null,
+  stop_reason: StopReason,
+  now: number,
+): void {
   const run = state.run!;
   state.run = null;
   if (state.config.max_wall_ms !== null) effects.push({ type: "clear_deadline", key: budgetKey(run) });
@@ -449,7 +599,15 @@ function finish(state: LoopState, effects: Effect[], status: FinishedReply["stat
     max_concurrency: run.max_concurrency,
     wall_saved_ms: run.wall_saved_ms,
   };
-  recordReply(state, effects, { message_id: run.message_id, status, reply, stop_reason, tool_calls: run.tool_calls, iterations: run.iteration, metrics });
+  recordReply(state, effects, {
+    message_id: run.message_id,
+    status,
+    reply,
+    stop_reason,
+    tool_calls: run.tool_calls,
+    iterations: run.iteration,
+    metrics,
+  });
   state.status = status;
   const next = state.queue.shift();
   if (next) startRun(state, effects, next.message_id, next.text, next.tools, next.config, now);
@@ -458,6 +616,15 @@ function finish(state: LoopState, effects: Effect[], status: FinishedReply["stat
 function recordReply(state: LoopState, effects: Effect[], reply: FinishedReply): void {
   state.replies.push(reply);
   if (state.replies.length > REPLIES_KEPT) state.replies.splice(0, state.replies.length - REPLIES_KEPT);
-  effects.push({ type: "emit_event", event: { type: "conversation_end", message_id: reply.message_id, status: reply.status, reply: reply.reply, stop_reason: reply.stop_reason } });
+  effects.push({
+    type: "emit_event",
+    event: {
+      type: "conversation_end",
+      message_id: reply.message_id,
+      status: reply.status,
+      reply: reply.reply,
+      stop_reason: reply.stop_reason,
+    },
+  });
   effects.push({ type: "reply", reply });
 }

@@ -36,7 +36,11 @@ export function redactForPersist(config: LoopConfig, text: string): string {
   return out;
 }
 
-export function policyFor(config: LoopConfig, tool: string, specPolicy: "auto" | "requires_approval" | undefined): "auto" | "requires_approval" {
+export function policyFor(
+  config: LoopConfig,
+  tool: string,
+  specPolicy: "auto" | "requires_approval" | undefined,
+): "auto" | "requires_approval" {
   return config.policies[tool] ?? config.policies["*"] ?? specPolicy ?? "auto";
 }
 

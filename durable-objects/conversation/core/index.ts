@@ -1,3 +1,3 @@
-export { advance, initialState, deadlineKey } from "./advance.js";
-export * from "./types.js";
+export { advance, deadlineKey, initialState } from "./advance.js";
 export { toolMessageText, truncateForModel } from "./tool-messages.js";
+export * from "./types.js";

@@ -4,29 +4,26 @@ import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
  * What the model reads for a tool outcome. Errors use seed 000's recovery texts so the model is
  * told what went wrong and what it can do next.
  */
-export function toolMessageText(
-  outcome: ToolOutcome,
-  args: Record<string, unknown> | null,
-  agentId: string,
-): string {
+export function toolMessageText(outcome: ToolOutcome, args: Record<string, unknown> | null, agentId: string): string {
   if (outcome.status === "success") return successText(outcome);
   const tool = outcome.tool;
   switch (outcome.error_type) {
     case "timeout": {
-      const what = typeof args?.["command"] === "string" ? ` Command: '${args["command"]}'.` : "";
+      const what = typeof args?.command === "string" ? ` Command: '${args.command}'.` : "";
       return `Error: ${outcome.error}.${what}\nTry again with a shorter timeout or explain to the user.`;
     }
     case "permission_denied":
       return `Error: Permission denied for tool '${tool}': ${outcome.error}\nThis agent is not allowed to do that. Explain to the user.`;
     case "invalid_params":
-      return outcome.error.startsWith("Invalid parameters") ? `Error: ${outcome.error}` : `Error: Invalid parameters for '${tool}': ${outcome.error}`;
+      return outcome.error.startsWith("Invalid parameters")
+        ? `Error: ${outcome.error}`
+        : `Error: Invalid parameters for '${tool}': ${outcome.error}`;
     case "not_found":
       return `Error: ${outcome.error}\nPlease choose an available tool or explain to the user.`;
     case "unavailable":
       return `Error: Device '${agentId}' is unavailable: ${outcome.error}\nThe tool did not run. Explain to the user or try again later.`;
     case "cancelled":
       return `Error: Tool '${tool}' was cancelled: ${outcome.error}`;
-    case "execution_failed":
     default: {
       const parts = [`Error: Tool '${tool}' failed: ${outcome.error}`];
       if (outcome.exit_code !== undefined) parts.push(`exit code: ${outcome.exit_code}`);
@@ -40,7 +37,9 @@ function successText(outcome: Extract<ToolOutcome, { status: "success" }>): stri
   const blocks = outcome.content ?? [];
   let text = blocks.length
     ? blocks
-        .map((b) => (b.type === "text" ? b.text : `[image ${b.mimeType}, ${Math.round((b.data.length * 3) / 4)} bytes]`))
+        .map((b) =>
+          b.type === "text" ? b.text : `[image ${b.mimeType}, ${Math.round((b.data.length * 3) / 4)} bytes]`,
+        )
         .join("\n")
     : outcome.result;
   if (outcome.exit_code !== 0) text += `\n[exit code ${outcome.exit_code}]`;

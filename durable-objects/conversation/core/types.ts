@@ -1,5 +1,11 @@
+import type {
+  ConversationEventData,
+  ConversationStatus,
+  ToolCallSummary,
+  ToolOutcome,
+  ToolSpec,
+} from "../../../protocol/index.js";
 import { DEFAULT_REDACT_PATTERNS } from "./hooks.js";
-import type { ConversationEventData, ConversationStatus, ToolCallSummary, ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */
 export type ToolCallMessagePart = {
@@ -115,7 +121,14 @@ export type RunMetrics = {
   wall_saved_ms: number;
 };
 
-export type StopReason = "answer" | "max_iterations" | "tool_errors" | "budget" | "cancel" | "llm_error" | "invalid_tool_call";
+export type StopReason =
+  | "answer"
+  | "max_iterations"
+  | "tool_errors"
+  | "budget"
+  | "cancel"
+  | "llm_error"
+  | "invalid_tool_call";
 
 export type FinishedReply = {
   message_id: string;

@@ -1,21 +1,21 @@
 /** The LLM edge of the conversation loop: runs in workerd and Node alike (no platform imports). */
 export { callLlm, LLM_DEFAULTS } from "./llm-client.js";
-export { StreamAssembler, assembleChunks, fromCompletion, generatedCallId } from "./stream-assembler.js";
-export type { CompletionConversion } from "./stream-assembler.js";
-export { extractTextToolCalls, withTextToolCalls } from "./text-tool-calls.js";
-export type { TextToolCall, TextToolCallExtraction } from "./text-tool-calls.js";
-export {
-  TEXT_PROTOCOL_RESULT_PREFIX,
-  isTextProtocolToolResult,
-  textProtocolSystemSection,
-  textProtocolToolsFrom,
-  toTextProtocolMessages,
-  toolCallCorrectionRequest,
-} from "./text-protocol-prompts.js";
-export type { TextProtocolTool } from "./text-protocol-prompts.js";
-export { capRetryAfter, retryAfterMillis } from "./retry-after-cap.js";
 export { memoByIdentity } from "./memo-by-identity.js";
 export { chatRequestJson, frozenJson } from "./request-json.js";
+export { capRetryAfter, retryAfterMillis } from "./retry-after-cap.js";
+export type { CompletionConversion } from "./stream-assembler.js";
+export { assembleChunks, fromCompletion, generatedCallId, StreamAssembler } from "./stream-assembler.js";
+export type { TextProtocolTool } from "./text-protocol-prompts.js";
+export {
+  isTextProtocolToolResult,
+  TEXT_PROTOCOL_RESULT_PREFIX,
+  textProtocolSystemSection,
+  textProtocolToolsFrom,
+  toolCallCorrectionRequest,
+  toTextProtocolMessages,
+} from "./text-protocol-prompts.js";
+export type { TextToolCall, TextToolCallExtraction } from "./text-tool-calls.js";
+export { extractTextToolCalls, withTextToolCalls } from "./text-tool-calls.js";
 export type {
   ChatMessage,
   ChatTool,

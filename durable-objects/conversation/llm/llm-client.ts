@@ -1,10 +1,14 @@
 import OpenAI from "openai";
 import type { Stream } from "openai/core/streaming";
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+} from "openai/resources/chat/completions/completions";
 import { toLlmError } from "./llm-errors.js";
 import { chatRequestJson } from "./request-json.js";
 import { capRetryAfter } from "./retry-after-cap.js";
-import { StreamAssembler, fromCompletion } from "./stream-assembler.js";
+import { fromCompletion, StreamAssembler } from "./stream-assembler.js";
 import { textProtocolToolsFrom, toTextProtocolMessages } from "./text-protocol-prompts.js";
 import { withTextToolCalls } from "./text-tool-calls.js";
 import type { LlmCallOptions, LlmConfig, LlmError, LlmRequest, LlmResult, LlmTurn } from "./types.js";
@@ -55,7 +59,10 @@ export async function callLlm(config: LlmConfig, request: LlmRequest, opts: LlmC
   try {
     client = openAiClient(config, timeoutMs, maxRetryAfterMs, opts.fetch);
   } catch (e) {
-    return { ok: false, error: { kind: "invalid_response", message: `bad LLM configuration: ${(e as Error).message}` } };
+    return {
+      ok: false,
+      error: { kind: "invalid_response", message: `bad LLM configuration: ${(e as Error).message}` },
+    };
   }
 
   const onDelta = (text: string) => {
@@ -69,7 +76,15 @@ export async function callLlm(config: LlmConfig, request: LlmRequest, opts: LlmC
 
   const outcome =
     (config.stream ?? LLM_DEFAULTS.stream)
-      ? await streamTurn(client, body, config.streamUsage ?? LLM_DEFAULTS.streamUsage, timeoutMs, idSeed, onDelta, opts.signal)
+      ? await streamTurn(
+          client,
+          body,
+          config.streamUsage ?? LLM_DEFAULTS.streamUsage,
+          timeoutMs,
+          idSeed,
+          onDelta,
+          opts.signal,
+        )
       : await completeTurn(client, body, idSeed, onDelta, opts.signal);
   if (!outcome.ok) {
     const error = "thrown" in outcome.error ? toLlmError(outcome.error.thrown, maxRetryAfterMs) : outcome.error;
@@ -85,7 +100,12 @@ export async function callLlm(config: LlmConfig, request: LlmRequest, opts: LlmC
 const clients = new Map<string, OpenAI>();
 const MAX_CACHED_CLIENTS = 16;
 
-function openAiClient(config: LlmConfig, timeoutMs: number, maxRetryAfterMs: number, customFetch: typeof fetch | undefined): OpenAI {
+function openAiClient(
+  config: LlmConfig,
+  timeoutMs: number,
+  maxRetryAfterMs: number,
+  customFetch: typeof fetch | undefined,
+): OpenAI {
   const maxRetries = config.maxRetries ?? LLM_DEFAULTS.maxRetries;
   const make = () =>
     new OpenAI({
@@ -136,7 +156,11 @@ async function streamTurn(
   const assembler = new StreamAssembler(idSeed);
   try {
     const stream = await client.post<Stream<ChatCompletionChunk>>("/chat/completions", {
-      body: chatRequestJson({ ...body, stream: true, ...(streamUsage ? { stream_options: { include_usage: true } } : {}) }),
+      body: chatRequestJson({
+        ...body,
+        stream: true,
+        ...(streamUsage ? { stream_options: { include_usage: true } } : {}),
+      }),
       headers: JSON_BODY,
       stream: true,
       signal: controller.signal,
@@ -159,7 +183,10 @@ async function streamTurn(
   if (!assembler.sawChoice) {
     return {
       ok: false,
-      error: { kind: "invalid_response", message: `stream ended without a response (${assembler.chunkCount} chunks, no choices)` },
+      error: {
+        kind: "invalid_response",
+        message: `stream ended without a response (${assembler.chunkCount} chunks, no choices)`,
+      },
     };
   }
   return { ok: true, turn: assembler.finish() };
@@ -174,7 +201,11 @@ async function completeTurn(
 ): Promise<TurnOutcome> {
   let completion: unknown;
   try {
-    completion = await client.post<ChatCompletion>("/chat/completions", { body: chatRequestJson({ ...body, stream: false }), headers: JSON_BODY, ...(signal ? { signal } : {}) });
+    completion = await client.post<ChatCompletion>("/chat/completions", {
+      body: chatRequestJson({ ...body, stream: false }),
+      headers: JSON_BODY,
+      ...(signal ? { signal } : {}),
+    });
   } catch (e) {
     return { ok: false, error: { thrown: e } };
   }

@@ -14,7 +14,11 @@ import { memoByIdentity } from "./memo-by-identity.js";
 export const frozenJson = memoByIdentity((value: object) => JSON.stringify(value));
 
 /** Parses to what `JSON.stringify(body)` does (key order aside). */
-export function chatRequestJson(body: { messages: readonly object[]; tools?: readonly object[]; [key: string]: unknown }): string {
+export function chatRequestJson(body: {
+  messages: readonly object[];
+  tools?: readonly object[];
+  [key: string]: unknown;
+}): string {
   const { messages, tools, ...rest } = body;
   let json = `{"messages":[${messages.map(frozenJson).join(",")}]`;
   if (tools !== undefined) json += `,"tools":${frozenJson(tools)}`;

@@ -58,13 +58,7 @@ export class StreamAssembler {
   }
 
   finish(): LlmTurn {
-    return buildTurn(
-      this.content,
-      this.slots,
-      this.finishReason,
-      this.usage,
-      this.idSeed,
-    );
+    return buildTurn(this.content, this.slots, this.finishReason, this.usage, this.idSeed);
   }
 
   /** Some servers put a whole `message` in a stream chunk; take it only if nothing came yet. */

@@ -24,7 +24,7 @@ export function textProtocolSystemSection(tools: readonly TextProtocolTool[]): s
     "## Tools",
     "You can run tools on the user's device. To call a tool, reply with only one JSON object and nothing else:",
     '{"tool": "<tool name>", "args": {<arguments as the tool\'s parameters describe>}}',
-    "To call several tools at once, write each call as <tool_call>{\"tool\": …, \"args\": {…}}</tool_call>.",
+    'To call several tools at once, write each call as <tool_call>{"tool": …, "args": {…}}</tool_call>.',
     `The result comes back in a message starting with "${TEXT_PROTOCOL_RESULT_PREFIX}<tool name>".`,
     "When you have what you need, answer the user in plain text, without any tool-call JSON.",
     "",
@@ -61,7 +61,10 @@ export function textProtocolToolsFrom(tools: readonly ChatTool[]): TextProtocolT
  * assistant tool calls become the JSON the model would have written, and each run of tool
  * results becomes one user message (templates of such models often require alternation).
  */
-export function toTextProtocolMessages(messages: readonly ChatMessage[], tools: readonly TextProtocolTool[]): ChatMessage[] {
+export function toTextProtocolMessages(
+  messages: readonly ChatMessage[],
+  tools: readonly TextProtocolTool[],
+): ChatMessage[] {
   const section = textProtocolSystemSection(tools);
   const out: ChatMessage[] = [];
   const toolNamesById = new Map<string, string>();
@@ -75,7 +78,9 @@ export function toTextProtocolMessages(messages: readonly ChatMessage[], tools: 
   for (const message of messages) {
     if (message.role === "tool") {
       const name = toolNamesById.get(message.tool_call_id) ?? "tool";
-      pendingResults.push(`${TEXT_PROTOCOL_RESULT_PREFIX}${name} (${message.tool_call_id}):\n${textOf(message.content)}`);
+      pendingResults.push(
+        `${TEXT_PROTOCOL_RESULT_PREFIX}${name} (${message.tool_call_id}):\n${textOf(message.content)}`,
+      );
       continue;
     }
     flushResults();

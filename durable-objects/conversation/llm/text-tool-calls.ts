@@ -16,7 +16,11 @@
 import { generatedCallId } from "./stream-assembler.js";
 import type { LlmTurn } from "./types.js";
 
-export { textProtocolSystemSection, toolCallCorrectionRequest, isTextProtocolToolResult } from "./text-protocol-prompts.js";
+export {
+  isTextProtocolToolResult,
+  textProtocolSystemSection,
+  toolCallCorrectionRequest,
+} from "./text-protocol-prompts.js";
 
 export type TextToolCall = { name: string; arguments: string };
 
@@ -32,10 +36,22 @@ type JsonObject = Record<string, unknown>;
 type Range = { start: number; end: number };
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const CALL_KEYS = new Set(["tool", "name", "tool_name", "args", "arguments", "parameters", "input", "type", "id", "function"]);
+const CALL_KEYS = new Set([
+  "tool",
+  "name",
+  "tool_name",
+  "args",
+  "arguments",
+  "parameters",
+  "input",
+  "type",
+  "id",
+  "function",
+]);
 const ARG_KEYS = ["args", "arguments", "parameters", "input"] as const;
 /** Start of something that is plainly meant as a call, even if what follows is broken. */
-const CALL_ATTEMPT = /^\{\s*["']?(?:tool|name|tool_name|function)["']?\s*:\s*\{?\s*(?:["']?name["']?\s*:\s*)?["']([A-Za-z0-9_-]{1,64})["']/;
+const CALL_ATTEMPT =
+  /^\{\s*["']?(?:tool|name|tool_name|function)["']?\s*:\s*\{?\s*(?:["']?name["']?\s*:\s*)?["']([A-Za-z0-9_-]{1,64})["']/;
 const TAGGED = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
 const FENCED = /```[ \t]*(?:json|tool_call|tool|javascript)?[ \t]*\r?\n?([\s\S]*?)```/gi;
 const MISTRAL_MARKER = /\[TOOL_CALLS\]\s*/g;
@@ -45,7 +61,10 @@ const MAX_BARE_CANDIDATES = 200;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function extractTextToolCalls(content: string | null | undefined, knownToolNames: readonly string[]): TextToolCallExtraction {
+export function extractTextToolCalls(
+  content: string | null | undefined,
+  knownToolNames: readonly string[],
+): TextToolCallExtraction {
   const source = content ?? "";
   const known = new Set(knownToolNames);
   const tagged = extractTagged(source, known);
@@ -71,7 +90,8 @@ function extractTagged(source: string, known: ReadonlySet<string>): PartialExtra
       continue;
     }
     const calls = toCalls(parsed.value, { known, explicit: true });
-    if (calls === null) result.malformed ??= "<tool_call> block is not a tool call (expected {\"name\": …, \"arguments\": {…}})";
+    if (calls === null)
+      result.malformed ??= '<tool_call> block is not a tool call (expected {"name": …, "arguments": {…}})';
     else result.calls.push(...calls);
   }
   return result;
@@ -231,7 +251,12 @@ function matchingClose(text: string, start: number): number {
   return -1;
 }
 
-function finish(source: string, calls: TextToolCall[], malformed: string | null, removed: Range[]): TextToolCallExtraction {
+function finish(
+  source: string,
+  calls: TextToolCall[],
+  malformed: string | null,
+  removed: Range[],
+): TextToolCallExtraction {
   const sorted = [...removed].sort((a, b) => a.start - b.start);
   let text = "";
   let cursor = 0;

@@ -1,6 +1,6 @@
 // @ts-check
 // Brave Search web API client shared by websearch and codesearch.
-import { permissionError, failedError } from "./exit.mjs";
+import { failedError, permissionError } from "./exit.mjs";
 import { fetchCapped } from "./http-fetch.mjs";
 
 const DEFAULT_BASE_URL = "https://api.search.brave.com";
@@ -33,7 +33,9 @@ export async function braveSearch(query, count, tool) {
     headers: { Accept: "application/json", "X-Subscription-Token": key },
   });
   if (page.status !== 200) {
-    throw failedError(`Brave Search API answered HTTP ${page.status} ${page.statusText}: ${page.body.toString("utf8").slice(0, 200)}`);
+    throw failedError(
+      `Brave Search API answered HTTP ${page.status} ${page.statusText}: ${page.body.toString("utf8").slice(0, 200)}`,
+    );
   }
   let data;
   try {

@@ -1,7 +1,8 @@
 // @ts-check
 // Locates and launches the system chromium for the browser tool.
+
+import { failedError, notFoundError } from "./exit.mjs";
 import { which } from "./which.mjs";
-import { notFoundError, failedError } from "./exit.mjs";
 
 const CANDIDATES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
 
@@ -27,7 +28,9 @@ export function chromiumPath() {
     const found = which(name);
     if (found) return found;
   }
-  throw notFoundError("chromium is not installed (looked for chromium, chromium-browser, google-chrome on PATH; or set EDGELOOP_CHROMIUM)");
+  throw notFoundError(
+    "chromium is not installed (looked for chromium, chromium-browser, google-chrome on PATH; or set EDGELOOP_CHROMIUM)",
+  );
 }
 
 export async function launchChromium() {
@@ -37,6 +40,8 @@ export async function launchChromium() {
   try {
     return await chromium.launch({ executablePath, headless: true, args: LAUNCH_ARGS });
   } catch (err) {
-    throw failedError(`could not start chromium (${executablePath}): ${err instanceof Error ? err.message.split("\n")[0] : err}`);
+    throw failedError(
+      `could not start chromium (${executablePath}): ${err instanceof Error ? err.message.split("\n")[0] : err}`,
+    );
   }
 }

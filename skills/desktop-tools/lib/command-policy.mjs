@@ -5,7 +5,10 @@
 
 /** @type {{ pattern: RegExp, why: string }[]} */
 const DENIED = [
-  { pattern: /\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]*\s+)*(\/|\/\*|~\/?|\$HOME\/?)(\s|;|&|\||$)/, why: "recursive delete of / or the home folder" },
+  {
+    pattern: /\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]*\s+)*(\/|\/\*|~\/?|\$HOME\/?)(\s|;|&|\||$)/,
+    why: "recursive delete of / or the home folder",
+  },
   { pattern: /\bmkfs(\.\w+)?\b/, why: "formatting a filesystem" },
   { pattern: /\bdd\b[^;&|]*\bof=\/dev\/(sd|hd|nvme|mmcblk|vd)/, why: "writing raw to a disk device" },
   { pattern: />\s*\/dev\/(sd|hd|nvme|mmcblk|vd)[a-z0-9]*/, why: "writing raw to a disk device" },

@@ -34,17 +34,17 @@ export const failedError = (message) => new ToolError(EX_FAILED, message);
 export async function runTool(main) {
   try {
     const text = await main();
-    if (typeof text === "string") await writeStdout(text.endsWith("\n") || text === "" ? text : text + "\n");
+    if (typeof text === "string") await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
     process.exitCode = EX_OK;
   } catch (err) {
     if (err instanceof ToolError) {
       // An empty message means the failing program already wrote its own stderr (bash).
-      if (err.message) process.stderr.write(oneLine(err.message) + "\n");
+      if (err.message) process.stderr.write(`${oneLine(err.message)}\n`);
       process.exitCode = err.code;
     } else {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(oneLine(message) + "\n");
-      if (process.env.EDGELOOP_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + "\n");
+      process.stderr.write(`${oneLine(message)}\n`);
+      if (process.env.EDGELOOP_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
       process.exitCode = EX_FAILED;
     }
   }

@@ -1,7 +1,7 @@
 // @ts-check
 // File reads shared by the file tools, with errors already mapped to exit codes.
-import { openSync, readSync, closeSync, statSync } from "node:fs";
-import { notFoundError, usageError, failedError } from "./exit.mjs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { failedError, notFoundError, usageError } from "./exit.mjs";
 
 /** How much of a file to sniff for NUL bytes when deciding whether it is binary (as git does). */
 const SNIFF_BYTES = 8192;
@@ -45,7 +45,8 @@ export function looksBinary(real) {
 export function mapFsError(err, display) {
   const code = /** @type {{ code?: string }} */ (err)?.code;
   if (code === "ENOENT" || code === "ENOTDIR") return notFoundError(`file not found: ${display}`);
-  if (code === "EACCES" || code === "EPERM") return failedError(`cannot access ${display}: permission denied by the operating system`);
+  if (code === "EACCES" || code === "EPERM")
+    return failedError(`cannot access ${display}: permission denied by the operating system`);
   if (code === "EISDIR") return usageError(`"${display}" is a directory, not a file`);
   return failedError(`${display}: ${err instanceof Error ? err.message : String(err)}`);
 }

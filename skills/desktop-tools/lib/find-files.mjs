@@ -4,8 +4,8 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { glob } from "tinyglobby";
-import { isInside, displayPath } from "./workspace.mjs";
 import { permissionError, usageError } from "./exit.mjs";
+import { displayPath, isInside } from "./workspace.mjs";
 
 /**
  * Refuse patterns that climb out of the search folder or start elsewhere.
@@ -14,7 +14,9 @@ import { permissionError, usageError } from "./exit.mjs";
 export function checkPattern(pattern) {
   if (pattern.trim() === "") throw usageError("pattern must not be empty");
   if (path.isAbsolute(pattern) || pattern.split(/[\\/]/).includes("..")) {
-    throw permissionError(`pattern "${pattern}" reaches outside the search folder; use a relative pattern and the path parameter`);
+    throw permissionError(
+      `pattern "${pattern}" reaches outside the search folder; use a relative pattern and the path parameter`,
+    );
   }
   return pattern;
 }

@@ -1,9 +1,10 @@
 // @ts-check
 // Runs git in the workspace for the git_* tools, with output made stable for an LLM to read
 // (no pager, no colour, no prompts) and git's common failures mapped to exit codes.
+
+import { failedError, notFoundError, usageError } from "./exit.mjs";
 import { runCommand } from "./run-command.mjs";
 import { workspaceRoot } from "./workspace.mjs";
-import { failedError, notFoundError, usageError } from "./exit.mjs";
 
 /**
  * @param {string[]} args after `git`
@@ -11,7 +12,10 @@ import { failedError, notFoundError, usageError } from "./exit.mjs";
  */
 export async function git(args) {
   const env = { ...process.env, GIT_PAGER: "cat", PAGER: "cat", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
-  return runCommand("git", ["-c", "color.ui=false", "-c", "core.quotepath=false", ...args], { cwd: workspaceRoot(), env });
+  return runCommand("git", ["-c", "color.ui=false", "-c", "core.quotepath=false", ...args], {
+    cwd: workspaceRoot(),
+    env,
+  });
 }
 
 /**
@@ -26,7 +30,8 @@ export async function gitOrFail(args) {
 
 /** @param {import("./run-command.mjs").CommandResult} result */
 export function gitError(result) {
-  const message = (result.stderr.trim() || result.stdout.trim() || `git exited with ${result.code}`).split("\n")[0] ?? "";
+  const message =
+    (result.stderr.trim() || result.stdout.trim() || `git exited with ${result.code}`).split("\n")[0] ?? "";
   if (/not a git repository/i.test(message)) return notFoundError("the workspace is not a git repository");
   if (/unknown revision|bad revision|bad object|ambiguous argument/i.test(message)) return notFoundError(message);
   return failedError(message);
@@ -37,6 +42,7 @@ export function gitError(result) {
  * @param {string} name @param {string} value
  */
 export function checkRevision(name, value) {
-  if (value.startsWith("-") || /\s/.test(value) || value === "") throw usageError(`parameter "${name}" is not a valid revision: ${JSON.stringify(value)}`);
+  if (value.startsWith("-") || /\s/.test(value) || value === "")
+    throw usageError(`parameter "${name}" is not a valid revision: ${JSON.stringify(value)}`);
   return value;
 }

@@ -19,5 +19,7 @@ export function htmlToText(html, pageUrl) {
       ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
       { selector: "a", options: { baseUrl, ignoreHref: false, hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
     ],
-  }).replace(/\n{3,}/g, "\n\n").trim();
+  })
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }

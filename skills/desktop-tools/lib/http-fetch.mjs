@@ -22,10 +22,16 @@ export async function fetchCapped(url, options) {
   for (let hop = 0; ; hop++) {
     let response;
     try {
-      response = await fetch(current, { headers: { "User-Agent": "edgeloop-skill/1.0", ...options.headers }, redirect: "manual", signal });
+      response = await fetch(current, {
+        headers: { "User-Agent": "edgeloop-skill/1.0", ...options.headers },
+        redirect: "manual",
+        signal,
+      });
     } catch (err) {
       const cause = /** @type {{ cause?: { message?: string } }} */ (err)?.cause?.message;
-      throw failedError(`request to ${current.href} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`);
+      throw failedError(
+        `request to ${current.href} failed: ${cause ?? (err instanceof Error ? err.message : String(err))}`,
+      );
     }
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {

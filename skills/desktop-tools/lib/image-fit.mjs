@@ -2,8 +2,8 @@
 // Makes an image fit the limits of seed 001 §7.2 (max width, height and bytes) before it is sent
 // to an LLM: scale down first, then re-encode, lowering JPEG/WebP quality until it fits.
 import sharp from "sharp";
-import { envInt } from "./text-cap.mjs";
 import { failedError, usageError } from "./exit.mjs";
+import { envInt } from "./text-cap.mjs";
 
 const PASS_THROUGH_FORMATS = new Set(["png", "jpeg", "webp", "gif"]);
 const QUALITIES = [85, 70, 55, 40, 25];
@@ -45,7 +45,14 @@ export async function fitImage(input, limits) {
   const original = { originalWidth: width, originalHeight: height, originalFormat: format };
 
   const unrotated = (meta.orientation ?? 1) === 1;
-  if (PASS_THROUGH_FORMATS.has(format) && unrotated && (meta.pages ?? 1) === 1 && width <= limits.maxWidth && height <= limits.maxHeight && input.length <= limits.maxBytes) {
+  if (
+    PASS_THROUGH_FORMATS.has(format) &&
+    unrotated &&
+    (meta.pages ?? 1) === 1 &&
+    width <= limits.maxWidth &&
+    height <= limits.maxHeight &&
+    input.length <= limits.maxBytes
+  ) {
     return { data: input, mimeType: `image/${format}`, width, height, ...original, resized: false };
   }
 
@@ -57,9 +64,16 @@ export async function fitImage(input, limits) {
     const resized = () =>
       sharp(input)
         .rotate()
-        .resize({ width: Math.max(1, Math.floor(boxWidth)), height: Math.max(1, Math.floor(boxHeight)), fit: "inside", withoutEnlargement: true });
+        .resize({
+          width: Math.max(1, Math.floor(boxWidth)),
+          height: Math.max(1, Math.floor(boxHeight)),
+          fit: "inside",
+          withoutEnlargement: true,
+        });
     if (tryPngFirst) {
-      const png = await resized().png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer({ resolveWithObject: true });
+      const png = await resized()
+        .png({ compressionLevel: 9, adaptiveFiltering: true })
+        .toBuffer({ resolveWithObject: true });
       if (png.data.length <= limits.maxBytes) return done(png, "image/png");
     }
     for (const quality of QUALITIES) {

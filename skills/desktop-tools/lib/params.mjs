@@ -50,7 +50,8 @@ function parseJsonObject(text) {
   } catch (err) {
     throw usageError(`parameters on stdin are not valid JSON: ${err instanceof Error ? err.message : err}`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw usageError("parameters on stdin must be a JSON object");
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw usageError("parameters on stdin must be a JSON object");
   return value;
 }
 
@@ -107,13 +108,21 @@ function fromArgText(name, text, type) {
  */
 function checkType(name, value, s) {
   const ok =
-    s.type === "string" ? typeof value === "string"
-    : s.type === "integer" ? Number.isInteger(value)
-    : s.type === "number" ? typeof value === "number" && Number.isFinite(value)
-    : s.type === "boolean" ? typeof value === "boolean"
-    : s.type === "array" ? Array.isArray(value)
-    : value !== null && typeof value === "object" && !Array.isArray(value);
-  if (!ok) throw usageError(`parameter "${name}" must be ${s.type === "integer" || s.type === "array" || s.type === "object" ? "an" : "a"} ${s.type}`);
+    s.type === "string"
+      ? typeof value === "string"
+      : s.type === "integer"
+        ? Number.isInteger(value)
+        : s.type === "number"
+          ? typeof value === "number" && Number.isFinite(value)
+          : s.type === "boolean"
+            ? typeof value === "boolean"
+            : s.type === "array"
+              ? Array.isArray(value)
+              : value !== null && typeof value === "object" && !Array.isArray(value);
+  if (!ok)
+    throw usageError(
+      `parameter "${name}" must be ${s.type === "integer" || s.type === "array" || s.type === "object" ? "an" : "a"} ${s.type}`,
+    );
   if (typeof value === "number") {
     if (s.minimum !== undefined && value < s.minimum) throw usageError(`parameter "${name}" must be >= ${s.minimum}`);
     if (s.maximum !== undefined && value > s.maximum) throw usageError(`parameter "${name}" must be <= ${s.maximum}`);

@@ -10,7 +10,10 @@ export function capBytes(text, maxBytes) {
   const buf = Buffer.from(text, "utf8");
   if (buf.length <= maxBytes) return { text, truncated: false };
   // Decoding a cut buffer may leave a replacement char at the end; drop it.
-  const cut = buf.subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
+  const cut = buf
+    .subarray(0, maxBytes)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   return { text: cut, truncated: true };
 }
 

@@ -7,7 +7,13 @@ import { permissionError, usageError } from "./exit.mjs";
 export function allowedDomains() {
   const entries = (process.env.EDGELOOP_WEBFETCH_ALLOW ?? "")
     .split(",")
-    .map((d) => d.trim().toLowerCase().replace(/^\*?\./, "").replace(/\.$/, ""))
+    .map((d) =>
+      d
+        .trim()
+        .toLowerCase()
+        .replace(/^\*?\./, "")
+        .replace(/\.$/, ""),
+    )
     .filter(Boolean);
   return entries.includes("*") ? "any" : entries;
 }
@@ -15,7 +21,10 @@ export function allowedDomains() {
 /** @param {string} host @param {string[] | "any"} allowed */
 export function hostAllowed(host, allowed) {
   if (allowed === "any") return true;
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   return allowed.some((d) => h === d || h.endsWith(`.${d}`));
 }
 
@@ -30,11 +39,15 @@ export function checkUrl(raw, tool) {
   } catch {
     throw usageError(`not a valid URL: ${raw}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw usageError(`only http and https URLs are supported, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw usageError(`only http and https URLs are supported, not ${url.protocol}`);
   const allowed = allowedDomains();
   if (allowed !== "any" && allowed.length === 0) {
-    throw permissionError(`${tool} is not configured: set EDGELOOP_WEBFETCH_ALLOW to the domains it may fetch (or "*")`);
+    throw permissionError(
+      `${tool} is not configured: set EDGELOOP_WEBFETCH_ALLOW to the domains it may fetch (or "*")`,
+    );
   }
-  if (!hostAllowed(url.hostname, allowed)) throw permissionError(`host ${url.hostname} is not in the allowed domains (EDGELOOP_WEBFETCH_ALLOW)`);
+  if (!hostAllowed(url.hostname, allowed))
+    throw permissionError(`host ${url.hostname} is not in the allowed domains (EDGELOOP_WEBFETCH_ALLOW)`);
   return url;
 }

@@ -1,9 +1,10 @@
 // @ts-check
 // GPIO access for gpio_read / gpio_write through whichever Raspberry Pi command is installed:
 // `pinctrl` (Raspberry Pi OS Bookworm and later) or the older `raspi-gpio`. Not a tool binary.
-import { which } from "../../desktop-tools/lib/which.mjs";
+
+import { failedError, notFoundError } from "../../desktop-tools/lib/exit.mjs";
 import { runCommand } from "../../desktop-tools/lib/run-command.mjs";
-import { notFoundError, failedError } from "../../desktop-tools/lib/exit.mjs";
+import { which } from "../../desktop-tools/lib/which.mjs";
 
 /** The 28 GPIOs on the Raspberry Pi 40-pin header, in BCM numbering. */
 export const PIN_SPEC = { type: /** @type {const} */ ("integer"), required: true, minimum: 0, maximum: 27 };
@@ -14,7 +15,9 @@ function gpioCommand() {
   if (pinctrl) return { kind: "pinctrl", path: pinctrl };
   const raspiGpio = which("raspi-gpio");
   if (raspiGpio) return { kind: "raspi-gpio", path: raspiGpio };
-  throw notFoundError("no GPIO command found: neither pinctrl nor raspi-gpio is on PATH (install raspi-utils on Raspberry Pi OS)");
+  throw notFoundError(
+    "no GPIO command found: neither pinctrl nor raspi-gpio is on PATH (install raspi-utils on Raspberry Pi OS)",
+  );
 }
 
 /**
@@ -24,7 +27,11 @@ function gpioCommand() {
 export async function readPin(pin) {
   const cmd = gpioCommand();
   const out = await run(cmd.path, ["get", String(pin)]);
-  const line = out.trim().split("\n").find((l) => l.trim() !== "") ?? "";
+  const line =
+    out
+      .trim()
+      .split("\n")
+      .find((l) => l.trim() !== "") ?? "";
   // pinctrl: "17: ip    pd | lo // GPIO17 = input"; raspi-gpio: "GPIO 17: level=1 fsel=0 func=INPUT"
   const match = cmd.kind === "pinctrl" ? /\|\s*(hi|lo)\b/.exec(line) : /level=([01])/.exec(line);
   if (!match) throw failedError(`could not read the level of GPIO ${pin} from ${cmd.kind} output: ${line}`);

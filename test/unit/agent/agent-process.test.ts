@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +10,10 @@ const procs: Proc[] = [];
 let hub: FakeHub | undefined;
 
 function spawnAgent(args: string[]): Proc {
-  const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [AGENT_BIN, ...args], {
+    env: { PATH: process.env.PATH },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const stdout: string[] = [];
   let partial = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -36,7 +39,22 @@ afterEach(async () => {
 });
 
 function agentArgs(hubUrl: string, ws: string, skills = `${BASIC},${OTHER}`): string[] {
-  return ["--url", hubUrl, "--agent-id", "pi-proc", "--token", "device-secret", "--skills", skills, "--workspace", ws, "--reconnect-min-ms", "50", "--reconnect-max-ms", "500"];
+  return [
+    "--url",
+    hubUrl,
+    "--agent-id",
+    "pi-proc",
+    "--token",
+    "device-secret",
+    "--skills",
+    skills,
+    "--workspace",
+    ws,
+    "--reconnect-min-ms",
+    "50",
+    "--reconnect-max-ms",
+    "500",
+  ];
 }
 
 describe("the edgeloop-agent process", { timeout: 60_000 }, () => {
@@ -55,9 +73,17 @@ describe("the edgeloop-agent process", { timeout: 60_000 }, () => {
     const second = await hub.connection(2);
     const hello = await waitFor(() => second.frames.find((f) => f.type === "hello"), "hello after restart", 30_000);
     expect(hello.held).toContain("r-restart");
-    await waitFor(() => second.frames.find((f) => f.type === "result" && f.request_id === "r-restart"), "re-sent unacked result", 30_000);
+    await waitFor(
+      () => second.frames.find((f) => f.type === "result" && f.request_id === "r-restart"),
+      "re-sent unacked result",
+      30_000,
+    );
     hub.send(cmd, second);
-    await waitFor(() => second.frames.filter((f) => f.type === "result" && f.request_id === "r-restart").length === 2, "stored result for the repeat", 30_000);
+    await waitFor(
+      () => second.frames.filter((f) => f.type === "result" && f.request_id === "r-restart").length === 2,
+      "stored result for the repeat",
+      30_000,
+    );
     expect(readLines(join(ws, "runs.log"))).toEqual(["r-restart"]);
     const bodies = new Set(hub.results("r-restart").map((r) => JSON.stringify(r)));
     expect(bodies.size).toBe(1);
@@ -72,14 +98,36 @@ describe("the edgeloop-agent process", { timeout: 60_000 }, () => {
     hub.send(toolCommand("r-term", "block", { id: "t" }));
     await waitFor(() => readLines(join(ws, "events.log")).includes("start t"), "the tool to start", 30_000);
     agent.child.kill("SIGTERM");
-    await waitFor(() => agent.stdout.some((l) => l.includes('"signal received"')), "the agent to see the signal", 30_000);
+    await waitFor(
+      () => agent.stdout.some((l) => l.includes('"signal received"')),
+      "the agent to see the signal",
+      30_000,
+    );
     writeFileSync(join(ws, "release-t"), "");
     expect(await agent.exited).toBe(0);
     expect(await closed).toBe(1000);
     expect(hub.results("r-term")).toMatchObject([{ status: "success", result: "released t\n" }]);
     const line = agent.stdout.map((l) => JSON.parse(l)).find((l) => l.msg === "command");
-    expect(line).toMatchObject({ level: "info", msg: "command", agent_id: "pi-proc", request_id: "r-term", tool: "block", status: "success", error_type: null });
-    expect(Object.keys(line)).toEqual(["ts", "level", "msg", "agent_id", "request_id", "tool", "status", "error_type", "elapsed_ms"]);
+    expect(line).toMatchObject({
+      level: "info",
+      msg: "command",
+      agent_id: "pi-proc",
+      request_id: "r-term",
+      tool: "block",
+      status: "success",
+      error_type: null,
+    });
+    expect(Object.keys(line)).toEqual([
+      "ts",
+      "level",
+      "msg",
+      "agent_id",
+      "request_id",
+      "tool",
+      "status",
+      "error_type",
+      "elapsed_ms",
+    ]);
   });
 
   it("doctor: exit 0 when skills load and the server accepts the token", async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, type AgentConfig } from "../../../device-agent/src/config.js";
+import { type AgentConfig, loadConfig } from "../../../device-agent/src/config.js";
 import { AGENT_BIN, REPO, tempDir } from "./helpers.js";
 
 function config(argv: string[], env: NodeJS.ProcessEnv = {}, cwd = "/srv"): AgentConfig {
@@ -39,7 +39,12 @@ describe("config", () => {
   });
 
   it("takes skills as a repeated flag and as comma lists", () => {
-    expect(config([...REQUIRED, "--skills", "b,c", "--skills=/abs/d"]).skills).toEqual(["/srv/skills/a", "/srv/b", "/srv/c", "/abs/d"]);
+    expect(config([...REQUIRED, "--skills", "b,c", "--skills=/abs/d"]).skills).toEqual([
+      "/srv/skills/a",
+      "/srv/b",
+      "/srv/c",
+      "/abs/d",
+    ]);
   });
 
   it("precedence: flags > env > file > defaults; file paths are relative to the file", () => {
@@ -68,7 +73,10 @@ EDGELOOP_BRAVE_API_KEY = "brave"
 bash_deny = ["\\\\bcurl\\\\b"]
 `,
     );
-    const c = config(["--config", file, "--max-concurrent", "7"], { EDGELOOP_AGENT_ID: "from-env", EDGELOOP_MAX_CONCURRENT: "3" });
+    const c = config(["--config", file, "--max-concurrent", "7"], {
+      EDGELOOP_AGENT_ID: "from-env",
+      EDGELOOP_MAX_CONCURRENT: "3",
+    });
     expect(c).toMatchObject({
       agentId: "from-env", // env beats file
       url: "https://file.example",
@@ -98,17 +106,32 @@ bash_deny = ["\\\\bcurl\\\\b"]
       EDGELOOP_STATE_DIR: "/var/lib/edgeloop",
       EDGELOOP_LOG_LEVEL: "debug",
     });
-    expect(c).toMatchObject({ skills: ["/s/a", "/s/b"], workspace: "/data/ws", capabilities: ["file_read", "network"], outputCapBytes: 4096, stateDir: "/var/lib/edgeloop", logLevel: "debug" });
+    expect(c).toMatchObject({
+      skills: ["/s/a", "/s/b"],
+      workspace: "/data/ws",
+      capabilities: ["file_read", "network"],
+      outputCapBytes: 4096,
+      stateDir: "/var/lib/edgeloop",
+      logLevel: "debug",
+    });
   });
 
   it("names the bad setting and where it came from", () => {
-    expect(error([...REQUIRED, "--max-concurrent", "lots"])).toBe("invalid setting --max-concurrent: expected an integer");
-    expect(error(REQUIRED, { EDGELOOP_MAX_CONCURRENT: "0" })).toBe("invalid setting EDGELOOP_MAX_CONCURRENT: must be at least 1");
-    expect(error(["--url", "http://h", "--token", "t", "--skills", "s"])).toMatch(/^missing setting --agent-id, EDGELOOP_AGENT_ID or \[agent\] id$/);
+    expect(error([...REQUIRED, "--max-concurrent", "lots"])).toBe(
+      "invalid setting --max-concurrent: expected an integer",
+    );
+    expect(error(REQUIRED, { EDGELOOP_MAX_CONCURRENT: "0" })).toBe(
+      "invalid setting EDGELOOP_MAX_CONCURRENT: must be at least 1",
+    );
+    expect(error(["--url", "http://h", "--token", "t", "--skills", "s"])).toMatch(
+      /^missing setting --agent-id, EDGELOOP_AGENT_ID or \[agent\] id$/,
+    );
     expect(error([...REQUIRED, "--agent-id", "bad id!"])).toMatch(/^invalid setting --agent-id: /);
     expect(error([...REQUIRED, "--url", "ftp://x"])).toMatch(/^invalid setting --url: /);
     expect(error([...REQUIRED, "--frobnicate", "1"])).toBe("unknown flag --frobnicate (see --help)");
-    expect(error([...REQUIRED, "--bash-deny", "(unclosed"])).toMatch(/^invalid setting --bash-deny \(item 0\): not a valid regular expression$/);
+    expect(error([...REQUIRED, "--bash-deny", "(unclosed"])).toMatch(
+      /^invalid setting --bash-deny \(item 0\): not a valid regular expression$/,
+    );
   });
 
   it("rejects unknown keys in the TOML file, naming the key", () => {
@@ -118,7 +141,11 @@ bash_deny = ["\\\\bcurl\\\\b"]
   });
 
   it("a bad config makes the real bin exit non-zero with one clear line", () => {
-    const r = spawnSync(process.execPath, [AGENT_BIN, ...REQUIRED, "--max-concurrent", "-3"], { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH } });
+    const r = spawnSync(process.execPath, [AGENT_BIN, ...REQUIRED, "--max-concurrent", "-3"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { PATH: process.env.PATH },
+    });
     expect(r.status).not.toBe(0);
     expect(r.stdout).toBe("");
     const lines = r.stderr.split("\n").filter((l) => l.length > 0);

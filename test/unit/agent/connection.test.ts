@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { HelloFrame, PING_FRAME } from "../../../protocol/index.js";
-import { startAgent, type RunningAgent } from "../../../device-agent/src/agent.js";
+import { type RunningAgent, startAgent } from "../../../device-agent/src/agent.js";
 import { backoffDelay } from "../../../device-agent/src/backoff.js";
 import { loadConfig } from "../../../device-agent/src/config.js";
 import { connectUrl } from "../../../device-agent/src/connection.js";
 import { createLogger } from "../../../device-agent/src/log.js";
-import { BASIC, FakeHub, OTHER, readLines, REPO, tempDir, toolCommand, waitFor } from "./helpers.js";
+import { HelloFrame, PING_FRAME } from "../../../protocol/index.js";
+import { BASIC, FakeHub, OTHER, REPO, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 let hub: FakeHub | undefined;
 let agent: RunningAgent | undefined;
@@ -21,14 +21,34 @@ async function start(extra: string[] = [], hubOpts: Parameters<typeof FakeHub.st
   hub = await FakeHub.start(hubOpts);
   const ws = tempDir();
   const loaded = loadConfig(
-    ["--url", hub.url, "--agent-id", "pi-test", "--token", "device-secret", "--skills", `${BASIC},${OTHER}`, "--workspace", ws,
-      "--reconnect-min-ms", "20", "--reconnect-max-ms", "200", "--kill-grace-ms", "300", ...extra],
+    [
+      "--url",
+      hub.url,
+      "--agent-id",
+      "pi-test",
+      "--token",
+      "device-secret",
+      "--skills",
+      `${BASIC},${OTHER}`,
+      "--workspace",
+      ws,
+      "--reconnect-min-ms",
+      "20",
+      "--reconnect-max-ms",
+      "200",
+      "--kill-grace-ms",
+      "300",
+      ...extra,
+    ],
     {},
     ws,
   );
   if (!loaded.ok || loaded.value.command === "help") throw new Error(loaded.ok ? "help" : loaded.error);
   const logs: any[] = [];
-  agent = await startAgent(loaded.value.config, createLogger("debug", { agent_id: "pi-test" }, (l) => logs.push(JSON.parse(l))));
+  agent = await startAgent(
+    loaded.value.config,
+    createLogger("debug", { agent_id: "pi-test" }, (l) => logs.push(JSON.parse(l))),
+  );
   const conn = await hub.connection(1);
   await waitFor(() => conn.frames.find((f) => f.type === "hello"), "hello");
   return { hub, ws, conn, logs, agent };
@@ -38,7 +58,9 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
   it("builds the connect URL from http(s) and ws(s) base URLs", () => {
     expect(connectUrl("http://127.0.0.1:8787", "pi-1")).toBe("ws://127.0.0.1:8787/v1/devices/pi-1/connect");
     expect(connectUrl("https://edge.example.com/", "pi-1")).toBe("wss://edge.example.com/v1/devices/pi-1/connect");
-    expect(connectUrl("wss://edge.example.com/base", "pi-1")).toBe("wss://edge.example.com/base/v1/devices/pi-1/connect");
+    expect(connectUrl("wss://edge.example.com/base", "pi-1")).toBe(
+      "wss://edge.example.com/base/v1/devices/pi-1/connect",
+    );
   });
 
   it("connects with the bearer token and sends a valid hello", async () => {
@@ -52,7 +74,11 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
     expect(hello.capabilities).toEqual(["gpio", "network", "shell"]);
     expect(hello.skills.map((s: any) => s.name)).toEqual(["fixture-basic", "fixture-other"]);
     expect(hello.skills[0].tools.map((t: any) => t.name)).toContain("echo");
-    expect(hello.filtered).toContainEqual({ skill: "fixture-basic", tool: "needs_missing", reason: expect.stringContaining("not found on PATH") });
+    expect(hello.filtered).toContainEqual({
+      skill: "fixture-basic",
+      tool: "needs_missing",
+      reason: expect.stringContaining("not found on PATH"),
+    });
   });
 
   it("command → progress frames, then the result frame", async () => {
@@ -87,7 +113,10 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
     await waitFor(() => hub.results("r-probe2").length === 1, "probe 2");
     hub.last!.socket.terminate();
     const second = await hub.connection(2);
-    await waitFor(() => second.frames.find((f) => f.type === "result" && f.request_id === "r-unacked"), "re-sent result");
+    await waitFor(
+      () => second.frames.find((f) => f.type === "result" && f.request_id === "r-unacked"),
+      "re-sent result",
+    );
     expect(second.frames[0].type).toBe("hello");
     expect(second.frames[0].held).toEqual(expect.arrayContaining(["r-acked", "r-unacked", "r-probe"]));
     const resent = second.frames.filter((f) => f.type === "result").map((f) => f.request_id);
@@ -135,17 +164,43 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
     const { hub, logs } = await start();
     hub.last!.socket.close(4001, "bad token");
     const line = await waitFor(() => logs.find((l) => l.close_code === 4001), "auth failure log");
-    expect(line).toMatchObject({ level: "error", msg: "hub closed the connection: authentication failed", retry_in_ms: 1_000 });
+    expect(line).toMatchObject({
+      level: "error",
+      msg: "hub closed the connection: authentication failed",
+      retry_in_ms: 1_000,
+    });
   });
 
   it("an HTTP 401 at the upgrade is logged as refused credentials", async () => {
     let calls = 0;
     hub = await FakeHub.start({ verify: () => (++calls === 1 ? null : 401) });
     const ws = tempDir();
-    const loaded = loadConfig(["--url", hub.url, "--agent-id", "pi-test", "--token", "wrong", "--skills", OTHER, "--workspace", ws, "--reconnect-min-ms", "20", "--reconnect-max-ms", "100"], {}, ws);
+    const loaded = loadConfig(
+      [
+        "--url",
+        hub.url,
+        "--agent-id",
+        "pi-test",
+        "--token",
+        "wrong",
+        "--skills",
+        OTHER,
+        "--workspace",
+        ws,
+        "--reconnect-min-ms",
+        "20",
+        "--reconnect-max-ms",
+        "100",
+      ],
+      {},
+      ws,
+    );
     if (!loaded.ok || loaded.value.command === "help") throw new Error("config");
     const logs: any[] = [];
-    agent = await startAgent(loaded.value.config, createLogger("debug", {}, (l) => logs.push(JSON.parse(l))));
+    agent = await startAgent(
+      loaded.value.config,
+      createLogger("debug", {}, (l) => logs.push(JSON.parse(l))),
+    );
     (await hub.connection(1)).socket.terminate();
     const line = await waitFor(() => logs.find((l) => l.http_status === 401), "401 log");
     expect(line.msg).toBe("hub refused the agent's credentials");
@@ -161,4 +216,3 @@ describe("backoff", () => {
     expect(backoffDelay(2, 500, 30_000, () => 0.5)).toBe(1_000);
   });
 });
-

@@ -1,19 +1,26 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "../../../protocol/index.js";
 import { Dispatcher } from "../../../device-agent/src/dispatcher.js";
 import { silentLogger } from "../../../device-agent/src/log.js";
 import { ResultStore } from "../../../device-agent/src/result-store.js";
 import { WorkQueue } from "../../../device-agent/src/work-queue.js";
+import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "../../../protocol/index.js";
 import { makeExecutor, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 async function setup(maxConcurrent = 5) {
   const ws = tempDir();
   const sent: (ResultFrame | ProgressFrame)[] = [];
   const store = await ResultStore.open({ dir: join(ws, ".edgeloop/results"), maxEntries: 100, ttlMs: 60_000 });
-  const dispatcher = new Dispatcher({ executor: makeExecutor(ws), store, queue: new WorkQueue(maxConcurrent), send: (f) => sent.push(f), log: silentLogger });
-  const results = (id?: string) => sent.filter((f): f is ResultFrame => f.type === "result" && (id === undefined || f.request_id === id));
+  const dispatcher = new Dispatcher({
+    executor: makeExecutor(ws),
+    store,
+    queue: new WorkQueue(maxConcurrent),
+    send: (f) => sent.push(f),
+    log: silentLogger,
+  });
+  const results = (id?: string) =>
+    sent.filter((f): f is ResultFrame => f.type === "result" && (id === undefined || f.request_id === id));
   const command = (id: string, tool: string, parameters: Record<string, unknown>, timeout = 30_000) =>
     dispatcher.onCommand(toolCommand(id, tool, parameters, timeout) as ToolCommandFrame);
   return { ws, sent, store, dispatcher, results, command };
@@ -85,7 +92,11 @@ describe("Dispatcher", () => {
     command("s-2", "echo", { text: "queued" });
     await waitFor(() => readLines(join(ws, "events.log")).includes("start s"), "s-1 to start");
     await dispatcher.shutdown(200);
-    expect(results("s-1")[0]).toMatchObject({ status: "error", error_type: "cancelled", error: expect.stringContaining("shutting down") });
+    expect(results("s-1")[0]).toMatchObject({
+      status: "error",
+      error_type: "cancelled",
+      error: expect.stringContaining("shutting down"),
+    });
     expect(results("s-2")).toEqual([]);
     expect(dispatcher.held()).not.toContain("s-2");
   });

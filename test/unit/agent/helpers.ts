@@ -1,15 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AddressInfo } from "node:net";
-import type { IncomingMessage } from "node:http";
 import { afterAll } from "vitest";
-import { WebSocketServer, type WebSocket } from "ws";
-import { ToolExecutor, type ExecutorOptions } from "../../../device-agent/src/executor/executor.js";
+import { type WebSocket, WebSocketServer } from "ws";
+import { type ExecutorOptions, ToolExecutor } from "../../../device-agent/src/executor/executor.js";
 import { probeBwrap } from "../../../device-agent/src/sandbox/bubblewrap.js";
 import { DEFAULT_DENY_RULES } from "../../../device-agent/src/sandbox/deny-list.js";
-import { loadSkills, type LoadedSkills } from "../../../device-agent/src/skills/load-skills.js";
+import { type LoadedSkills, loadSkills } from "../../../device-agent/src/skills/load-skills.js";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = join(REPO, "test/fixtures/agent-skills");
@@ -31,7 +31,12 @@ export function tempDir(prefix = "edgeloop-agent-test-"): string {
 }
 
 export function loadBasic(capabilities: string[] | null = null): LoadedSkills {
-  return loadSkills([BASIC], { capabilities, sandboxing: "auto", bwrapUsable: probeBwrap().usable, toolTimeoutCeilingMs: null });
+  return loadSkills([BASIC], {
+    capabilities,
+    sandboxing: "auto",
+    bwrapUsable: probeBwrap().usable,
+    toolTimeoutCeilingMs: null,
+  });
 }
 
 export function makeExecutor(workspace: string, over: Partial<ExecutorOptions> = {}): ToolExecutor {
@@ -51,7 +56,11 @@ export function makeExecutor(workspace: string, over: Partial<ExecutorOptions> =
 }
 
 /** Poll until `check` returns a value (not undefined/false); generous default for loaded CI machines. */
-export async function waitFor<T>(check: () => T | undefined | false | null, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | false | null,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -74,7 +83,9 @@ export function isAlive(pid: number): boolean {
 
 export function readLines(file: string): string[] {
   try {
-    return readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0);
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.length > 0);
   } catch {
     return [];
   }
@@ -85,10 +96,15 @@ export type HubConn = { socket: WebSocket; request: IncomingMessage; frames: any
 /** A real `ws` server playing the hub: records every connection and every frame it receives. */
 export class FakeHub {
   readonly conns: HubConn[] = [];
-  private constructor(readonly server: WebSocketServer, readonly url: string) {}
+  private constructor(
+    readonly server: WebSocketServer,
+    readonly url: string,
+  ) {}
 
   /** `respondToPing`: answer PING_FRAME with PONG_FRAME, as the hub's auto-response does. */
-  static async start(opts: { respondToPing?: boolean; verify?: (req: IncomingMessage) => number | null } = {}): Promise<FakeHub> {
+  static async start(
+    opts: { respondToPing?: boolean; verify?: (req: IncomingMessage) => number | null } = {},
+  ): Promise<FakeHub> {
     const server = new WebSocketServer({
       port: 0,
       host: "127.0.0.1",
@@ -128,7 +144,9 @@ export class FakeHub {
   }
 
   results(requestId?: string): any[] {
-    return this.allFrames().filter((f) => f.type === "result" && (requestId === undefined || f.request_id === requestId));
+    return this.allFrames().filter(
+      (f) => f.type === "result" && (requestId === undefined || f.request_id === requestId),
+    );
   }
 
   async connection(n: number): Promise<HubConn> {
@@ -146,5 +164,10 @@ export class FakeHub {
 }
 
 export function toolCommand(requestId: string, tool: string, parameters: Record<string, unknown>, timeout_ms = 30_000) {
-  return { type: "command", command: "tool", request_id: requestId, payload: { tool, parameters, timeout_ms, request_id: requestId } };
+  return {
+    type: "command",
+    command: "tool",
+    request_id: requestId,
+    payload: { tool, parameters, timeout_ms, request_id: requestId },
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CATEGORY_TIMEOUTS, SkillManifest } from "../../../protocol/index.js";
 import { loadSkills } from "../../../device-agent/src/skills/load-skills.js";
+import { CATEGORY_TIMEOUTS, SkillManifest } from "../../../protocol/index.js";
 import { BASIC, BROKEN, FIXTURES, OTHER } from "./helpers.js";
 
 const opts = { capabilities: null, sandboxing: "auto" as const, bwrapUsable: true, toolTimeoutCeilingMs: null };
@@ -8,7 +8,9 @@ const opts = { capabilities: null, sandboxing: "auto" as const, bwrapUsable: tru
 describe("loadSkills", () => {
   it("reports a bad skill.toml with its file and still loads the other skills", () => {
     const loaded = loadSkills([BROKEN, BASIC, OTHER], opts);
-    expect(loaded.errors).toContainEqual(expect.objectContaining({ file: `${BROKEN}/skill.toml`, reason: expect.stringContaining("invalid TOML") }));
+    expect(loaded.errors).toContainEqual(
+      expect.objectContaining({ file: `${BROKEN}/skill.toml`, reason: expect.stringContaining("invalid TOML") }),
+    );
     expect(loaded.skills.map((s) => s.name)).toEqual(["fixture-basic", "fixture-other"]);
     expect(loaded.tools.has("hello")).toBe(true);
     expect(loaded.tools.has("echo")).toBe(true);
@@ -53,7 +55,9 @@ describe("loadSkills", () => {
     expect(loaded.tools.has("net_shell")).toBe(false); // shell + network
     expect(loaded.tools.has("gpio")).toBe(false);
     expect(loaded.tools.has("echo")).toBe(true); // no permissions needed
-    expect(loaded.filtered).toContainEqual(expect.objectContaining({ tool: "net_shell", kind: "capability", reason: expect.stringContaining("'network'") }));
+    expect(loaded.filtered).toContainEqual(
+      expect.objectContaining({ tool: "net_shell", kind: "capability", reason: expect.stringContaining("'network'") }),
+    );
     expect(loaded.capabilities).toEqual(["shell"]);
   });
 
@@ -65,8 +69,21 @@ describe("loadSkills", () => {
 
   it("filters tools whose `requires` are not on PATH and tools whose binary is missing", () => {
     const loaded = loadSkills([BASIC], opts);
-    expect(loaded.filtered).toContainEqual(expect.objectContaining({ skill: "fixture-basic", tool: "needs_missing", kind: "requires", reason: expect.stringContaining("edgeloop-test-definitely-not-installed") }));
-    expect(loaded.filtered).toContainEqual(expect.objectContaining({ tool: "no_binary", kind: "binary", reason: expect.stringContaining("binary not found") }));
+    expect(loaded.filtered).toContainEqual(
+      expect.objectContaining({
+        skill: "fixture-basic",
+        tool: "needs_missing",
+        kind: "requires",
+        reason: expect.stringContaining("edgeloop-test-definitely-not-installed"),
+      }),
+    );
+    expect(loaded.filtered).toContainEqual(
+      expect.objectContaining({
+        tool: "no_binary",
+        kind: "binary",
+        reason: expect.stringContaining("binary not found"),
+      }),
+    );
     expect(loaded.tools.has("needs_missing")).toBe(false);
     expect(loaded.tools.has("shell")).toBe(true); // requires bash, which is installed
   });

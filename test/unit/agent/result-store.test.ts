@@ -1,15 +1,28 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ResultFrame } from "../../../protocol/index.js";
 import { JOURNAL_FILE, ResultStore, type ResultStoreOptions } from "../../../device-agent/src/result-store.js";
+import type { ResultFrame } from "../../../protocol/index.js";
 import { tempDir } from "./helpers.js";
 
-const success = (id: string): ResultFrame => ({ type: "result", request_id: id, status: "success", tool: "echo", result: `out ${id}`, stderr: "", exit_code: 0, elapsed_ms: 5 });
+const success = (id: string): ResultFrame => ({
+  type: "result",
+  request_id: id,
+  status: "success",
+  tool: "echo",
+  result: `out ${id}`,
+  stderr: "",
+  exit_code: 0,
+  elapsed_ms: 5,
+});
 
 const journal = (dir: string) => join(dir, JOURNAL_FILE);
-const journalLines = (dir: string): string[] => readFileSync(journal(dir), "utf8").split("\n").filter((l) => l !== "");
-const open = (dir: string, over: Partial<ResultStoreOptions> = {}) => ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000, ...over });
+const journalLines = (dir: string): string[] =>
+  readFileSync(journal(dir), "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
+const open = (dir: string, over: Partial<ResultStoreOptions> = {}) =>
+  ResultStore.open({ dir, maxEntries: 100, ttlMs: 60_000, ...over });
 
 describe("ResultStore", () => {
   it("keeps results across a restart, with their acked state", async () => {
@@ -32,7 +45,11 @@ describe("ResultStore", () => {
     const a = await open(dir);
     a.begin("r-crash", "block");
     const b = await open(dir);
-    expect(b.get("r-crash")).toMatchObject({ state: "done", acked: false, result: { status: "error", error_type: "execution_failed", tool: "block" } });
+    expect(b.get("r-crash")).toMatchObject({
+      state: "done",
+      acked: false,
+      result: { status: "error", error_type: "execution_failed", tool: "block" },
+    });
     expect(b.unacked().map((r) => r.request_id)).toEqual(["r-crash"]);
     // The same answer on every later start, not a new "interrupted" each time.
     const c = await open(dir);
@@ -83,12 +100,22 @@ describe("ResultStore", () => {
     const a = await open(dir);
     a.finish(success("r-1"));
     a.finish(success("r-2"));
-    const whole = JSON.stringify({ state: "done", request_id: "r-3", tool: "echo", started_at: 1, finished_at: 2, acked: false, result: success("r-3") });
+    const whole = JSON.stringify({
+      state: "done",
+      request_id: "r-3",
+      tool: "echo",
+      started_at: 1,
+      finished_at: 2,
+      acked: false,
+      result: success("r-3"),
+    });
     appendFileSync(journal(dir), whole.slice(0, 40)); // no newline: the write stopped half-way
     const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
     const b = await open(dir, { onWarning: (msg, fields) => warnings.push({ msg, fields }) });
     expect(b.ids().sort()).toEqual(["r-1", "r-2"]);
-    expect(warnings).toMatchObject([{ msg: "result store: unreadable journal lines skipped", fields: { count: 1, first_line: 3 } }]);
+    expect(warnings).toMatchObject([
+      { msg: "result store: unreadable journal lines skipped", fields: { count: 1, first_line: 3 } },
+    ]);
     b.finish(success("r-4")); // must not be glued onto the torn line
     const c = await open(dir, { onWarning: (msg) => warnings.push({ msg, fields: {} }) });
     expect(c.ids().sort()).toEqual(["r-1", "r-2", "r-4"]);
@@ -99,7 +126,18 @@ describe("ResultStore", () => {
     const dir = tempDir();
     const a = await open(dir);
     a.finish(success("r-1"));
-    appendFileSync(journal(dir), JSON.stringify({ state: "done", request_id: "r-2", tool: "echo", started_at: Date.now(), finished_at: Date.now(), acked: false, result: success("r-2") }));
+    appendFileSync(
+      journal(dir),
+      JSON.stringify({
+        state: "done",
+        request_id: "r-2",
+        tool: "echo",
+        started_at: Date.now(),
+        finished_at: Date.now(),
+        acked: false,
+        result: success("r-2"),
+      }),
+    );
     const b = await open(dir);
     expect(b.get("r-2")).toMatchObject({ state: "done", result: { result: "out r-2" } });
     b.finish(success("r-3"));
@@ -153,17 +191,31 @@ describe("ResultStore", () => {
 
   it("migrates per-file records of older agents into the journal and removes the files", async () => {
     const dir = tempDir();
-    const done = { state: "done", request_id: "old-1", tool: "echo", started_at: 10, finished_at: 20, acked: true, result: success("old-1") };
+    const done = {
+      state: "done",
+      request_id: "old-1",
+      tool: "echo",
+      started_at: 10,
+      finished_at: 20,
+      acked: true,
+      result: success("old-1"),
+    };
     const unacked = { ...done, request_id: "old-2", acked: false, finished_at: 30, result: success("old-2") };
     writeFileSync(join(dir, "old-1.json"), JSON.stringify(done));
     writeFileSync(join(dir, "old-2.json"), JSON.stringify(unacked));
-    writeFileSync(join(dir, "old-3.json"), JSON.stringify({ state: "running", request_id: "old-3", tool: "block", started_at: 40 }));
+    writeFileSync(
+      join(dir, "old-3.json"),
+      JSON.stringify({ state: "running", request_id: "old-3", tool: "block", started_at: 40 }),
+    );
     writeFileSync(join(dir, "old-4.json.tmp-99-1"), "{");
     const a = await open(dir, { now: () => 50 });
     expect(readdirSync(dir)).toEqual([JOURNAL_FILE]);
     expect(a.get("old-1")).toEqual(done);
     expect(a.unacked().map((r) => r.request_id)).toEqual(["old-2", "old-3"]);
-    expect(a.get("old-3")).toMatchObject({ state: "done", result: { status: "error", error_type: "execution_failed" } });
+    expect(a.get("old-3")).toMatchObject({
+      state: "done",
+      result: { status: "error", error_type: "execution_failed" },
+    });
     const b = await open(dir, { now: () => 60 });
     expect(b.ids().sort()).toEqual(["old-1", "old-2", "old-3"]);
     expect(b.get("old-3")).toEqual(a.get("old-3"));
@@ -176,7 +228,9 @@ describe("ResultStore", () => {
     store.begin("r-1", "echo");
     store.finish(success("r-1"));
     // What a kill right now would leave on disk (the page cache): the result is there.
-    expect(journalLines(dir).map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ state: "done", request_id: "r-1" }));
+    expect(journalLines(dir).map((l) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({ state: "done", request_id: "r-1" }),
+    );
     expect(pending).toHaveLength(1);
     store.finish(success("r-2"));
     store.finish(success("r-3"));

@@ -1,6 +1,6 @@
-import { createServer, type Server } from "node:net";
-import type { AddressInfo } from "node:net";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../../device-agent/src/sandbox/bubblewrap.js";
@@ -89,7 +89,12 @@ describe.skipIf(!bwrap.usable)("bubblewrap sandbox (bwrap installed and usable)"
 
   it("a timed-out sandboxed tool is stopped too", async () => {
     const executor = makeExecutor(tempDir());
-    const out = await executor.run({ requestId: "sb-5", tool: "shell", parameters: { command: "sleep 60" }, timeoutMs: 1_000 });
+    const out = await executor.run({
+      requestId: "sb-5",
+      tool: "shell",
+      parameters: { command: "sleep 60" },
+      timeoutMs: 1_000,
+    });
     expect(out).toMatchObject({ status: "error", error_type: "timeout" });
   });
 });

@@ -24,8 +24,18 @@ function error(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 describe("bridge config", () => {
   it("takes repeatable --device id:token (tokens may hold ':') and defaults", () => {
     const c = config([...BASE, "--device", "pi-1:s3cret", "--device", "pi-2:a:b"]);
-    expect([...c.devices]).toEqual([["pi-1", "s3cret"], ["pi-2", "a:b"]]);
-    expect(c.broker).toEqual({ url: "mqtt://broker:1883", username: undefined, password: undefined, ca: undefined, cert: undefined, key: undefined });
+    expect([...c.devices]).toEqual([
+      ["pi-1", "s3cret"],
+      ["pi-2", "a:b"],
+    ]);
+    expect(c.broker).toEqual({
+      url: "mqtt://broker:1883",
+      username: undefined,
+      password: undefined,
+      ca: undefined,
+      cert: undefined,
+      key: undefined,
+    });
     expect(c.stateDir).toBe("/srv/.edgeloop-bridge");
     expect(c.staleMs).toBe(120_000);
   });
@@ -40,14 +50,22 @@ describe("bridge config", () => {
       EDGELOOP_BRIDGE_CA: "certs/ca.pem",
     });
     expect(c.url).toBe("https://edge.example.com");
-    expect(c.broker).toMatchObject({ url: "mqtts://b:8883", username: "bridge", password: "pw", ca: "/srv/certs/ca.pem" });
+    expect(c.broker).toMatchObject({
+      url: "mqtts://b:8883",
+      username: "bridge",
+      password: "pw",
+      ca: "/srv/certs/ca.pem",
+    });
     expect([...c.devices.keys()]).toEqual(["pi-1", "pi-2"]);
   });
 
   it("reads a TOML file, paths relative to the file", () => {
     const dir = mkdtempSync(join(tmpdir(), "bridge-conf-"));
     const file = join(dir, "bridge.toml");
-    writeFileSync(file, `[bridge]\nurl = "http://hub:8787"\nbroker = "mqtt://b:1883"\nid = "barn"\nstate_dir = "state"\n\n[broker]\ncert = "c.pem"\nkey = "k.pem"\n\n[devices]\npi-1 = "tok1"\n`);
+    writeFileSync(
+      file,
+      `[bridge]\nurl = "http://hub:8787"\nbroker = "mqtt://b:1883"\nid = "barn"\nstate_dir = "state"\n\n[broker]\ncert = "c.pem"\nkey = "k.pem"\n\n[devices]\npi-1 = "tok1"\n`,
+    );
     const c = config(["--config", file]);
     expect(c.bridgeId).toBe("barn");
     expect(c.stateDir).toBe(join(dir, "state"));
@@ -57,17 +75,29 @@ describe("bridge config", () => {
 
   it("names the one bad setting", () => {
     expect(error(["--broker", "mqtt://b"])).toBe("missing setting --url, EDGELOOP_BRIDGE_URL or [bridge] url");
-    expect(error([...BASE, "--device", "pi-1"])).toBe("invalid setting --device (entry 1): expected <agent_id>:<token>");
+    expect(error([...BASE, "--device", "pi-1"])).toBe(
+      "invalid setting --device (entry 1): expected <agent_id>:<token>",
+    );
     expect(error([...BASE, "--device", "bad id!:t"])).toMatch(/^invalid setting --device \(entry 1\): /);
-    expect(error(["--url", "http://h", "--broker", "http://b"])).toMatch(/^invalid setting --broker: expected an mqtt:\/\//);
+    expect(error(["--url", "http://h", "--broker", "http://b"])).toMatch(
+      /^invalid setting --broker: expected an mqtt:\/\//,
+    );
     expect(error([...BASE, "--frob", "1"])).toBe("unknown flag --frob (see --help)");
     expect(error([...BASE, "--cert", "c.pem"])).toMatch(/needs both/);
-    expect(error([...BASE], { EDGELOOP_BRIDGE_STALE_MS: "soon" })).toBe("invalid setting EDGELOOP_BRIDGE_STALE_MS: expected an integer");
+    expect(error([...BASE], { EDGELOOP_BRIDGE_STALE_MS: "soon" })).toBe(
+      "invalid setting EDGELOOP_BRIDGE_STALE_MS: expected an integer",
+    );
   });
 
   it("the bin exits non-zero with one clear line on a bad config", () => {
-    const r = spawnSync(process.execPath, [BIN, ...BASE, "--device", "nope"], { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH } });
+    const r = spawnSync(process.execPath, [BIN, ...BASE, "--device", "nope"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { PATH: process.env.PATH },
+    });
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(["edgeloop-bridge: invalid setting --device (entry 1): expected <agent_id>:<token>"]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "edgeloop-bridge: invalid setting --device (entry 1): expected <agent_id>:<token>",
+    ]);
   });
 });

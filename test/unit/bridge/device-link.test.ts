@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { DeviceFrame, HelloFrame, HubFrame } from "../../../protocol/index.js";
-import { silentLogger } from "../../../device-agent/src/log.js";
 import { DeviceLink, type HubFactory } from "../../../bridge/src/device-link.js";
 import { DeviceState } from "../../../bridge/src/device-state.js";
 import { newStats } from "../../../bridge/src/stats.js";
+import { silentLogger } from "../../../device-agent/src/log.js";
+import type { DeviceFrame, HelloFrame, HubFrame } from "../../../protocol/index.js";
 
 const OUR_MANIFEST = {
   type: "hello",
@@ -11,7 +11,23 @@ const OUR_MANIFEST = {
   agent_id: "pi-1",
   version: "0.1.0",
   capabilities: ["shell"],
-  skills: [{ name: "s", version: "1.0.0", tools: [{ name: "bash", description: "Run", binary: "bin/b", category: "exec", timeout_ms: 30000, max_timeout_ms: 300000, parameters: { type: "object", properties: {}, required: [] } }] }],
+  skills: [
+    {
+      name: "s",
+      version: "1.0.0",
+      tools: [
+        {
+          name: "bash",
+          description: "Run",
+          binary: "bin/b",
+          category: "exec",
+          timeout_ms: 30000,
+          max_timeout_ms: 300000,
+          parameters: { type: "object", properties: {}, required: [] },
+        },
+      ],
+    },
+  ],
   filtered: [],
 };
 
@@ -23,15 +39,37 @@ function setup(agentId = "pi-1") {
   const openHub: HubFactory = (o) => {
     const h = { hello: o.hello, onFrame: o.onFrame, onOpen: o.onOpen, closed: false };
     hubs.push(h);
-    return { start: () => o.onOpen(), send: (f) => (sent.push(f), true), close: async () => void (h.closed = true), isOpen: true };
+    return {
+      start: () => o.onOpen(),
+      send: (f) => {
+        sent.push(f);
+        return true;
+      },
+      close: async () => {
+        h.closed = true;
+      },
+      isOpen: true,
+    };
   };
   const stats = newStats();
   const state = DeviceState.open(null, agentId);
-  const link = new DeviceLink(agentId, "tok", state, { log: silentLogger, publish: (topic, payload) => published.push({ topic, payload }), stats, openHub, staleMs: 120_000, now: () => now });
+  const link = new DeviceLink(agentId, "tok", state, {
+    log: silentLogger,
+    publish: (topic, payload) => published.push({ topic, payload }),
+    stats,
+    openHub,
+    staleMs: 120_000,
+    now: () => now,
+  });
   return { link, published, sent, hubs, stats, state, advance: (ms: number) => (now += ms) };
 }
 
-const command = (id: string, tool = "bash"): HubFrame => ({ type: "command", command: "tool", request_id: id, payload: { tool, parameters: { command: "ls" }, timeout_ms: 30000, request_id: id } });
+const command = (id: string, tool = "bash"): HubFrame => ({
+  type: "command",
+  command: "tool",
+  request_id: id,
+  payload: { tool, parameters: { command: "ls" }, timeout_ms: 30000, request_id: id },
+});
 
 describe("DeviceLink", () => {
   it("opens the hub socket once an online device's manifest is known, with held ids", () => {
@@ -49,10 +87,35 @@ describe("DeviceLink", () => {
     t.link.onStatus("online");
     t.hubs[0]!.onFrame(command("req-1"));
     const pub = t.published.find((p) => p.topic === "evoclaw/agents/pi-1/commands")!;
-    expect(JSON.parse(pub.payload)).toEqual({ command: "tool", payload: { tool: "bash", parameters: { command: "ls" }, timeout_ms: 30000, request_id: "req-1" }, request_id: "req-1" });
+    expect(JSON.parse(pub.payload)).toEqual({
+      command: "tool",
+      payload: { tool: "bash", parameters: { command: "ls" }, timeout_ms: 30000, request_id: "req-1" },
+      request_id: "req-1",
+    });
     expect(t.hubs[0]!.hello().held).toEqual(["req-1"]);
-    t.link.onReport(JSON.stringify({ status: "success", tool: "bash", result: "a\n", stderr: "", exit_code: 0, elapsed_ms: 5, request_id: "req-1" }));
-    expect(t.sent).toEqual([{ type: "result", request_id: "req-1", status: "success", tool: "bash", result: "a\n", stderr: "", exit_code: 0, elapsed_ms: 5 }]);
+    t.link.onReport(
+      JSON.stringify({
+        status: "success",
+        tool: "bash",
+        result: "a\n",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 5,
+        request_id: "req-1",
+      }),
+    );
+    expect(t.sent).toEqual([
+      {
+        type: "result",
+        request_id: "req-1",
+        status: "success",
+        tool: "bash",
+        result: "a\n",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 5,
+      },
+    ]);
     // Kept until the hub acks it.
     expect(t.state.unacked()).toHaveLength(1);
     t.hubs[0]!.onFrame({ type: "ack", request_ids: ["req-1"] });
@@ -111,12 +174,40 @@ describe("DeviceLink", () => {
     const t = setup("evo-1");
     t.link.holdToolsListFor(0);
     t.link.onStatus("online");
-    const ask = t.published.map((p) => JSON.parse(p.payload) as { command: string }).find((c) => c.command === "tools_list");
+    const ask = t.published
+      .map((p) => JSON.parse(p.payload) as { command: string })
+      .find((c) => c.command === "tools_list");
     expect(ask).toBeDefined();
-    t.link.onReport(JSON.stringify({ agent_id: "evo-1", report_type: "result", timestamp: 1, payload: { tools: [{ name: "gpio_read", description: "Read", parameters: { type: "object", properties: { pin: { type: "integer" } }, required: ["pin"], additionalProperties: false } }], count: 1 } }));
+    t.link.onReport(
+      JSON.stringify({
+        agent_id: "evo-1",
+        report_type: "result",
+        timestamp: 1,
+        payload: {
+          tools: [
+            {
+              name: "gpio_read",
+              description: "Read",
+              parameters: {
+                type: "object",
+                properties: { pin: { type: "integer" } },
+                required: ["pin"],
+                additionalProperties: false,
+              },
+            },
+          ],
+          count: 1,
+        },
+      }),
+    );
     expect(t.hubs).toHaveLength(1);
     const hello = t.hubs[0]!.hello();
-    expect(hello.skills).toMatchObject([{ name: "evoclaw", tools: [{ name: "gpio_read", category: "other", timeout_ms: 10000, parameters: { required: ["pin"] } }] }]);
+    expect(hello.skills).toMatchObject([
+      {
+        name: "evoclaw",
+        tools: [{ name: "gpio_read", category: "other", timeout_ms: 10000, parameters: { required: ["pin"] } }],
+      },
+    ]);
   });
 
   it("re-sends open commands to our agent when it comes back online (it dedupes), never to an EvoClaw agent", () => {
@@ -129,7 +220,14 @@ describe("DeviceLink", () => {
     expect(t.published.map((p) => JSON.parse(p.payload).request_id)).toEqual(["req-1"]);
 
     const e = setup("evo-1");
-    e.link.onReport(JSON.stringify({ agent_id: "evo-1", report_type: "result", timestamp: 1, payload: { tools: [{ name: "bash", parameters: {} }] } }));
+    e.link.onReport(
+      JSON.stringify({
+        agent_id: "evo-1",
+        report_type: "result",
+        timestamp: 1,
+        payload: { tools: [{ name: "bash", parameters: {} }] },
+      }),
+    );
     e.hubs[0]!.onFrame(command("req-9"));
     e.published.length = 0;
     e.link.onStatus("online");

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ResultFrame } from "../../../protocol/index.js";
 import { DeviceState, type Outstanding } from "../../../bridge/src/device-state.js";
+import type { ResultFrame } from "../../../protocol/index.js";
 
 const cmd = (id: string, tool = "bash", at = 1000): Outstanding => ({
   request_id: id,
@@ -12,7 +12,16 @@ const cmd = (id: string, tool = "bash", at = 1000): Outstanding => ({
   expires_at: at + 60_000,
   command: { command: "tool", payload: { tool, parameters: {}, timeout_ms: 1000, request_id: id }, request_id: id },
 });
-const result = (id: string, tool = "bash"): ResultFrame => ({ type: "result", request_id: id, status: "success", tool, result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 });
+const result = (id: string, tool = "bash"): ResultFrame => ({
+  type: "result",
+  request_id: id,
+  status: "success",
+  tool,
+  result: "ok",
+  stderr: "",
+  exit_code: 0,
+  elapsed_ms: 1,
+});
 
 describe("DeviceState", () => {
   it("survives a restart: outstanding commands and unacked results are on disk", () => {

@@ -1,33 +1,74 @@
 import { describe, expect, it } from "vitest";
 import { interpretReport, parseAgentTopic, parseStatus } from "../../../device-agent/src/mqtt-payloads.js";
 
-const env = (report_type: string, payload: unknown) => ({ agent_id: "evo-1", agent_type: "pi", report_type, payload, timestamp: 1739635200 });
+const env = (report_type: string, payload: unknown) => ({
+  agent_id: "evo-1",
+  agent_type: "pi",
+  report_type,
+  payload,
+  timestamp: 1739635200,
+});
 
 describe("interpretReport: both report shapes found in the field", () => {
   it("reads seed 000's flat success and error reports (no request_id)", () => {
-    expect(interpretReport({ status: "success", tool: "bash", result: "file1.txt\n", stderr: "", exit_code: 0, elapsed_ms: 123 })).toEqual({
+    expect(
+      interpretReport({
+        status: "success",
+        tool: "bash",
+        result: "file1.txt\n",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 123,
+      }),
+    ).toEqual({
       kind: "tool",
       requestId: undefined,
       tool: "bash",
       shape: "flat",
-      outcome: expect.objectContaining({ status: "success", tool: "bash", result: "file1.txt\n", stderr: "", exit_code: 0, elapsed_ms: 123 }),
+      outcome: expect.objectContaining({
+        status: "success",
+        tool: "bash",
+        result: "file1.txt\n",
+        stderr: "",
+        exit_code: 0,
+        elapsed_ms: 123,
+      }),
     });
-    const err = interpretReport({ status: "error", tool: "bash", error: "Command timed out after 30000ms", error_type: "timeout" });
-    expect(err).toMatchObject({ kind: "tool", outcome: { status: "error", error: "Command timed out after 30000ms", error_type: "timeout" } });
+    const err = interpretReport({
+      status: "error",
+      tool: "bash",
+      error: "Command timed out after 30000ms",
+      error_type: "timeout",
+    });
+    expect(err).toMatchObject({
+      kind: "tool",
+      outcome: { status: "error", error: "Command timed out after 30000ms", error_type: "timeout" },
+    });
   });
 
   it("keeps our agent's request_id", () => {
-    expect(interpretReport({ status: "success", tool: "bash", result: "x", request_id: "req-1" })).toMatchObject({ kind: "tool", requestId: "req-1" });
+    expect(interpretReport({ status: "success", tool: "bash", result: "x", request_id: "req-1" })).toMatchObject({
+      kind: "tool",
+      requestId: "req-1",
+    });
   });
 
   it("reads the envelope: result success, failed tool as result/status error without error_type, and error", () => {
-    expect(interpretReport(env("result", { status: "success", tool: "gpio_read", result: "level=1", elapsed_ms: 3, request_id: "r1" }))).toMatchObject({
+    expect(
+      interpretReport(
+        env("result", { status: "success", tool: "gpio_read", result: "level=1", elapsed_ms: 3, request_id: "r1" }),
+      ),
+    ).toMatchObject({
       kind: "tool",
       shape: "envelope",
       requestId: "r1",
       outcome: { status: "success", result: "level=1", stderr: "", exit_code: 0 },
     });
-    expect(interpretReport(env("result", { status: "error", tool: "gpio_read", error: "no sensor", elapsed_ms: 2, request_id: "r2" }))).toMatchObject({
+    expect(
+      interpretReport(
+        env("result", { status: "error", tool: "gpio_read", error: "no sensor", elapsed_ms: 2, request_id: "r2" }),
+      ),
+    ).toMatchObject({
       kind: "tool",
       requestId: "r2",
       outcome: { status: "error", error: "no sensor", error_type: "execution_failed" },
@@ -40,8 +81,12 @@ describe("interpretReport: both report shapes found in the field", () => {
   });
 
   it("maps an unknown error_type to execution_failed and stringifies a non-string result", () => {
-    expect(interpretReport({ status: "error", tool: "t", error: "x", error_type: "weird" })).toMatchObject({ outcome: { error_type: "execution_failed" } });
-    expect(interpretReport({ status: "success", tool: "t", result: { a: 1 } })).toMatchObject({ outcome: { result: '{"a":1}' } });
+    expect(interpretReport({ status: "error", tool: "t", error: "x", error_type: "weird" })).toMatchObject({
+      outcome: { error_type: "execution_failed" },
+    });
+    expect(interpretReport({ status: "success", tool: "t", result: { a: 1 } })).toMatchObject({
+      outcome: { result: '{"a":1}' },
+    });
   });
 
   it("tells heartbeats, metrics, pongs and tools_list answers apart", () => {
@@ -49,16 +94,29 @@ describe("interpretReport: both report shapes found in the field", () => {
     expect(interpretReport(env("metric", {}))).toEqual({ kind: "other", reportType: "metric" });
     expect(interpretReport(env("result", { pong: true }))).toEqual({ kind: "pong" });
     expect(interpretReport({ pong: true })).toEqual({ kind: "pong" });
-    const tools = interpretReport(env("result", { tools: [{ name: "a", description: "A", parameters: {} }], count: 1, request_id: "t1" }));
+    const tools = interpretReport(
+      env("result", { tools: [{ name: "a", description: "A", parameters: {} }], count: 1, request_id: "t1" }),
+    );
     expect(tools).toMatchObject({ kind: "tools", answer: { tools: [{ name: "a" }], request_id: "t1" } });
   });
 
   it("never throws on garbage: it says what is wrong", () => {
-    for (const bad of [null, 3, "x", [], {}, { status: "maybe" }, { report_type: 5 }, env("result", { status: "success" }).payload]) {
+    for (const bad of [
+      null,
+      3,
+      "x",
+      [],
+      {},
+      { status: "maybe" },
+      { report_type: 5 },
+      env("result", { status: "success" }).payload,
+    ]) {
       expect(() => interpretReport(bad)).not.toThrow();
     }
     expect(interpretReport({ status: "maybe" })).toMatchObject({ kind: "invalid" });
-    expect(interpretReport(env("result", { status: "error", tool: "bad tool name!", error: "x" }))).toMatchObject({ kind: "invalid" });
+    expect(interpretReport(env("result", { status: "error", tool: "bad tool name!", error: "x" }))).toMatchObject({
+      kind: "invalid",
+    });
   });
 });
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { canvas, parseStoredCanvas, renderCanvas, MAX_CANVAS_BYTES } from "../../../durable-objects/conversation/builtins/canvas.js";
+import {
+  canvas,
+  MAX_CANVAS_BYTES,
+  parseStoredCanvas,
+  renderCanvas,
+} from "../../../durable-objects/conversation/builtins/canvas.js";
 import { task } from "../../../durable-objects/conversation/builtins/task.js";
-import { NOW, fakeWorld } from "./fake-context.js";
+import { fakeWorld, NOW } from "./fake-context.js";
 import { errorOf, successText } from "./run.js";
 
 describe("canvas", () => {
@@ -22,7 +27,11 @@ describe("canvas", () => {
     const world = fakeWorld();
     await successText(canvas, { title: "One", content: "1" }, world.ctx);
     await successText(canvas, { title: "Two", content: "<p>2</p>", format: "html" }, world.ctx);
-    expect(parseStoredCanvas(JSON.parse(world.kv.get("canvas")!))).toMatchObject({ title: "Two", format: "html", content: "<p>2</p>" });
+    expect(parseStoredCanvas(JSON.parse(world.kv.get("canvas")!))).toMatchObject({
+      title: "Two",
+      format: "html",
+      content: "<p>2</p>",
+    });
   });
 
   it("refuses content over 256 KiB (counted in UTF-8 bytes) and keeps the old canvas", async () => {
@@ -47,8 +56,14 @@ describe("canvas", () => {
 
   it("renderCanvas serves markdown as text/markdown and html as text/html", () => {
     const base = { title: "t", content: "body", updated_at: "2025-01-01T00:00:00.000Z" };
-    expect(renderCanvas({ ...base, format: "markdown" })).toEqual({ contentType: "text/markdown; charset=utf-8", body: "body" });
-    expect(renderCanvas({ ...base, format: "html" })).toEqual({ contentType: "text/html; charset=utf-8", body: "body" });
+    expect(renderCanvas({ ...base, format: "markdown" })).toEqual({
+      contentType: "text/markdown; charset=utf-8",
+      body: "body",
+    });
+    expect(renderCanvas({ ...base, format: "html" })).toEqual({
+      contentType: "text/html; charset=utf-8",
+      body: "body",
+    });
   });
 
   it("parseStoredCanvas refuses what it did not write", () => {

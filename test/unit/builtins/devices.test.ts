@@ -2,15 +2,25 @@ import { describe, expect, it } from "vitest";
 import { agentsList } from "../../../durable-objects/conversation/builtins/agents-list.js";
 import { nodes } from "../../../durable-objects/conversation/builtins/nodes.js";
 import { skill } from "../../../durable-objects/conversation/builtins/skill.js";
-import { NOW, device, fakeWorld } from "./fake-context.js";
+import { device, fakeWorld, NOW } from "./fake-context.js";
 import { errorOf, successJson, successText } from "./run.js";
 
 describe("agents_list", () => {
   it("lists every known device with online state and tools", async () => {
     const world = fakeWorld();
-    world.devices.set("desk-2", device("desk-2", { online: false, last_seen: null, version: null, tools: ["git_status"] }));
+    world.devices.set(
+      "desk-2",
+      device("desk-2", { online: false, last_seen: null, version: null, tools: ["git_status"] }),
+    );
     expect(await successJson(agentsList, {}, world.ctx)).toEqual([
-      { agent_id: "pi-1", online: true, current: true, version: "1.2.3", last_seen: new Date(NOW - 1000).toISOString(), tools: ["bash", "read"] },
+      {
+        agent_id: "pi-1",
+        online: true,
+        current: true,
+        version: "1.2.3",
+        last_seen: new Date(NOW - 1000).toISOString(),
+        tools: ["bash", "read"],
+      },
       { agent_id: "desk-2", online: false, current: false, version: null, last_seen: null, tools: ["git_status"] },
     ]);
   });
@@ -35,7 +45,11 @@ describe("nodes", () => {
   it("details another known device", async () => {
     const world = fakeWorld();
     world.devices.set("desk-2", device("desk-2", { online: false, capabilities: ["git"] }));
-    const details = await successJson<{ agent_id: string; online: boolean; capabilities: string[] }>(nodes, { agent_id: "desk-2" }, world.ctx);
+    const details = await successJson<{ agent_id: string; online: boolean; capabilities: string[] }>(
+      nodes,
+      { agent_id: "desk-2" },
+      world.ctx,
+    );
     expect(details).toMatchObject({ agent_id: "desk-2", online: false, capabilities: ["git"] });
   });
 

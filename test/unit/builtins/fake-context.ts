@@ -1,6 +1,10 @@
 // An in-memory BuiltinContext: a test double of the context interface the shell provides (kv,
 // device registry, conversation directory). The built-ins under test are the real ones.
-import type { BuiltinContext, ConversationSummary, DeviceSummary } from "../../../durable-objects/conversation/builtins/types.js";
+import type {
+  BuiltinContext,
+  ConversationSummary,
+  DeviceSummary,
+} from "../../../durable-objects/conversation/builtins/types.js";
 
 export type FakeDevice = DeviceSummary & {
   capabilities: string[];
@@ -52,7 +56,10 @@ export function fakeWorld(opts: { conversation_id?: string; agent_id?: string } 
     kv: new Map(),
     devices: new Map([[agent_id, device(agent_id)]]),
     conversations: new Map([
-      [conversation_id, { conversation_id, agent_id, status: "running", messages: [{ role: "user", content: "hello" }] }],
+      [
+        conversation_id,
+        { conversation_id, agent_id, status: "running", messages: [{ role: "user", content: "hello" }] },
+      ],
     ]),
     known: [],
     posts: [],
@@ -76,11 +83,19 @@ export function fakeWorld(opts: { conversation_id?: string; agent_id?: string } 
     },
     devices: {
       list: async () =>
-        [...world.devices.values()].map(({ agent_id, online, last_seen, version, tools }) => ({ agent_id, online, last_seen, version, tools })),
+        [...world.devices.values()].map(({ agent_id, online, last_seen, version, tools }) => ({
+          agent_id,
+          online,
+          last_seen,
+          version,
+          tools,
+        })),
       get: async (id) => {
         const d = world.devices.get(id);
         // The shell's hub answers for any id; an unknown device is an empty, offline one.
-        return d ? { ...d } : { agent_id: id, online: false, last_seen: null, version: null, capabilities: [], skills: [] };
+        return d
+          ? { ...d }
+          : { agent_id: id, online: false, last_seen: null, version: null, capabilities: [], skills: [] };
       },
     },
     conversations: {
@@ -102,7 +117,12 @@ export function fakeWorld(opts: { conversation_id?: string; agent_id?: string } 
     startSubtask: async (text, agentId) => {
       world.subtasks.push({ text, agent_id: agentId });
       const id = `conv-sub-${world.subtasks.length}`;
-      world.conversations.set(id, { conversation_id: id, agent_id: agentId, status: "running", messages: [{ role: "user", content: text }] });
+      world.conversations.set(id, {
+        conversation_id: id,
+        agent_id: agentId,
+        status: "running",
+        messages: [{ role: "user", content: text }],
+      });
       return { conversation_id: id };
     },
   };

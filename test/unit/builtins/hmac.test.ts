@@ -1,12 +1,17 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacSha256Hex, verifyWebhookSignature, webhookSignature } from "../../../durable-objects/conversation/builtins/hmac.js";
+import {
+  hmacSha256Hex,
+  verifyWebhookSignature,
+  webhookSignature,
+} from "../../../durable-objects/conversation/builtins/hmac.js";
 
 describe("webhook HMAC", () => {
   it("matches node:crypto", async () => {
     expect(await hmacSha256Hex("key", "message")).toBe(createHmac("sha256", "key").update("message").digest("hex"));
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the name quotes the signed string's template
   it("signs `${timestamp}.${body}` as sha256=<hex>", async () => {
     const body = '{"a":"é"}';
     const expected = createHmac("sha256", "k").update(`1700000000.${body}`).digest("hex");

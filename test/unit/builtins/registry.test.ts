@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  BUILTINS,
+  builtinToolSpecs,
+  findBuiltin,
+  questionToolSpec,
+} from "../../../durable-objects/conversation/builtins/index.js";
 import { ParametersSchema, ToolName } from "../../../protocol/index.js";
 import { validateArguments } from "../../../protocol/validate-arguments.js";
-import { BUILTINS, builtinToolSpecs, findBuiltin, questionToolSpec } from "../../../durable-objects/conversation/builtins/index.js";
 
 const EXPECTED = [
   "get_current_time",
@@ -36,7 +41,8 @@ describe("the built-in registry", () => {
       expect(ToolName.safeParse(b.name).success, b.name).toBe(true);
       const parsed = ParametersSchema.safeParse(b.parameters);
       expect(parsed.success, `${b.name}: ${parsed.error?.message}`).toBe(true);
-      for (const req of b.parameters.required) expect(Object.keys(b.parameters.properties), `${b.name}.${req}`).toContain(req);
+      for (const req of b.parameters.required)
+        expect(Object.keys(b.parameters.properties), `${b.name}.${req}`).toContain(req);
     }
   });
 
@@ -51,7 +57,9 @@ describe("the built-in registry", () => {
 
   it("the question spec takes a question and optional options", () => {
     expect(questionToolSpec).toMatchObject({ name: "question", kind: "builtin" });
-    expect(validateArguments("question", questionToolSpec.parameters, { question: "which?", options: ["a", "b"] }).ok).toBe(true);
+    expect(
+      validateArguments("question", questionToolSpec.parameters, { question: "which?", options: ["a", "b"] }).ok,
+    ).toBe(true);
     expect(validateArguments("question", questionToolSpec.parameters, { options: ["a"] }).ok).toBe(false);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { sessionsList } from "../../../durable-objects/conversation/builtins/sessions-list.js";
+import { sessionStatus } from "../../../durable-objects/conversation/builtins/session-status.js";
 import { sessionsHistory } from "../../../durable-objects/conversation/builtins/sessions-history.js";
+import { sessionsList } from "../../../durable-objects/conversation/builtins/sessions-list.js";
 import { sessionsSend } from "../../../durable-objects/conversation/builtins/sessions-send.js";
 import { sessionsSpawn } from "../../../durable-objects/conversation/builtins/sessions-spawn.js";
-import { sessionStatus } from "../../../durable-objects/conversation/builtins/session-status.js";
 import { fakeWorld } from "./fake-context.js";
 import { errorOf, successJson, successText } from "./run.js";
 
@@ -12,7 +12,11 @@ type Listed = { conversation_id: string; agent_id: string | null; status: string
 describe("sessions_spawn", () => {
   it("starts a conversation on this agent by default and remembers it", async () => {
     const world = fakeWorld();
-    const spawned = await successJson<{ conversation_id: string; message_id: string; agent_id: string }>(sessionsSpawn, { text: "count to 3" }, world.ctx);
+    const spawned = await successJson<{ conversation_id: string; message_id: string; agent_id: string }>(
+      sessionsSpawn,
+      { text: "count to 3" },
+      world.ctx,
+    );
     expect(world.posts).toEqual([{ conversation_id: null, agent_id: "pi-1", text: "count to 3" }]);
     expect(spawned.agent_id).toBe("pi-1");
     expect(spawned.message_id).toMatch(/^msg-/);
@@ -38,7 +42,11 @@ describe("sessions_spawn", () => {
 describe("sessions_list", () => {
   it("lists itself first, then the known conversations with their status", async () => {
     const world = fakeWorld();
-    const { conversation_id } = await successJson<{ conversation_id: string }>(sessionsSpawn, { text: "job" }, world.ctx);
+    const { conversation_id } = await successJson<{ conversation_id: string }>(
+      sessionsSpawn,
+      { text: "job" },
+      world.ctx,
+    );
     world.known.push("conv-gone");
     const list = await successJson<Listed[]>(sessionsList, {}, world.ctx);
     expect(list).toEqual([
@@ -78,7 +86,12 @@ describe("sessions_history", () => {
 
   it("refuses a conversation it does not know", async () => {
     const world = fakeWorld();
-    world.conversations.set("conv-secret", { conversation_id: "conv-secret", agent_id: "pi-9", status: "idle", messages: [{ role: "user", content: "top-secret-text" }] });
+    world.conversations.set("conv-secret", {
+      conversation_id: "conv-secret",
+      agent_id: "pi-9",
+      status: "idle",
+      messages: [{ role: "user", content: "top-secret-text" }],
+    });
     const err = await errorOf(sessionsHistory, { conversation_id: "conv-secret" }, world.ctx);
     expect(err.error_type).toBe("permission_denied");
     expect(err.error).not.toContain("top-secret-text");
@@ -100,8 +113,16 @@ describe("sessions_history", () => {
 describe("sessions_send", () => {
   it("posts into a known conversation on its own agent and returns the message id", async () => {
     const world = fakeWorld();
-    const { conversation_id } = await successJson<{ conversation_id: string }>(sessionsSpawn, { text: "start", agent_id: "desk-2" }, world.ctx);
-    const sent = await successJson<{ conversation_id: string; message_id: string }>(sessionsSend, { conversation_id, text: "and now?" }, world.ctx);
+    const { conversation_id } = await successJson<{ conversation_id: string }>(
+      sessionsSpawn,
+      { text: "start", agent_id: "desk-2" },
+      world.ctx,
+    );
+    const sent = await successJson<{ conversation_id: string; message_id: string }>(
+      sessionsSend,
+      { conversation_id, text: "and now?" },
+      world.ctx,
+    );
     expect(sent.conversation_id).toBe(conversation_id);
     expect(sent.message_id).toMatch(/^msg-/);
     expect(world.posts.at(-1)).toEqual({ conversation_id, agent_id: "desk-2", text: "and now?" });
@@ -109,7 +130,12 @@ describe("sessions_send", () => {
 
   it("refuses an unknown conversation with permission_denied and posts nothing", async () => {
     const world = fakeWorld();
-    world.conversations.set("conv-other", { conversation_id: "conv-other", agent_id: "pi-1", status: "idle", messages: [] });
+    world.conversations.set("conv-other", {
+      conversation_id: "conv-other",
+      agent_id: "pi-1",
+      status: "idle",
+      messages: [],
+    });
     const err = await errorOf(sessionsSend, { conversation_id: "conv-other", text: "hi" }, world.ctx);
     expect(err.error_type).toBe("permission_denied");
     expect(world.posts).toEqual([]);
@@ -124,7 +150,9 @@ describe("sessions_send", () => {
 
   it("rejects an id that is not a plain identifier", async () => {
     const { ctx } = fakeWorld();
-    expect((await errorOf(sessionsSend, { conversation_id: "../x", text: "hi" }, ctx)).error_type).toBe("invalid_params");
+    expect((await errorOf(sessionsSend, { conversation_id: "../x", text: "hi" }, ctx)).error_type).toBe(
+      "invalid_params",
+    );
   });
 });
 
@@ -132,7 +160,12 @@ describe("session_status", () => {
   it("gives the status of a known conversation", async () => {
     const world = fakeWorld();
     world.known.push("conv-b");
-    world.conversations.set("conv-b", { conversation_id: "conv-b", agent_id: "pi-2", status: "waiting_approval", messages: [{ role: "assistant", content: "?" }] });
+    world.conversations.set("conv-b", {
+      conversation_id: "conv-b",
+      agent_id: "pi-2",
+      status: "waiting_approval",
+      messages: [{ role: "assistant", content: "?" }],
+    });
     expect(await successJson(sessionStatus, { conversation_id: "conv-b" }, world.ctx)).toEqual({
       conversation_id: "conv-b",
       agent_id: "pi-2",
@@ -146,6 +179,8 @@ describe("session_status", () => {
     const world = fakeWorld();
     world.known.push("conv-gone");
     expect((await errorOf(sessionStatus, { conversation_id: "conv-gone" }, world.ctx)).error_type).toBe("not_found");
-    expect((await errorOf(sessionStatus, { conversation_id: "conv-nope" }, world.ctx)).error_type).toBe("permission_denied");
+    expect((await errorOf(sessionStatus, { conversation_id: "conv-nope" }, world.ctx)).error_type).toBe(
+      "permission_denied",
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { getCurrentTime, isoInZone } from "../../../durable-objects/conversation/builtins/get-current-time.js";
 import { echo } from "../../../durable-objects/conversation/builtins/echo.js";
-import { NOW, fakeWorld } from "./fake-context.js";
+import { getCurrentTime, isoInZone } from "../../../durable-objects/conversation/builtins/get-current-time.js";
+import { fakeWorld, NOW } from "./fake-context.js";
 import { errorOf, successText } from "./run.js";
 
 describe("get_current_time", () => {
@@ -25,7 +25,9 @@ describe("get_current_time", () => {
   it("gives ISO 8601 with the zone's offset", async () => {
     expect(await successText(getCurrentTime, { timezone: "Europe/Berlin" }, ctx)).toBe("2025-01-02T04:04:05.678+01:00");
     expect(await successText(getCurrentTime, { timezone: "Asia/Kolkata" }, ctx)).toBe("2025-01-02T08:34:05.678+05:30");
-    expect(await successText(getCurrentTime, { timezone: "America/New_York" }, ctx)).toBe("2025-01-01T22:04:05.678-05:00");
+    expect(await successText(getCurrentTime, { timezone: "America/New_York" }, ctx)).toBe(
+      "2025-01-01T22:04:05.678-05:00",
+    );
   });
 
   it("handles summer time and midnight in a zone", () => {

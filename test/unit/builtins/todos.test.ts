@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { todowrite } from "../../../durable-objects/conversation/builtins/todowrite.js";
-import { todoread } from "../../../durable-objects/conversation/builtins/todoread.js";
 import type { Todo } from "../../../durable-objects/conversation/builtins/todo-list.js";
+import { todoread } from "../../../durable-objects/conversation/builtins/todoread.js";
+import { todowrite } from "../../../durable-objects/conversation/builtins/todowrite.js";
 import { fakeWorld } from "./fake-context.js";
 import { errorOf, successJson } from "./run.js";
 
@@ -15,7 +15,12 @@ describe("todowrite / todoread", () => {
     const world = fakeWorld();
     const written = await successJson<Todo[]>(
       todowrite,
-      { todos: [{ content: "write tests", status: "in_progress", priority: "high" }, { content: "ship", status: "pending" }] },
+      {
+        todos: [
+          { content: "write tests", status: "in_progress", priority: "high" },
+          { content: "ship", status: "pending" },
+        ],
+      },
       world.ctx,
     );
     expect(written).toEqual([
@@ -28,16 +33,33 @@ describe("todowrite / todoread", () => {
 
   it("replaces the stored list rather than merging (opencode semantics)", async () => {
     const { ctx } = fakeWorld();
-    await successJson(todowrite, { todos: [{ content: "a", status: "pending" }, { content: "b", status: "pending" }] }, ctx);
+    await successJson(
+      todowrite,
+      {
+        todos: [
+          { content: "a", status: "pending" },
+          { content: "b", status: "pending" },
+        ],
+      },
+      ctx,
+    );
     await successJson(todowrite, { todos: [{ id: "2", content: "b", status: "completed" }] }, ctx);
-    expect(await successJson(todoread, {}, ctx)).toEqual([{ id: "2", content: "b", status: "completed", priority: "medium" }]);
+    expect(await successJson(todoread, {}, ctx)).toEqual([
+      { id: "2", content: "b", status: "completed", priority: "medium" },
+    ]);
   });
 
   it("keeps given ids and picks free ones for the rest", async () => {
     const { ctx } = fakeWorld();
     const written = await successJson<Todo[]>(
       todowrite,
-      { todos: [{ content: "x", status: "pending" }, { id: "1", content: "y", status: "pending" }, { content: "z", status: "pending" }] },
+      {
+        todos: [
+          { content: "x", status: "pending" },
+          { id: "1", content: "y", status: "pending" },
+          { content: "z", status: "pending" },
+        ],
+      },
       ctx,
     );
     expect(written.map((t) => t.id)).toEqual(["2", "1", "3"]);
@@ -54,7 +76,13 @@ describe("todowrite / todoread", () => {
     const { ctx } = fakeWorld();
     await successJson(
       todowrite,
-      { todos: [{ content: "a", status: "completed" }, { content: "b", status: "pending" }, { content: "c", status: "completed" }] },
+      {
+        todos: [
+          { content: "a", status: "completed" },
+          { content: "b", status: "pending" },
+          { content: "c", status: "completed" },
+        ],
+      },
       ctx,
     );
     const done = await successJson<Todo[]>(todoread, { status: "completed" }, ctx);
@@ -66,7 +94,16 @@ describe("todowrite / todoread", () => {
     const badStatus = await errorOf(todowrite, { todos: [{ content: "a", status: "done" }] }, world.ctx);
     expect(badStatus.error_type).toBe("invalid_params");
     expect(badStatus.error).toContain("todos.0.status");
-    const dup = await errorOf(todowrite, { todos: [{ id: "a", content: "x", status: "pending" }, { id: "a", content: "y", status: "pending" }] }, world.ctx);
+    const dup = await errorOf(
+      todowrite,
+      {
+        todos: [
+          { id: "a", content: "x", status: "pending" },
+          { id: "a", content: "y", status: "pending" },
+        ],
+      },
+      world.ctx,
+    );
     expect(dup.error).toContain('"a"');
     const empty = await errorOf(todowrite, { todos: [{ content: "  ", status: "pending" }] }, world.ctx);
     expect(empty.error).toContain("todos.0.content");

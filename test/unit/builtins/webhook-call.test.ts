@@ -1,9 +1,13 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWebhookTool, MAX_WEBHOOK_RESPONSE_BYTES, type WebhookCallContext } from "../../../durable-objects/conversation/builtins/webhook-call.js";
+import {
+  MAX_WEBHOOK_RESPONSE_BYTES,
+  runWebhookTool,
+  type WebhookCallContext,
+} from "../../../durable-objects/conversation/builtins/webhook-call.js";
 import { WebhookTool } from "../../../durable-objects/conversation/builtins/webhook-config.js";
 import type { ToolOutcome } from "../../../protocol/index.js";
-import { hang, json, startWebhookServer, text, type Reply, type WebhookServer } from "./webhook-server.js";
+import { hang, json, type Reply, startWebhookServer, text, type WebhookServer } from "./webhook-server.js";
 
 let server: WebhookServer | null = null;
 afterEach(async () => {
@@ -49,7 +53,11 @@ describe("runWebhookTool", () => {
   it("POSTs the call as JSON with Idempotency-Key and a signature that verifies", async () => {
     const s = await serve(json(200, { temperature: 21 }));
     const secret = "s3cret";
-    const outcome = await runWebhookTool(tool({ url: s.url, secret, headers: { "X-Api-Key": "k1" } }), { city: "Oslo" }, callContext());
+    const outcome = await runWebhookTool(
+      tool({ url: s.url, secret, headers: { "X-Api-Key": "k1" } }),
+      { city: "Oslo" },
+      callContext(),
+    );
     expect(expectSuccess(outcome)).toBe('{\n  "temperature": 21\n}');
 
     const [req] = s.received;
@@ -57,7 +65,13 @@ describe("runWebhookTool", () => {
     expect(req!.headers["content-type"]).toBe("application/json");
     expect(req!.headers["idempotency-key"]).toBe("req-42");
     expect(req!.headers["x-api-key"]).toBe("k1");
-    expect(JSON.parse(req!.body)).toEqual({ tool: "lookup", arguments: { city: "Oslo" }, request_id: "req-42", conversation_id: "conv-1", tool_call_id: "call-7" });
+    expect(JSON.parse(req!.body)).toEqual({
+      tool: "lookup",
+      arguments: { city: "Oslo" },
+      request_id: "req-42",
+      conversation_id: "conv-1",
+      tool_call_id: "call-7",
+    });
 
     const timestamp = req!.headers["x-webhook-timestamp"] as string;
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(5);
@@ -108,7 +122,11 @@ describe("runWebhookTool", () => {
   });
 
   it("honours Retry-After on 429, capped", async () => {
-    const s = await serve(text(429, "slow down", { "retry-after": "2" }), text(429, "slow down", { "retry-after": "3600" }), text(200, "done"));
+    const s = await serve(
+      text(429, "slow down", { "retry-after": "2" }),
+      text(429, "slow down", { "retry-after": "3600" }),
+      text(200, "done"),
+    );
     const ctx = callContext();
     expect(expectSuccess(await runWebhookTool(tool({ url: s.url }), {}, ctx))).toBe("done");
     expect(ctx.sleeps).toEqual([2000, 30_000]);

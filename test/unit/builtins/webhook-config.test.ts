@@ -40,7 +40,11 @@ describe("parseWebhookTools", () => {
       secret: "whsec_abc",
     };
     const parsed = parseWebhookTools(JSON.stringify([full]));
-    expect(parsed.ok && parsed.tools[0]).toMatchObject({ policy: "requires_approval", secret: "whsec_abc", timeout_secs: 10 });
+    expect(parsed.ok && parsed.tools[0]).toMatchObject({
+      policy: "requires_approval",
+      secret: "whsec_abc",
+      timeout_secs: 10,
+    });
   });
 
   it("names the failing field", () => {

@@ -18,7 +18,13 @@ export async function startWebhookServer(replies: Reply[]): Promise<WebhookServe
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      const request = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
       received.push(request);
       const reply = replies[Math.min(received.length - 1, replies.length - 1)]!;
       reply(res, request);
@@ -37,15 +43,19 @@ export async function startWebhookServer(replies: Reply[]): Promise<WebhookServe
   };
 }
 
-export const json = (status: number, value: unknown, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(value));
-};
+export const json =
+  (status: number, value: unknown, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(value));
+  };
 
-export const text = (status: number, body: string, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { "content-type": "text/plain", ...headers });
-  res.end(body);
-};
+export const text =
+  (status: number, body: string, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { "content-type": "text/plain", ...headers });
+    res.end(body);
+  };
 
 /** Never answers (until the server closes): for timeouts. */
 export const hang: Reply = () => undefined;

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callLlm, type ChatMessage, type ChatTool, type LlmConfig, type LlmResult } from "../../../durable-objects/conversation/llm/index.js";
-import { startScriptedLlm, type ScriptedLlm } from "../../../scripted-llm/server.js";
+import {
+  type ChatMessage,
+  type ChatTool,
+  callLlm,
+  type LlmConfig,
+  type LlmResult,
+} from "../../../durable-objects/conversation/llm/index.js";
 import type { ScriptRuleInput } from "../../../scripted-llm/script.js";
+import { type ScriptedLlm, startScriptedLlm } from "../../../scripted-llm/server.js";
 
 // callLlm end to end against the scripted model (real HTTP, real openai client, real SSE).
 
@@ -16,8 +22,22 @@ afterAll(() => llm.close());
 beforeEach(() => llm.reset());
 
 const tools: ChatTool[] = [
-  { type: "function", function: { name: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } } },
-  { type: "function", function: { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: "bash",
+      description: "Run a command",
+      parameters: { type: "object", properties: { command: { type: "string" } } },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "read",
+      description: "Read a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+    },
+  },
 ];
 const ask = (text: string) => [{ role: "user" as const, content: text }];
 
@@ -35,14 +55,22 @@ function errorOf(result: LlmResult) {
   return result.error;
 }
 
-type SentBody = { tools?: unknown[]; tool_choice?: unknown; stream?: boolean; stream_options?: unknown; messages: { role: string; content: unknown }[] };
+type SentBody = {
+  tools?: unknown[];
+  tool_choice?: unknown;
+  stream?: boolean;
+  stream_options?: unknown;
+  messages: { role: string; content: unknown }[];
+};
 const sent = (i: number) => llm.requests()[i]!.body as SentBody;
 
 describe("callLlm: answers", () => {
   it("streams text, reporting deltas as they come, with usage", async () => {
     oneTurn({ content: "The device is up and running fine." });
     const deltas: string[] = [];
-    const turn = turnOf(await callLlm(config, { messages: ask("hi"), tools }, { idSeed: "t", onDelta: (d) => deltas.push(d) }));
+    const turn = turnOf(
+      await callLlm(config, { messages: ask("hi"), tools }, { idSeed: "t", onDelta: (d) => deltas.push(d) }),
+    );
     expect(turn.content).toBe("The device is up and running fine.");
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe(turn.content);
@@ -52,7 +80,12 @@ describe("callLlm: answers", () => {
   });
 
   it("assembles native tool calls split across chunks", async () => {
-    oneTurn({ tool_calls: [{ name: "read", arguments: { path: "/etc/hostname" }, id: "call_r" }, { name: "bash", arguments: { command: "uptime" } }] });
+    oneTurn({
+      tool_calls: [
+        { name: "read", arguments: { path: "/etc/hostname" }, id: "call_r" },
+        { name: "bash", arguments: { command: "uptime" } },
+      ],
+    });
     const turn = turnOf(await callLlm(config, { messages: ask("x"), tools }, { idSeed: "t" }));
     expect(turn.finishReason).toBe("tool_calls");
     expect(turn.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
@@ -66,7 +99,13 @@ describe("callLlm: answers", () => {
   it("works non-streamed (stream: false)", async () => {
     oneTurn({ content: "ok", tool_calls: [{ name: "bash", arguments: { command: "ls" } }] });
     const deltas: string[] = [];
-    const turn = turnOf(await callLlm({ ...config, stream: false }, { messages: ask("x"), tools }, { idSeed: "t", onDelta: (d) => deltas.push(d) }));
+    const turn = turnOf(
+      await callLlm(
+        { ...config, stream: false },
+        { messages: ask("x"), tools },
+        { idSeed: "t", onDelta: (d) => deltas.push(d) },
+      ),
+    );
     expect(turn.content).toBe("ok");
     expect(turn.toolCalls.map((c) => c.name)).toEqual(["bash"]);
     expect(deltas).toEqual(["ok"]);
@@ -83,12 +122,22 @@ describe("callLlm: answers", () => {
   });
 
   it("sends a growing history whole on every call, old messages and new", async () => {
-    llm.setRules([{ turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" }, id: "c1" }] }, { content: "done" }] }]);
+    llm.setRules([
+      { turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" }, id: "c1" }] }, { content: "done" }] },
+    ]);
     const messages: ChatMessage[] = [{ role: "system", content: "be brief" }, ...ask("list files")];
     const first = turnOf(await callLlm(config, { messages, tools }, { idSeed: "h" }));
     messages.push(
-      { role: "assistant", content: null, tool_calls: first.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) },
-      { role: "tool", tool_call_id: "c1", content: "a.txt\nb \"quoted\" ünïcode ✓" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: first.toolCalls.map((c) => ({
+          id: c.id,
+          type: "function" as const,
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      },
+      { role: "tool", tool_call_id: "c1", content: 'a.txt\nb "quoted" ünïcode ✓' },
     );
     expect(turnOf(await callLlm(config, { messages, tools }, { idSeed: "h" })).content).toBe("done");
     expect(sent(0).messages).toEqual(messages.slice(0, 2));
@@ -98,7 +147,17 @@ describe("callLlm: answers", () => {
 
   it("survives an onDelta listener that throws", async () => {
     oneTurn({ content: "still here" });
-    const turn = turnOf(await callLlm(config, { messages: ask("x") }, { onDelta: () => { throw new Error("listener broke"); } }));
+    const turn = turnOf(
+      await callLlm(
+        config,
+        { messages: ask("x") },
+        {
+          onDelta: () => {
+            throw new Error("listener broke");
+          },
+        },
+      ),
+    );
     expect(turn.content).toBe("still here");
   });
 });
@@ -182,7 +241,15 @@ describe("callLlm: text-protocol models (toolProtocol: text)", () => {
     // The loop stores the native shape; callLlm rewrites it for the text-protocol model.
     const history = [
       ...messages,
-      { role: "assistant" as const, content: null, tool_calls: first.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) },
+      {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: first.toolCalls.map((c) => ({
+          id: c.id,
+          type: "function" as const,
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      },
       { role: "tool" as const, tool_call_id: "call_tp_0", content: "3 days" },
     ];
     const second = turnOf(await callLlm(textConfig, { messages: history, tools }, { idSeed: "tp2" }));
@@ -256,7 +323,8 @@ describe("callLlm: failures as values", () => {
   });
 
   it("a 200 that is not a completion: invalid_response", async () => {
-    const notJson: typeof fetch = async () => new Response("<html>proxy login</html>", { status: 200, headers: { "content-type": "application/json" } });
+    const notJson: typeof fetch = async () =>
+      new Response("<html>proxy login</html>", { status: 200, headers: { "content-type": "application/json" } });
     const error = errorOf(await callLlm({ ...config, stream: false }, { messages: ask("x") }, { fetch: notJson }));
     expect(error.kind).toBe("invalid_response");
     const noChoices: typeof fetch = async () => Response.json({ id: "x", object: "chat.completion", choices: [] });
@@ -268,18 +336,24 @@ describe("callLlm: failures as values", () => {
 
   it("a stream with usage but no choices at all: invalid_response", async () => {
     const usageOnly: typeof fetch = async () =>
-      new Response('data: {"id":"x","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0}}\n\ndata: [DONE]\n\n', {
-        headers: { "content-type": "text/event-stream" },
-      });
+      new Response(
+        'data: {"id":"x","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0}}\n\ndata: [DONE]\n\n',
+        {
+          headers: { "content-type": "text/event-stream" },
+        },
+      );
     const error = errorOf(await callLlm(config, { messages: ask("x") }, { fetch: usageOnly }));
     expect(error.kind).toBe("invalid_response");
   });
 
   it("an error event inside the stream: invalid_response naming the provider's message", async () => {
     const midStreamError: typeof fetch = async () =>
-      new Response('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: {"error":{"message":"upstream overloaded"}}\n\n', {
-        headers: { "content-type": "text/event-stream" },
-      });
+      new Response(
+        'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: {"error":{"message":"upstream overloaded"}}\n\n',
+        {
+          headers: { "content-type": "text/event-stream" },
+        },
+      );
     const error = errorOf(await callLlm(config, { messages: ask("x") }, { fetch: midStreamError }));
     expect(error.kind).toBe("invalid_response");
     expect(error.message).toContain("upstream overloaded");

@@ -11,7 +11,11 @@ describe("chatRequestJson", () => {
       model: "m",
       messages: [
         { role: "user", content: 'say "hi" ✓\n' },
-        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }],
+        },
         { role: "tool", tool_call_id: "c", content: "x", extra: undefined },
       ],
       tools,
@@ -22,7 +26,10 @@ describe("chatRequestJson", () => {
     };
     expect(JSON.parse(chatRequestJson(body))).toEqual(JSON.parse(JSON.stringify(body)));
     expect(JSON.parse(chatRequestJson({ messages: [] }))).toEqual({ messages: [] });
-    expect(JSON.parse(chatRequestJson({ messages: [{ role: "user", content: "x" }], stream: false }))).toEqual({ messages: [{ role: "user", content: "x" }], stream: false });
+    expect(JSON.parse(chatRequestJson({ messages: [{ role: "user", content: "x" }], stream: false }))).toEqual({
+      messages: [{ role: "user", content: "x" }],
+      stream: false,
+    });
   });
 
   it("serializes each message and tool list once, however many requests carry it", () => {

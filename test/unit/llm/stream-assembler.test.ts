@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { StreamAssembler, assembleChunks, fromCompletion } from "../../../durable-objects/conversation/llm/stream-assembler.js";
+import {
+  assembleChunks,
+  fromCompletion,
+  StreamAssembler,
+} from "../../../durable-objects/conversation/llm/stream-assembler.js";
 
 // Recorded-style chunk sequences: the shapes real OpenAI-compatible servers send.
 const base = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m" };
-const chunk = (delta: Record<string, unknown> | undefined, finish: string | null = null, extra: Record<string, unknown> = {}) => ({
+const chunk = (
+  delta: Record<string, unknown> | undefined,
+  finish: string | null = null,
+  extra: Record<string, unknown> = {},
+) => ({
   ...base,
   choices: [{ index: 0, ...(delta === undefined ? {} : { delta }), finish_reason: finish }],
   ...extra,
@@ -33,10 +41,14 @@ describe("StreamAssembler", () => {
     const turn = assembleChunks(
       [
         chunk({ role: "assistant", content: null }),
-        chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "read", arguments: "" } }] }),
+        chunk({
+          tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "read", arguments: "" } }],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"pa' } }] }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: 'th": "/etc/hostname"}' } }] }),
-        chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "bash", arguments: "" } }] }),
+        chunk({
+          tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "bash", arguments: "" } }],
+        }),
         chunk({ tool_calls: [{ index: 1, function: { arguments: '{"command":' } }] }),
         chunk({ tool_calls: [{ index: 1, function: { arguments: ' "ls"}' } }] }),
         chunk({}, "tool_calls"),
@@ -54,7 +66,9 @@ describe("StreamAssembler", () => {
   });
 
   it("reads tool calls finished with finish_reason stop (or none) as tool_calls; keeps length", () => {
-    const calls = [chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "bash", arguments: '{"command":"ls"}' } }] })];
+    const calls = [
+      chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "bash", arguments: '{"command":"ls"}' } }] }),
+    ];
     expect(assembleChunks([...calls, chunk({}, "stop")], "s").finishReason).toBe("tool_calls");
     expect(assembleChunks(calls, "s").finishReason).toBe("tool_calls");
     expect(assembleChunks([...calls, chunk({}, "length")], "s").finishReason).toBe("length");
@@ -63,7 +77,12 @@ describe("StreamAssembler", () => {
 
   it("stringifies arguments delivered as an object", () => {
     const turn = assembleChunks(
-      [chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read", arguments: { path: "a.txt", limit: 5 } } }] }), chunk({}, "tool_calls")],
+      [
+        chunk({
+          tool_calls: [{ index: 0, id: "c1", function: { name: "read", arguments: { path: "a.txt", limit: 5 } } }],
+        }),
+        chunk({}, "tool_calls"),
+      ],
       "s",
     );
     expect(turn.toolCalls[0]!.arguments).toBe('{"path":"a.txt","limit":5}');
@@ -157,7 +176,10 @@ describe("StreamAssembler", () => {
   });
 
   it("takes usage carried on the last choice chunk, and input/output token names", () => {
-    const turn = assembleChunks([chunk({ content: "x" }, "stop", { usage: { input_tokens: 4, output_tokens: 1 } })], "s");
+    const turn = assembleChunks(
+      [chunk({ content: "x" }, "stop", { usage: { input_tokens: 4, output_tokens: 1 } })],
+      "s",
+    );
     expect(turn.usage).toEqual({ prompt_tokens: 4, completion_tokens: 1 });
   });
 
@@ -171,7 +193,10 @@ describe("StreamAssembler", () => {
 
   it("reads legacy function_call deltas as one tool call", () => {
     const turn = assembleChunks(
-      [chunk({ function_call: { name: "bash", arguments: '{"comm' } }), chunk({ function_call: { arguments: 'and":"ls"}' } }, "function_call")],
+      [
+        chunk({ function_call: { name: "bash", arguments: '{"comm' } }),
+        chunk({ function_call: { arguments: 'and":"ls"}' } }, "function_call"),
+      ],
       "s",
     );
     expect(turn.toolCalls).toEqual([{ id: "call_s_0", name: "bash", arguments: '{"command":"ls"}' }]);
@@ -223,15 +248,35 @@ describe("fromCompletion", () => {
   });
 
   it("converts plain text, and text given as parts", () => {
-    const plain = fromCompletion({ choices: [{ message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] }, "s");
+    const plain = fromCompletion(
+      { choices: [{ message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] },
+      "s",
+    );
     expect(plain).toEqual({ ok: true, turn: { content: "hi", toolCalls: [], finishReason: "stop" } });
-    const parts = fromCompletion({ choices: [{ message: { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] } }] }, "s");
+    const parts = fromCompletion(
+      {
+        choices: [
+          {
+            message: {
+              content: [
+                { type: "text", text: "a" },
+                { type: "text", text: "b" },
+              ],
+            },
+          },
+        ],
+      },
+      "s",
+    );
     expect(parts.ok && parts.turn.content).toBe("ab");
   });
 
   it("returns an error value for things that are not completions", () => {
     expect(fromCompletion("nope", "s").ok).toBe(false);
     expect(fromCompletion({ choices: [] }, "s")).toEqual({ ok: false, error: "response has no choices" });
-    expect(fromCompletion({ error: { message: "overloaded" } }, "s")).toEqual({ ok: false, error: "provider error: overloaded" });
+    expect(fromCompletion({ error: { message: "overloaded" } }, "s")).toEqual({
+      ok: false,
+      error: "provider error: overloaded",
+    });
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { extractTextToolCalls, withTextToolCalls } from "../../../durable-objects/conversation/llm/text-tool-calls.js";
 import {
   isTextProtocolToolResult,
   textProtocolSystemSection,
-  toTextProtocolMessages,
   toolCallCorrectionRequest,
+  toTextProtocolMessages,
 } from "../../../durable-objects/conversation/llm/text-protocol-prompts.js";
+import { extractTextToolCalls, withTextToolCalls } from "../../../durable-objects/conversation/llm/text-tool-calls.js";
 
 const tools = ["bash", "read", "web_search"];
 
@@ -27,7 +27,10 @@ describe("extractTextToolCalls finds calls", () => {
   });
 
   it("inside a ```json fence", () => {
-    const r = extractTextToolCalls('I will read it:\n```json\n{"tool": "read", "args": {"path": "/etc/hostname"}}\n```\n', tools);
+    const r = extractTextToolCalls(
+      'I will read it:\n```json\n{"tool": "read", "args": {"path": "/etc/hostname"}}\n```\n',
+      tools,
+    );
     expect(r.calls).toEqual([{ name: "read", arguments: '{"path":"/etc/hostname"}' }]);
     expect(r.text).toBe("I will read it:");
     expect(r.malformed).toBeNull();
@@ -56,17 +59,28 @@ describe("extractTextToolCalls finds calls", () => {
   });
 
   it("several bare calls, a JSON array, Mistral's [TOOL_CALLS] and OpenAI's written shape", () => {
-    const two = extractTextToolCalls('{"tool": "bash", "args": {"command": "a"}}\n{"tool": "bash", "args": {"command": "b"}}', tools);
+    const two = extractTextToolCalls(
+      '{"tool": "bash", "args": {"command": "a"}}\n{"tool": "bash", "args": {"command": "b"}}',
+      tools,
+    );
     expect(two.calls.map((c) => c.arguments)).toEqual(['{"command":"a"}', '{"command":"b"}']);
-    const mistral = extractTextToolCalls('[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"}}, {"name": "bash", "arguments": {"command": "b"}}]', tools);
+    const mistral = extractTextToolCalls(
+      '[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"}}, {"name": "bash", "arguments": {"command": "b"}}]',
+      tools,
+    );
     expect(mistral.calls.map((c) => c.name)).toEqual(["read", "bash"]);
     expect(mistral.text).toBe("");
-    const openai = extractTextToolCalls('{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}', tools);
+    const openai = extractTextToolCalls(
+      '{"type": "function", "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}',
+      tools,
+    );
     expect(openai.calls).toEqual([{ name: "bash", arguments: '{"command": "ls"}' }]);
   });
 
   it("arguments given as a string stay as written; missing arguments are {}", () => {
-    expect(extractTextToolCalls('{"tool": "bash", "args": "{\\"command\\": \\"ls\\"}"}', tools).calls[0]!.arguments).toBe('{"command": "ls"}');
+    expect(
+      extractTextToolCalls('{"tool": "bash", "args": "{\\"command\\": \\"ls\\"}"}', tools).calls[0]!.arguments,
+    ).toBe('{"command": "ls"}');
     expect(extractTextToolCalls('{"tool": "bash"}', tools).calls[0]!.arguments).toBe("{}");
   });
 });
@@ -89,7 +103,9 @@ describe("extractTextToolCalls leaves prose alone", () => {
   it("JSON data that is not a call", () => {
     untouched('The API returned {"name": "Alice", "age": 31}.');
     untouched('Config example:\n```json\n{"name": "my-app", "version": "1.0.0"}\n```');
-    untouched('A tool-ish object for an unknown tool mid-prose: {"name": "deploy", "arguments": {"env": "prod"}} is what they sent.');
+    untouched(
+      'A tool-ish object for an unknown tool mid-prose: {"name": "deploy", "arguments": {"env": "prod"}} is what they sent.',
+    );
   });
 
   it("no content at all", () => {
@@ -115,7 +131,10 @@ describe("extractTextToolCalls flags malformed attempts", () => {
   });
 
   it("a <tool_call> block that does not parse, next to one that does", () => {
-    const r = extractTextToolCalls('<tool_call>{"name": "bash", "arguments": {"command": }</tool_call><tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>', tools);
+    const r = extractTextToolCalls(
+      '<tool_call>{"name": "bash", "arguments": {"command": }</tool_call><tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>',
+      tools,
+    );
     expect(r.malformed).toMatch(/<tool_call> block is not valid JSON/);
     expect(r.calls).toEqual([{ name: "read", arguments: '{"path":"a"}' }]);
   });
@@ -137,11 +156,19 @@ describe("withTextToolCalls", () => {
   });
 
   it("leaves native calls and plain answers untouched; reports malformed attempts", () => {
-    const native = { content: '{"tool": "bash", "args": {}}', toolCalls: [{ id: "a", name: "read", arguments: "{}" }], finishReason: "tool_calls" };
+    const native = {
+      content: '{"tool": "bash", "args": {}}',
+      toolCalls: [{ id: "a", name: "read", arguments: "{}" }],
+      finishReason: "tool_calls",
+    };
     expect(withTextToolCalls(native, tools, "s")).toBe(native);
     const plain = { content: "All done.", toolCalls: [], finishReason: "stop" };
     expect(withTextToolCalls(plain, tools, "s")).toBe(plain);
-    const broken = withTextToolCalls({ content: '{"tool": "bash", "args": {', toolCalls: [], finishReason: "stop" }, tools, "s");
+    const broken = withTextToolCalls(
+      { content: '{"tool": "bash", "args": {', toolCalls: [], finishReason: "stop" },
+      tools,
+      "s",
+    );
     expect(broken.toolCalls).toEqual([]);
     expect(broken.malformedToolCall).toMatch(/'bash'/);
     expect(broken.content).toBe('{"tool": "bash", "args": {');
@@ -155,7 +182,9 @@ describe("text-protocol prompts", () => {
     ]);
     expect(section).toContain('{"tool": "<tool name>", "args":');
     expect(section).toContain("<tool_call>");
-    expect(section).toContain('- bash: Run a command\n  parameters (JSON Schema): {"type":"object","required":["command"]}');
+    expect(section).toContain(
+      '- bash: Run a command\n  parameters (JSON Schema): {"type":"object","required":["command"]}',
+    );
   });
 
   it("the correction request names the problem, the expected shape and the tools", () => {
@@ -188,9 +217,13 @@ describe("text-protocol prompts", () => {
     expect(String(out[0]!.content)).toMatch(/^You are helpful\.\n\n## Tools/);
     expect(out[2]).toEqual({
       role: "assistant",
-      content: '<tool_call>{"tool":"bash","args":{"command":"uptime"}}</tool_call>\n<tool_call>{"tool":"read","args":{"path":"a"}}</tool_call>',
+      content:
+        '<tool_call>{"tool":"bash","args":{"command":"uptime"}}</tool_call>\n<tool_call>{"tool":"read","args":{"path":"a"}}</tool_call>',
     });
-    expect(out[3]).toEqual({ role: "user", content: "Tool result for bash (c1):\nup 3 days\n\nTool result for read (c2):\nhello" });
+    expect(out[3]).toEqual({
+      role: "user",
+      content: "Tool result for bash (c1):\nup 3 days\n\nTool result for read (c2):\nhello",
+    });
     expect(isTextProtocolToolResult(String(out[3]!.content))).toBe(true);
   });
 

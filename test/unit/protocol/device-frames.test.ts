@@ -1,16 +1,44 @@
 import { describe, expect, it } from "vitest";
+import {
+  DeviceFrame,
+  HubFrame,
+  MessageRequest,
+  parseJson,
+  parseValue,
+  ToolCommandFrame,
+} from "../../../protocol/index.js";
 import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
-import { DeviceFrame, HubFrame, MessageRequest, parseJson, parseValue, ToolCommandFrame } from "../../../protocol/index.js";
 
 // Seed 000 "Command Format to Edge Agents", with `type` added.
 const seedCommand = {
   type: "command",
   command: "tool",
-  payload: { tool: "bash", parameters: { command: "ls -la" }, timeout_ms: 30000, request_id: "req-1739635200000000000" },
+  payload: {
+    tool: "bash",
+    parameters: { command: "ls -la" },
+    timeout_ms: 30000,
+    request_id: "req-1739635200000000000",
+  },
   request_id: "req-1739635200000000000",
 };
-const seedSuccess = { type: "result", request_id: "req-1", status: "success", tool: "bash", result: "file1.txt\nfile2.txt\n", stderr: "", exit_code: 0, elapsed_ms: 123 };
-const seedError = { type: "result", request_id: "req-1", status: "error", tool: "bash", error: "Command timed out after 30000ms", error_type: "timeout" };
+const seedSuccess = {
+  type: "result",
+  request_id: "req-1",
+  status: "success",
+  tool: "bash",
+  result: "file1.txt\nfile2.txt\n",
+  stderr: "",
+  exit_code: 0,
+  elapsed_ms: 123,
+};
+const seedError = {
+  type: "result",
+  request_id: "req-1",
+  status: "error",
+  tool: "bash",
+  error: "Command timed out after 30000ms",
+  error_type: "timeout",
+};
 
 describe("protocol: device frames", () => {
   it("accepts seed 000's tool command", () => {
@@ -37,9 +65,7 @@ describe("protocol: device frames", () => {
         {
           name: "desktop-tools",
           version: "1.0.0",
-          tools: [
-            { ...bashToolManifest, permissions: ["shell"] },
-          ],
+          tools: [{ ...bashToolManifest, permissions: ["shell"] }],
         },
       ],
     };
@@ -62,16 +88,31 @@ describe("protocol: device frames", () => {
   });
 
   it.each([
-    ["a cancel and an ack", [{ type: "command", command: "cancel", request_id: "r1" }, { type: "ack", request_ids: ["r1"] }, { type: "rejected", reason: "why" }]],
+    [
+      "a cancel and an ack",
+      [
+        { type: "command", command: "cancel", request_id: "r1" },
+        { type: "ack", request_ids: ["r1"] },
+        { type: "rejected", reason: "why" },
+      ],
+    ],
   ])("accepts hub frames: %s", (_name, frames) => {
     for (const frame of frames) expect(parseValue(HubFrame, frame).ok).toBe(true);
   });
 
   it.each([
-    ["an unknown command", { type: "command", command: "reboot", request_id: "r1" }, "command: Invalid discriminator value. Expected 'tool' | 'cancel'"],
+    [
+      "an unknown command",
+      { type: "command", command: "reboot", request_id: "r1" },
+      "command: Invalid discriminator value. Expected 'tool' | 'cancel'",
+    ],
     ["an unknown frame type", { type: "telemetry" }, "type: Invalid discriminator value"],
     ["an ack whose ids are not a list", { type: "ack", request_ids: "r1" }, "request_ids:"],
-    ["a tool command with a zero timeout", { ...seedCommand, payload: { ...seedCommand.payload, timeout_ms: 0 } }, "payload.timeout_ms:"],
+    [
+      "a tool command with a zero timeout",
+      { ...seedCommand, payload: { ...seedCommand.payload, timeout_ms: 0 } },
+      "payload.timeout_ms:",
+    ],
   ])("names the failing field of a hub frame: %s", (_name, frame, error) => {
     const parsed = parseValue(HubFrame, frame);
     expect(parsed.ok).toBe(false);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { toOpenAITool, toolSpecsFromSkills, type SkillManifest } from "../../../protocol/index.js";
+import { type SkillManifest, toOpenAITool, toolSpecsFromSkills } from "../../../protocol/index.js";
 
 const skill: SkillManifest = {
   name: "desktop-tools",
@@ -17,7 +17,11 @@ const skill: SkillManifest = {
       permissions: ["shell", "network"],
       sandboxing: "bubblewrap",
       requires: ["bash"],
-      parameters: { type: "object", properties: { command: { type: "string", description: "Shell command to execute" } }, required: ["command"] },
+      parameters: {
+        type: "object",
+        properties: { command: { type: "string", description: "Shell command to execute" } },
+        required: ["command"],
+      },
     },
   ],
 };
@@ -49,7 +53,9 @@ describe("skill manifest → tool schemas", () => {
   });
 
   it("the bundled bash tool's schema declares the parameters the loop validates", () => {
-    const toml = parse(readFileSync(new URL("../../../skills/desktop-tools/skill.toml", import.meta.url), "utf8")) as { tools: { name: string; parameters: { required: string[] } }[] };
+    const toml = parse(readFileSync(new URL("../../../skills/desktop-tools/skill.toml", import.meta.url), "utf8")) as {
+      tools: { name: string; parameters: { required: string[] } }[];
+    };
     expect(toml.tools.find((t) => t.name === "bash")!.parameters.required).toEqual(["command"]);
   });
 });

@@ -3,7 +3,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultRules } from "../../../scripted-llm/default-script.js";
 import { ScriptRules } from "../../../scripted-llm/script.js";
-import { startScriptedLlm, type ScriptedLlm } from "../../../scripted-llm/server.js";
+import { type ScriptedLlm, startScriptedLlm } from "../../../scripted-llm/server.js";
 
 // The bundled model `npm start` falls back to: every rule walked through to its answer.
 

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedLlm, type ScriptedLlm } from "../../../scripted-llm/server.js";
+import { type ScriptedLlm, startScriptedLlm } from "../../../scripted-llm/server.js";
 
 // The scripted model driven by the real openai client: what it sends must be what OpenAI sends.
 
@@ -19,8 +19,22 @@ beforeEach(() => {
 });
 
 const tools = [
-  { type: "function" as const, function: { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } },
-  { type: "function" as const, function: { name: "bash", description: "Run", parameters: { type: "object", properties: { command: { type: "string" } } } } },
+  {
+    type: "function" as const,
+    function: {
+      name: "read",
+      description: "Read a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+    },
+  },
+  {
+    type: "function" as const,
+    function: {
+      name: "bash",
+      description: "Run",
+      parameters: { type: "object", properties: { command: { type: "string" } } },
+    },
+  },
 ];
 
 async function streamed(messages: ChatCompletionMessageParam[], usage = true): Promise<ChatCompletionChunk[]> {
@@ -67,7 +81,9 @@ describe("scripted model over the wire", () => {
       expect(mine.slice(1).every((d) => d.function?.name === undefined && d.id === undefined)).toBe(true);
       const pieces = mine.map((d) => d.function?.arguments ?? "").filter((p) => p !== "");
       expect(pieces.length).toBeGreaterThanOrEqual(2);
-      expect(JSON.parse(pieces.join(""))).toEqual(index === 0 ? { path: "/etc/hostname" } : { command: "cat /etc/os-release" });
+      expect(JSON.parse(pieces.join(""))).toEqual(
+        index === 0 ? { path: "/etc/hostname" } : { command: "cat /etc/os-release" },
+      );
     }
     const finishing = chunks.filter((c) => c.choices[0]?.finish_reason);
     expect(finishing.map((c) => c.choices[0]!.finish_reason)).toEqual(["tool_calls"]);
@@ -102,11 +118,22 @@ describe("scripted model over the wire", () => {
 
 describe("turn selection and templates", () => {
   const rules = [
-    { match: "^weather in (\\w+)", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "weather {{match_1}}" } }] }, { content: "It is {{last_tool_result}} in {{match_1}}." }] },
+    {
+      match: "^weather in (\\w+)",
+      turns: [
+        { tool_calls: [{ name: "bash", arguments: { command: "weather {{match_1}}" } }] },
+        { content: "It is {{last_tool_result}} in {{match_1}}." },
+      ],
+    },
     {
       match: "both",
       turns: [
-        { tool_calls: [{ name: "read", arguments: { path: "a" } }, { name: "read", arguments: { path: "b" } }] },
+        {
+          tool_calls: [
+            { name: "read", arguments: { path: "a" } },
+            { name: "read", arguments: { path: "b" } },
+          ],
+        },
         { content: "All: {{tool_results}} | you said {{user}} | tools {{tool_names}}" },
       ],
     },
@@ -123,7 +150,11 @@ describe("turn selection and templates", () => {
     const second = await client.chat.completions.create({
       model: "m",
       tools,
-      messages: [user("Weather in Oslo"), first.choices[0]!.message as ChatCompletionMessageParam, { role: "tool", tool_call_id: call.id, content: "sunny" }],
+      messages: [
+        user("Weather in Oslo"),
+        first.choices[0]!.message as ChatCompletionMessageParam,
+        { role: "tool", tool_call_id: call.id, content: "sunny" },
+      ],
     });
     expect(second.choices[0]!.message.content).toBe("It is sunny in Oslo.");
   });
@@ -137,7 +168,11 @@ describe("turn selection and templates", () => {
         user("an older message"),
         { role: "assistant", content: "old answer" },
         user("read both"),
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: "c1", content: "A" },
         { role: "tool", tool_call_id: "c2", content: "B" },
       ],
@@ -194,7 +229,13 @@ describe("errors and quirks on the wire", () => {
         turns: [
           {
             tool_calls: [{ name: "read", arguments: { path: "a" } }],
-            quirks: { missing_ids: true, missing_index: true, arguments_as_object: true, finish_reason_stop: true, no_usage: true },
+            quirks: {
+              missing_ids: true,
+              missing_index: true,
+              arguments_as_object: true,
+              finish_reason_stop: true,
+              no_usage: true,
+            },
           },
         ],
       },
@@ -208,15 +249,23 @@ describe("errors and quirks on the wire", () => {
 
   it("quirk text_tool_call writes the calls into content", async () => {
     llm.setRules([
-      { match: "json", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" } }], quirks: { text_tool_call: "json" } }] },
-      { match: "xml", turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" } }], quirks: { text_tool_call: "xml" } }] },
+      {
+        match: "json",
+        turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" } }], quirks: { text_tool_call: "json" } }],
+      },
+      {
+        match: "xml",
+        turns: [{ tool_calls: [{ name: "bash", arguments: { command: "ls" } }], quirks: { text_tool_call: "xml" } }],
+      },
     ]);
     const json = await client.chat.completions.create({ model: "m", messages: [user("json")], tools });
     expect(json.choices[0]!.message).toMatchObject({ content: '{"tool": "bash", "args": {"command":"ls"}}' });
     expect(json.choices[0]!.message.tool_calls).toBeUndefined();
     expect(json.choices[0]!.finish_reason).toBe("stop");
     const xml = await client.chat.completions.create({ model: "m", messages: [user("xml")], tools });
-    expect(xml.choices[0]!.message.content).toBe('<tool_call>{"name": "bash", "arguments": {"command":"ls"}}</tool_call>');
+    expect(xml.choices[0]!.message.content).toBe(
+      '<tool_call>{"name": "bash", "arguments": {"command":"ls"}}</tool_call>',
+    );
   });
 });
 
@@ -243,7 +292,10 @@ describe("control API", () => {
     await client.chat.completions.create({ model: "m", messages: [user("two")], stream: true }).then(async (s) => {
       for await (const _ of s) void _;
     });
-    const listed = (await (await fetch(`${root}/__requests`)).json()) as { at: string; body: { messages: { content: string }[]; stream?: boolean } }[];
+    const listed = (await (await fetch(`${root}/__requests`)).json()) as {
+      at: string;
+      body: { messages: { content: string }[]; stream?: boolean };
+    }[];
     expect(listed.map((r) => r.body.messages[0]!.content)).toEqual(["one", "two"]);
     expect(listed[1]!.body.stream).toBe(true);
     expect(Number.isNaN(Date.parse(listed[0]!.at))).toBe(false);

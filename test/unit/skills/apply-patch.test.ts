@@ -1,7 +1,8 @@
 // apply_patch: multi-file unified diffs, all or nothing.
-import { describe, it, expect, beforeEach, afterAll } from "vitest";
+
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 afterAll(removeTempDirs);

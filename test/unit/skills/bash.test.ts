@@ -1,13 +1,15 @@
 // bash: runs in the workspace, passes output through, keeps the command's exit code.
-import { describe, it, expect, afterAll } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 afterAll(removeTempDirs);
 
-const bash = (params: Record<string, unknown>, workspace = tempDir("bash")) => runTool("desktop-tools", "dt-bash", params, { workspace });
+const bash = (params: Record<string, unknown>, workspace = tempDir("bash")) =>
+  runTool("desktop-tools", "dt-bash", params, { workspace });
 
 describe("bash", () => {
   it("runs in the workspace and returns stdout", async () => {
@@ -40,17 +42,29 @@ describe("bash", () => {
     // A sleep length no other process on the machine will be using, to find leftovers by name.
     const marker = `${31 + Math.floor(Math.random() * 1000)}.${process.pid}`;
     const started = Date.now();
-    const run = await runTool("desktop-tools", "dt-bash", { command: `(trap '' TERM; sleep ${marker}) & sleep ${marker}` }, {
-      workspace: tempDir("bash"),
-      onSpawn: (child) => setTimeout(() => child.kill("SIGTERM"), 500),
-    });
+    const run = await runTool(
+      "desktop-tools",
+      "dt-bash",
+      { command: `(trap '' TERM; sleep ${marker}) & sleep ${marker}` },
+      {
+        workspace: tempDir("bash"),
+        onSpawn: (child) => setTimeout(() => child.kill("SIGTERM"), 500),
+      },
+    );
     expect(run.code).not.toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(leftovers(`sleep ${marker}`)).toBe("");
   });
 
   it("refuses obviously destructive commands with 77", async () => {
-    for (const command of ["rm -rf /", "rm -fr ~", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda1", "dd if=/dev/zero of=/dev/sda", ":(){ :|:& };:"]) {
+    for (const command of [
+      "rm -rf /",
+      "rm -fr ~",
+      "sudo rm -rf / --no-preserve-root",
+      "mkfs.ext4 /dev/sda1",
+      "dd if=/dev/zero of=/dev/sda",
+      ":(){ :|:& };:",
+    ]) {
       const run = await bash({ command });
       expect({ command, code: run.code }).toEqual({ command, code: 77 });
     }

@@ -1,9 +1,10 @@
 // browser: headless chromium against a page served from this process.
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+
 import { existsSync } from "node:fs";
 import sharp from "sharp";
-import { removeTempDirs, runTool, tempDir, type ContentResult } from "./skill-runner.js";
-import { startServer, type LocalServer } from "./local-http.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalServer, startServer } from "./local-http.js";
+import { type ContentResult, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 // Served as 127.0.0.1 (allowed); the second image names the same server as "localhost", a host
@@ -35,28 +36,37 @@ afterAll(async () => {
 });
 
 const browse = (url: string, allow: string | undefined, extra: Record<string, unknown> = {}) =>
-  runTool("desktop-tools", "dt-browser", { url, ...extra }, { workspace, env: { EDGELOOP_WEBFETCH_ALLOW: allow, EDGELOOP_CHROMIUM: CHROMIUM, EDGELOOP_TIMEOUT_MS: "20000" } });
+  runTool(
+    "desktop-tools",
+    "dt-browser",
+    { url, ...extra },
+    { workspace, env: { EDGELOOP_WEBFETCH_ALLOW: allow, EDGELOOP_CHROMIUM: CHROMIUM, EDGELOOP_TIMEOUT_MS: "20000" } },
+  );
 
 describe("browser", () => {
-  it.skipIf(!existsSync(CHROMIUM))("returns title, visible text and a PNG screenshot", async () => {
-    const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 });
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    const parsed = JSON.parse(run.stdout) as ContentResult;
-    expect(parsed.result).toContain("Title: Sensor dashboard");
-    const text = parsed.content.find((b) => b.type === "text");
-    expect(text?.type === "text" && text.text).toContain("Pump status");
-    expect(text?.type === "text" && text.text).toContain("rendered by script");
-    expect(text?.type === "text" && text.text).not.toContain("invisible words");
-    const shot = parsed.content.find((b) => b.type === "image");
-    if (!shot || shot.type !== "image") throw new Error("no screenshot");
-    expect(shot.mimeType).toBe("image/png");
-    const meta = await sharp(Buffer.from(shot.data, "base64")).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
-    const paths = server.requests.map((r) => r.url);
-    expect(paths).toContain("/allowed.png");
-    expect(paths).not.toContain("/blocked.png");
-  }, 30_000);
+  it.skipIf(!existsSync(CHROMIUM))(
+    "returns title, visible text and a PNG screenshot",
+    async () => {
+      const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const parsed = JSON.parse(run.stdout) as ContentResult;
+      expect(parsed.result).toContain("Title: Sensor dashboard");
+      const text = parsed.content.find((b) => b.type === "text");
+      expect(text?.type === "text" && text.text).toContain("Pump status");
+      expect(text?.type === "text" && text.text).toContain("rendered by script");
+      expect(text?.type === "text" && text.text).not.toContain("invisible words");
+      const shot = parsed.content.find((b) => b.type === "image");
+      if (shot?.type !== "image") throw new Error("no screenshot");
+      expect(shot.mimeType).toBe("image/png");
+      const meta = await sharp(Buffer.from(shot.data, "base64")).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
+      const paths = server.requests.map((r) => r.url);
+      expect(paths).toContain("/allowed.png");
+      expect(paths).not.toContain("/blocked.png");
+    },
+    30_000,
+  );
 
   it("is denied with 77 when the host is not allowed (no browser started)", async () => {
     const run = await browse(`${server.origin}/`, "example.com");

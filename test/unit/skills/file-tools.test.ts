@@ -1,8 +1,9 @@
 // read, write, edit, glob, grep against a real temp workspace, including every way out of it.
-import { describe, it, expect, beforeEach, afterAll } from "vitest";
+
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { removeTempDirs, runTool, tempDir, type ToolRun } from "./skill-runner.js";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { removeTempDirs, runTool, type ToolRun, tempDir } from "./skill-runner.js";
 
 let workspace: string;
 let outside: string;
@@ -31,7 +32,8 @@ beforeEach(() => {
   symlinkSync(path.join(outside, "not-yet.txt"), path.join(workspace, "dangling-link"));
 });
 
-const dt = (binary: string, params: Record<string, unknown>): Promise<ToolRun> => runTool("desktop-tools", binary, params, { workspace });
+const dt = (binary: string, params: Record<string, unknown>): Promise<ToolRun> =>
+  runTool("desktop-tools", binary, params, { workspace });
 
 describe("workspace confinement", () => {
   const escapes = (): Record<string, string> => ({
@@ -42,7 +44,14 @@ describe("workspace confinement", () => {
     "symlinked folder": "escape/secret.txt",
     "symlinked file": "secret-link",
   });
-  const cases = ["relative traversal", "deep traversal", "absolute path outside", "system absolute path", "symlinked folder", "symlinked file"];
+  const cases = [
+    "relative traversal",
+    "deep traversal",
+    "absolute path outside",
+    "system absolute path",
+    "symlinked folder",
+    "symlinked file",
+  ];
 
   it.each(cases)("read refuses %s with exit 77", async (name) => {
     const run = await dt("dt-read", { path: escapes()[name] });
@@ -122,7 +131,12 @@ describe("read", () => {
   });
 
   it("falls back to argv when stdin is empty", async () => {
-    const run = await runTool("desktop-tools", "dt-read", {}, { workspace, stdinText: "", args: ["--path", "notes.txt", "--offset", "4"] });
+    const run = await runTool(
+      "desktop-tools",
+      "dt-read",
+      {},
+      { workspace, stdinText: "", args: ["--path", "notes.txt", "--offset", "4"] },
+    );
     expect(run).toMatchObject({ code: 0, stdout: "delta\n" });
   });
 
@@ -221,7 +235,11 @@ describe("grep", () => {
   it("prints file:line:text for each match", async () => {
     const run = await dt("dt-grep", { pattern: "alpha" });
     expect(run.code).toBe(0);
-    expect(run.stdout.trim().split("\n")).toEqual(["notes.txt:1:alpha", "src/deep/util.js:1:function alpha() {}", "src/main.ts:2:// alpha again"]);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      "notes.txt:1:alpha",
+      "src/deep/util.js:1:function alpha() {}",
+      "src/main.ts:2:// alpha again",
+    ]);
   });
 
   it("honours case_insensitive, glob and max_results", async () => {
@@ -237,7 +255,12 @@ describe("grep", () => {
 
   it("searches a single file", async () => {
     const run = await dt("dt-grep", { pattern: "a$", path: "notes.txt" });
-    expect(run.stdout.trim().split("\n")).toEqual(["notes.txt:1:alpha", "notes.txt:2:beta", "notes.txt:3:gamma", "notes.txt:4:delta"]);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      "notes.txt:1:alpha",
+      "notes.txt:2:beta",
+      "notes.txt:3:gamma",
+      "notes.txt:4:delta",
+    ]);
   });
 
   it("rejects an invalid regex with 64", async () => {

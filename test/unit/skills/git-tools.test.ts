@@ -1,8 +1,9 @@
 // git_status, git_diff, git_commit, git_log, git_branch on a real repository in a temp dir.
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 afterAll(removeTempDirs);
@@ -19,7 +20,12 @@ const GIT_ENV = {
 let repo: string;
 const tool = (binary: string, params: Record<string, unknown> = {}, env: Record<string, string> = GIT_ENV) =>
   runTool("desktop-tools", binary, params, { workspace: repo, env });
-const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env: { ...process.env, ...GIT_ENV, HOME: repo, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8" });
+const git = (...args: string[]) =>
+  execFileSync("git", args, {
+    cwd: repo,
+    env: { ...process.env, ...GIT_ENV, HOME: repo, GIT_CONFIG_NOSYSTEM: "1" },
+    encoding: "utf8",
+  });
 const write = (name: string, text: string) => writeFileSync(path.join(repo, name), text);
 
 // One repository, built up in order by the tests below (they depend on each other's commits).
@@ -51,7 +57,11 @@ describe("git tools", () => {
   });
 
   it("git_commit commits only the given paths", async () => {
-    const run = await tool("dt-git-commit", { message: "Fix bug", paths: ["main.go"] }, { ...GIT_ENV, GIT_AUTHOR_DATE: "2025-02-15T10:00:00Z", GIT_COMMITTER_DATE: "2025-02-15T10:00:00Z" });
+    const run = await tool(
+      "dt-git-commit",
+      { message: "Fix bug", paths: ["main.go"] },
+      { ...GIT_ENV, GIT_AUTHOR_DATE: "2025-02-15T10:00:00Z", GIT_COMMITTER_DATE: "2025-02-15T10:00:00Z" },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^\[main [0-9a-f]+\] Fix bug/);
     expect(git("status", "--short")).toBe("?? notes.md\n");
@@ -105,7 +115,12 @@ describe("git tools", () => {
   });
 
   it("exits 66 when the workspace is not a repository", async () => {
-    const run = await runTool("desktop-tools", "dt-git-status", {}, { workspace: tempDir("nogit"), env: { GIT_CEILING_DIRECTORIES: path.dirname(repo) } });
+    const run = await runTool(
+      "desktop-tools",
+      "dt-git-status",
+      {},
+      { workspace: tempDir("nogit"), env: { GIT_CEILING_DIRECTORIES: path.dirname(repo) } },
+    );
     expect(run.code).toBe(66);
     expect(run.stderr).toMatch(/not a git repository/);
   });

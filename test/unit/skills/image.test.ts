@@ -1,9 +1,10 @@
 // image: a large generated PNG comes back within the configured width, height and byte limits.
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
-import { removeTempDirs, runTool, tempDir, type ContentResult } from "./skill-runner.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ContentResult, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 let workspace: string;
 
@@ -15,31 +16,43 @@ async function noisyPng(width: number, height: number): Promise<Buffer> {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     pixels[i] = (seed >> 16) & 0xff;
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 beforeAll(async () => {
   workspace = tempDir("image");
   writeFileSync(path.join(workspace, "big.png"), await noisyPng(2400, 1600));
-  writeFileSync(path.join(workspace, "small.png"), await sharp({ create: { width: 40, height: 30, channels: 4, background: "#ff000080" } }).png().toBuffer());
+  writeFileSync(
+    path.join(workspace, "small.png"),
+    await sharp({ create: { width: 40, height: 30, channels: 4, background: "#ff000080" } })
+      .png()
+      .toBuffer(),
+  );
   writeFileSync(path.join(workspace, "not-an-image.png"), "hello");
 });
 
 afterAll(removeTempDirs);
 
-const image = (p: string, env: Record<string, string> = {}) => runTool("desktop-tools", "dt-image", { path: p }, { workspace, env });
+const image = (p: string, env: Record<string, string> = {}) =>
+  runTool("desktop-tools", "dt-image", { path: p }, { workspace, env });
 
 async function imageBlock(stdout: string) {
   const parsed = JSON.parse(stdout) as ContentResult;
   const block = parsed.content.find((b) => b.type === "image");
-  if (!block || block.type !== "image") throw new Error("no image block");
+  if (block?.type !== "image") throw new Error("no image block");
   const data = Buffer.from(block.data, "base64");
   return { parsed, block, data, meta: await sharp(data).metadata() };
 }
 
 describe("image", () => {
   it("downscales and recompresses a large PNG to fit every limit", async () => {
-    const run = await image("big.png", { EDGELOOP_IMAGE_MAX_WIDTH: "800", EDGELOOP_IMAGE_MAX_HEIGHT: "600", EDGELOOP_IMAGE_MAX_BYTES: "150000" });
+    const run = await image("big.png", {
+      EDGELOOP_IMAGE_MAX_WIDTH: "800",
+      EDGELOOP_IMAGE_MAX_HEIGHT: "600",
+      EDGELOOP_IMAGE_MAX_BYTES: "150000",
+    });
     expect(run.code).toBe(0);
     const { parsed, block, data, meta } = await imageBlock(run.stdout);
     expect(data.length).toBeLessThanOrEqual(150_000);

@@ -10,7 +10,9 @@ export type LocalServer = {
   close: () => Promise<void>;
 };
 
-export async function startServer(handle: (url: URL, res: ServerResponse, headers: IncomingHttpHeaders) => void): Promise<LocalServer> {
+export async function startServer(
+  handle: (url: URL, res: ServerResponse, headers: IncomingHttpHeaders) => void,
+): Promise<LocalServer> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
     requests.push({ url: req.url ?? "", headers: req.headers });

@@ -1,10 +1,11 @@
 // Both skill.toml files must load as the device agent will load them, and agree with the binaries.
-import { describe, it, expect, afterAll } from "vitest";
+
 import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
+import { afterAll, describe, expect, it } from "vitest";
 import { CATEGORY_TIMEOUTS, ParametersSchema, ToolCategory, ToolManifest } from "../../../protocol/skill-manifest.js";
-import { SKILLS_DIR, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
+import { removeTempDirs, runTool, SKILLS_DIR, tempDir } from "./skill-runner.js";
 
 type RawTool = Record<string, unknown> & { name: string; binary: string; parameters?: unknown };
 const SKILLS = ["desktop-tools", "pi-tools"] as const;
@@ -28,22 +29,25 @@ describe.each(SKILLS)("%s/skill.toml", (skill) => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it.each(manifest.tools.map((t) => [t.name, t] as const))("%s is a valid ToolManifest with an executable binary", (_name, tool) => {
-    const { output, ...rest } = tool;
-    expect(output === undefined || output === "text" || output === "content").toBe(true);
-    const category = ToolCategory.parse(rest.category ?? "other");
-    const withDefaults = { ...CATEGORY_TIMEOUTS[category], ...rest, category };
-    const parsed = ToolManifest.parse(withDefaults);
-    expect(parsed.timeout_ms).toBeLessThanOrEqual(parsed.max_timeout_ms);
+  it.each(manifest.tools.map((t) => [t.name, t] as const))(
+    "%s is a valid ToolManifest with an executable binary",
+    (_name, tool) => {
+      const { output, ...rest } = tool;
+      expect(output === undefined || output === "text" || output === "content").toBe(true);
+      const category = ToolCategory.parse(rest.category ?? "other");
+      const withDefaults = { ...CATEGORY_TIMEOUTS[category], ...rest, category };
+      const parsed = ToolManifest.parse(withDefaults);
+      expect(parsed.timeout_ms).toBeLessThanOrEqual(parsed.max_timeout_ms);
 
-    const params = ParametersSchema.parse(rest.parameters ?? {});
-    for (const required of params.required) expect(Object.keys(params.properties)).toContain(required);
+      const params = ParametersSchema.parse(rest.parameters ?? {});
+      for (const required of params.required) expect(Object.keys(params.properties)).toContain(required);
 
-    const binary = path.join(SKILLS_DIR, skill, tool.binary);
-    expect(() => accessSync(binary, constants.X_OK)).not.toThrow();
-    const source = readFileSync(binary, "utf8");
-    expect(source.startsWith("#!/usr/bin/env node\n// @ts-check\n")).toBe(true);
-  });
+      const binary = path.join(SKILLS_DIR, skill, tool.binary);
+      expect(() => accessSync(binary, constants.X_OK)).not.toThrow();
+      const source = readFileSync(binary, "utf8");
+      expect(source.startsWith("#!/usr/bin/env node\n// @ts-check\n")).toBe(true);
+    },
+  );
 
   it("has unique names across both bundled skills", () => {
     const all = SKILLS.flatMap((s) => loadSkill(s).tools.map((t) => t.name));
@@ -67,9 +71,29 @@ describe.each(SKILLS)("%s/skill.toml", (skill) => {
 
 describe("bundled tools", () => {
   it("desktop-tools has the seed 000 file, exec, git and web tools", () => {
-    const names = loadSkill("desktop-tools").tools.map((t) => t.name).sort();
+    const names = loadSkill("desktop-tools")
+      .tools.map((t) => t.name)
+      .sort();
     expect(names).toEqual(
-      ["apply_patch", "bash", "browser", "codesearch", "edit", "git_branch", "git_commit", "git_diff", "git_log", "git_status", "glob", "grep", "image", "read", "websearch", "webfetch", "write"].sort(),
+      [
+        "apply_patch",
+        "bash",
+        "browser",
+        "codesearch",
+        "edit",
+        "git_branch",
+        "git_commit",
+        "git_diff",
+        "git_log",
+        "git_status",
+        "glob",
+        "grep",
+        "image",
+        "read",
+        "websearch",
+        "webfetch",
+        "write",
+      ].sort(),
     );
   });
 

@@ -1,7 +1,8 @@
 // pi-tools: cpu_temp from a thermal file, system_stats, and GPIO through the pinctrl stand-in.
-import { describe, it, expect, beforeEach, afterAll } from "vitest";
+
 import { statfsSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { FIXTURE_BIN_DIR, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
 afterAll(removeTempDirs);
@@ -14,7 +15,8 @@ beforeEach(() => {
 // A PATH with node (for the binaries' shebang) but without any real GPIO or vcgencmd command.
 const NODE_ONLY_PATH = path.dirname(process.execPath);
 
-const pi = (binary: string, params: Record<string, unknown>, env: Record<string, string | undefined> = {}) => runTool("pi-tools", binary, params, { workspace, env });
+const pi = (binary: string, params: Record<string, unknown>, env: Record<string, string | undefined> = {}) =>
+  runTool("pi-tools", binary, params, { workspace, env });
 
 describe("cpu_temp", () => {
   it("reads millidegrees from EDGELOOP_THERMAL_PATH", async () => {
@@ -25,7 +27,11 @@ describe("cpu_temp", () => {
   });
 
   it("exits 66 with a clear message when there is no source", async () => {
-    const run = await pi("pi-cpu-temp", {}, { EDGELOOP_THERMAL_PATH: path.join(workspace, "none"), PATH: NODE_ONLY_PATH });
+    const run = await pi(
+      "pi-cpu-temp",
+      {},
+      { EDGELOOP_THERMAL_PATH: path.join(workspace, "none"), PATH: NODE_ONLY_PATH },
+    );
     expect(run.code).toBe(66);
     expect(run.stderr).toMatch(/does not exist and vcgencmd is not on PATH/);
   });
@@ -49,7 +55,10 @@ describe("system_stats", () => {
 });
 
 describe("gpio", () => {
-  const gpioEnv = () => ({ PATH: `${FIXTURE_BIN_DIR}:${NODE_ONLY_PATH}`, PINCTRL_FIXTURE_STATE_DIR: path.join(workspace, "pins") });
+  const gpioEnv = () => ({
+    PATH: `${FIXTURE_BIN_DIR}:${NODE_ONLY_PATH}`,
+    PINCTRL_FIXTURE_STATE_DIR: path.join(workspace, "pins"),
+  });
 
   it("reads a fresh pin as low", async () => {
     const run = await pi("pi-gpio-read", { pin: 17 }, gpioEnv());
@@ -62,7 +71,9 @@ describe("gpio", () => {
     const high = await pi("pi-gpio-write", { pin: 17, level: 1 }, env);
     expect(high).toMatchObject({ code: 0 });
     expect(high.stdout).toMatch(/^GPIO 17 set to HIGH \(level=1\)/);
-    expect((await pi("pi-gpio-read", { pin: 17 }, env)).stdout).toMatch(/^GPIO 17 is HIGH \(level=1\)\n17: op dh pd \| hi/);
+    expect((await pi("pi-gpio-read", { pin: 17 }, env)).stdout).toMatch(
+      /^GPIO 17 is HIGH \(level=1\)\n17: op dh pd \| hi/,
+    );
     await pi("pi-gpio-write", { pin: 17, level: 0 }, env);
     expect((await pi("pi-gpio-read", { pin: 17 }, env)).stdout).toMatch(/^GPIO 17 is LOW \(level=0\)/);
     // Other pins are untouched.

@@ -1,7 +1,7 @@
 // websearch and codesearch against a local stand-in for the Brave Search API.
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalServer, startServer } from "./local-http.js";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
-import { startServer, type LocalServer } from "./local-http.js";
 
 const API_KEY = "test-brave-key";
 let server: LocalServer;
@@ -25,7 +25,9 @@ beforeAll(async () => {
       url: `https://docs.example.test/${i + 1}`,
       description: `Snippet &amp; details ${i + 1}`,
     })).slice(0, count);
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ type: "search", web: { results } }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ type: "search", web: { results } }));
   });
 });
 
@@ -35,7 +37,10 @@ afterAll(async () => {
 });
 
 const search = (binary: string, params: Record<string, unknown>, key: string | undefined) =>
-  runTool("desktop-tools", binary, params, { workspace, env: { EDGELOOP_BRAVE_API_KEY: key, EDGELOOP_BRAVE_BASE_URL: server.origin } });
+  runTool("desktop-tools", binary, params, {
+    workspace,
+    env: { EDGELOOP_BRAVE_API_KEY: key, EDGELOOP_BRAVE_BASE_URL: server.origin },
+  });
 
 describe("websearch", () => {
   it("queries the Brave API with the subscription token and formats results", async () => {
@@ -64,7 +69,12 @@ describe("websearch", () => {
     const rejected = await search("dt-websearch", { query: "x" }, "wrong-key");
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toMatch(/HTTP 401/);
-    const down = await runTool("desktop-tools", "dt-websearch", { query: "x" }, { workspace, env: { EDGELOOP_BRAVE_API_KEY: API_KEY, EDGELOOP_BRAVE_BASE_URL: "http://127.0.0.1:9" } });
+    const down = await runTool(
+      "desktop-tools",
+      "dt-websearch",
+      { query: "x" },
+      { workspace, env: { EDGELOOP_BRAVE_API_KEY: API_KEY, EDGELOOP_BRAVE_BASE_URL: "http://127.0.0.1:9" } },
+    );
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/request to http:\/\/127\.0\.0\.1:9\/res\/v1\/web\/search/);
   });

@@ -1,7 +1,7 @@
 // Spawns a real skill binary the way the device agent does (docs/skills.md): parameters as JSON
 // on stdin, cwd = workspace, EDGELOOP_* env. Async spawn on purpose: several tests serve HTTP
 // from this same process, which a blocking spawnSync would starve.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -65,14 +65,22 @@ export function runTool(
     else env[key] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(binaryPath(skill, binary), options.args ?? [], { cwd: options.workspace, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(binaryPath(skill, binary), options.args ?? [], {
+      cwd: options.workspace,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
     child.on("error", reject);
     child.on("close", (code) => {
-      resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
     });
     child.stdin.end(options.stdinText ?? JSON.stringify(params));
     options.onSpawn?.(child);

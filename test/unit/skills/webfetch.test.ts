@@ -1,7 +1,7 @@
 // webfetch against a local HTTP server: allowlist, HTML to text, redirects, size cap.
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalServer, startServer } from "./local-http.js";
 import { removeTempDirs, runTool, tempDir } from "./skill-runner.js";
-import { startServer, type LocalServer } from "./local-http.js";
 
 const PAGE = `<!doctype html><html><head><title>T</title><style>.x{color:red}</style><script>var hidden = "script text";</script></head>
 <body><h1>Greenhouse report</h1><p>Humidity is <b>61%</b>.</p><a href="/more">More data</a></body></html>`;
@@ -31,7 +31,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const fetchUrl = (url: string, env: Record<string, string | undefined>) => runTool("desktop-tools", "dt-webfetch", { url }, { workspace, env });
+const fetchUrl = (url: string, env: Record<string, string | undefined>) =>
+  runTool("desktop-tools", "dt-webfetch", { url }, { workspace, env });
 
 describe("webfetch", () => {
   it("returns an allowed HTML page as readable text", async () => {
@@ -75,7 +76,10 @@ describe("webfetch", () => {
   });
 
   it("cuts the response at EDGELOOP_WEBFETCH_MAX_BYTES and says so", async () => {
-    const run = await fetchUrl(`${server.origin}/big`, { EDGELOOP_WEBFETCH_ALLOW: "127.0.0.1", EDGELOOP_WEBFETCH_MAX_BYTES: "1000" });
+    const run = await fetchUrl(`${server.origin}/big`, {
+      EDGELOOP_WEBFETCH_ALLOW: "127.0.0.1",
+      EDGELOOP_WEBFETCH_MAX_BYTES: "1000",
+    });
     expect(run.code).toBe(0);
     const body = run.stdout.split("\n\n")[1] ?? "";
     expect(body).toBe("0123456789".repeat(100));

@@ -28,7 +28,8 @@ describe("parseToolArguments", () => {
     expect(parseToolArguments('{"path": "a"}')).toEqual({ ok: true, value: { path: "a" } });
   });
   it("reads empty, missing and null arguments as {}", () => {
-    for (const raw of ["", "  ", undefined, null, "null"]) expect(parseToolArguments(raw)).toEqual({ ok: true, value: {} });
+    for (const raw of ["", "  ", undefined, null, "null"])
+      expect(parseToolArguments(raw)).toEqual({ ok: true, value: {} });
   });
   it("accepts an object (providers that send arguments as an object)", () => {
     expect(parseToolArguments({ path: "a" })).toEqual({ ok: true, value: { path: "a" } });
@@ -40,8 +41,14 @@ describe("parseToolArguments", () => {
     const bad = parseToolArguments('{"path": ');
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/^arguments are not valid JSON: /);
-    expect(parseToolArguments("[1,2]")).toEqual({ ok: false, error: "arguments are not valid JSON: expected an object, got array" });
-    expect(parseToolArguments("42")).toEqual({ ok: false, error: "arguments are not valid JSON: expected an object, got number" });
+    expect(parseToolArguments("[1,2]")).toEqual({
+      ok: false,
+      error: "arguments are not valid JSON: expected an object, got array",
+    });
+    expect(parseToolArguments("42")).toEqual({
+      ok: false,
+      error: "arguments are not valid JSON: expected an object, got number",
+    });
   });
 });
 
@@ -62,7 +69,8 @@ describe("validateArguments", () => {
   it("no bool→int coercion, with the error text format", () => {
     expect(validateArguments("read", read, { path: "a", limit: true })).toEqual({
       ok: false,
-      error: "Invalid parameters for 'read': 'limit' must be an integer (got boolean). Required: [path]. Optional: [offset, limit].",
+      error:
+        "Invalid parameters for 'read': 'limit' must be an integer (got boolean). Required: [path]. Optional: [offset, limit].",
       field: "limit",
     });
   });
@@ -103,7 +111,10 @@ describe("validateArguments", () => {
   });
 
   it("null on an optional parameter reads as absent (default applies)", () => {
-    expect(validateArguments("read", read, { path: "a", limit: null })).toEqual({ ok: true, value: { path: "a", offset: 0, limit: 200 } });
+    expect(validateArguments("read", read, { path: "a", limit: null })).toEqual({
+      ok: true,
+      value: { path: "a", offset: 0, limit: 200 },
+    });
   });
 
   it("seed 004's example", () => {
@@ -122,7 +133,11 @@ describe("validateArguments", () => {
     const write: ParametersSchema = {
       type: "object",
       required: ["file_path", "content"],
-      properties: { file_path: { type: "string" }, content: { type: "string" }, createDirs: { type: "boolean", default: false } },
+      properties: {
+        file_path: { type: "string" },
+        content: { type: "string" },
+        createDirs: { type: "boolean", default: false },
+      },
     };
     expect(validateArguments("write", write, { filePath: "a.txt", content: "x", create_dirs: true })).toEqual({
       ok: true,
@@ -168,7 +183,11 @@ describe("validateArguments", () => {
         paths: { type: "array", items: { type: "string" } },
         edits: {
           type: "array",
-          items: { type: "object", required: ["old_string"], properties: { old_string: { type: "string" }, new_string: { type: "string", default: "" } } },
+          items: {
+            type: "object",
+            required: ["old_string"],
+            properties: { old_string: { type: "string" }, new_string: { type: "string", default: "" } },
+          },
         },
       },
     };
@@ -192,11 +211,18 @@ describe("validateArguments", () => {
   });
 
   it("a tool without parameters takes anything and returns {}", () => {
-    expect(validateArguments("system_stats", { type: "object", properties: {}, required: [] }, { junk: 1 })).toEqual({ ok: true, value: {} });
+    expect(validateArguments("system_stats", { type: "object", properties: {}, required: [] }, { junk: 1 })).toEqual({
+      ok: true,
+      value: {},
+    });
   });
 
   it("defaults are copies, not the schema's own objects", () => {
-    const schema: ParametersSchema = { type: "object", required: [], properties: { tags: { type: "array", default: ["a"] } } };
+    const schema: ParametersSchema = {
+      type: "object",
+      required: [],
+      properties: { tags: { type: "array", default: ["a"] } },
+    };
     const r = validateArguments("t", schema, {});
     if (!r.ok) throw new Error(r.error);
     (r.value.tags as string[]).push("b");

@@ -3,7 +3,6 @@
  * the test bindings (the Durable Objects are the real ones), and real device WebSockets.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { expect } from "vitest";
 import type { DeviceView } from "../../../durable-objects/device-hub/device-hub-do.js";
 import worker from "../../../worker/index.js";
 import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
@@ -21,8 +20,21 @@ export async function call(path: string, init: RequestInit = {}, vars: Record<st
   return res;
 }
 
-export function postMessage(body: unknown, headers: Record<string, string>, vars: Record<string, string> = {}, query = ""): Promise<Response> {
-  return call(`/v1/messages${query}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) }, vars);
+export function postMessage(
+  body: unknown,
+  headers: Record<string, string>,
+  vars: Record<string, string> = {},
+  query = "",
+): Promise<Response> {
+  return call(
+    `/v1/messages${query}`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    },
+    vars,
+  );
 }
 
 const hubStub = (agentId: string) => env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(agentId));
@@ -51,7 +63,11 @@ export type Device = Awaited<ReturnType<typeof connectDevice>>;
 
 /** A device: a real WebSocket through the worker's connect route, collecting what the hub sends. */
 export async function connectDevice(agentId: string, token: string, vars: Record<string, string> = {}) {
-  const res = await call(`/v1/devices/${agentId}/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${token}` } }, vars);
+  const res = await call(
+    `/v1/devices/${agentId}/connect`,
+    { headers: { upgrade: "websocket", authorization: `Bearer ${token}` } },
+    vars,
+  );
   if (res.status !== 101) throw new Error(`connect ${agentId}: ${res.status} ${await res.text()}`);
   const ws = res.webSocket!;
   ws.accept();
@@ -83,8 +99,22 @@ export async function connectDevice(agentId: string, token: string, vars: Record
     }
   };
   const hello = (tools: object[] = [bashTool], held: string[] = []) =>
-    ws.send(JSON.stringify({ type: "hello", protocol: 1, agent_id: agentId, version: "9.9.9", capabilities: ["shell"], held, skills: [{ name: "test-tools", version: "1.0.0", tools }] }));
-  const online = () => waitFor(() => deviceView(agentId), (v) => v.online);
+    ws.send(
+      JSON.stringify({
+        type: "hello",
+        protocol: 1,
+        agent_id: agentId,
+        version: "9.9.9",
+        capabilities: ["shell"],
+        held,
+        skills: [{ name: "test-tools", version: "1.0.0", tools }],
+      }),
+    );
+  const online = () =>
+    waitFor(
+      () => deviceView(agentId),
+      (v) => v.online,
+    );
   return { ws, received, raw, next, hello, online, closed, closeEvent: () => closeEvent };
 }
 
