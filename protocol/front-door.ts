@@ -2,8 +2,8 @@ import { z } from "zod";
 import { Identifier, ToolName } from "./ids.js";
 
 /** Headers of the signed-webhook schemes `POST /v1/messages` accepts (see docs/protocol.md). */
-export const SEED002_SIGNATURE_HEADER = "x-webhook-signature";
-export const SEED002_TIMESTAMP_HEADER = "x-webhook-timestamp";
+export const HMAC_SIGNATURE_HEADER = "x-webhook-signature";
+export const HMAC_TIMESTAMP_HEADER = "x-webhook-timestamp";
 export const STANDARD_ID_HEADER = "webhook-id";
 export const STANDARD_TIMESTAMP_HEADER = "webhook-timestamp";
 export const STANDARD_SIGNATURE_HEADER = "webhook-signature";

@@ -8,3 +8,4 @@ export * from "./ids.js";
 export * from "./openai-tools.js";
 export * from "./parse.js";
 export * from "./skill-manifest.js";
+export * from "./webhook-signatures.js";

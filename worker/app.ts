@@ -1,6 +1,6 @@
 import { Hono } from "hono";
+import { problemResponse } from "../runtime/problem.js";
 import type { Env } from "./env.js";
-import { problem } from "./problem.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
@@ -20,8 +20,8 @@ app.route("/v1/limits", limits);
 app.route("/v1/metrics", metrics);
 app.route("/", dashboard);
 
-app.notFound((c) => problem(c, 404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
-app.onError((err, c) => {
+app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));
+app.onError((err) => {
   console.error(JSON.stringify({ level: "error", msg: "unhandled", error: String(err), stack: (err as Error).stack }));
-  return problem(c, 500, "Internal error", "the request failed; see the worker logs");
+  return problemResponse(500, "Internal error", "the request failed; see the worker logs");
 });

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { modelSettings } from "../durable-objects/conversation/model-settings.js";
+import { parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
 import { MAX_MESSAGE_TEXT } from "../protocol/index.js";
+import { intVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
+import { WebhookSecrets } from "../runtime/webhook-secrets.js";
 import type { Env } from "./env.js";
-
-const intVar = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** `pi-1:secret1,pi-2:secret2` → Map(agent id → tokens). A device may have several (rotation). */
 const DeviceTokens = z
@@ -24,23 +26,6 @@ const DeviceTokens = z
     }
     return tokens;
   });
-
-/** `sender:secret` or bare `secret` (sender "webhook"); repeat a sender for rotation. */
-const WebhookSecrets = z
-  .string()
-  .default("")
-  .transform((raw) =>
-    raw
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((entry): WebhookSecret => {
-        // A name is letters/digits/-/_ before the first ':'; base64 and whsec_ secrets have no ':'.
-        const m = entry.match(/^([A-Za-z0-9_-]{1,64}):(.+)$/);
-        return m ? { sender: m[1]!, secret: m[2]! } : { sender: "webhook", secret: entry };
-      }),
-  );
-export type WebhookSecret = { sender: string; secret: string };
 
 /** `kitchen:pi-1|pi-2,lab:pi-3` → Map(pool → agent ids). */
 const Pools = z
@@ -83,19 +68,10 @@ const MessageAuth = z
     return new Set(methods as AuthMethod[]);
   });
 
-const WorkerConfig = z.object({
-  OPENAI_BASE_URL: z.string().url().optional(),
-  OPENAI_API_KEY: z.string().optional(),
-  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
-  LLM_MAX_RETRIES: intVar(0, 10).default(3),
-  LLM_TIMEOUT_MS: intVar(1000, 600_000).default(120_000),
-  /** `text` for models without native tool calling: tools described in the prompt (seed 004) */
-  LLM_TOOL_PROTOCOL: z.enum(["native", "text"]).default("native"),
+const WorkerVarsSchema = z.object({
   API_TOKEN: z.string().min(1).optional(),
   ADMIN_TOKEN: z.string().min(1).optional(),
   DEVICE_TOKENS: DeviceTokens,
-  DEVICE_RESULT_GRACE_MS: intVar(0, 600_000).default(3_000),
-  // ---- front door (issue 5) ----
   MESSAGE_AUTH: MessageAuth,
   WEBHOOK_SECRETS: WebhookSecrets,
   WEBHOOK_TOLERANCE_SECONDS: intVar(1, 86_400).default(300),
@@ -108,20 +84,23 @@ const WorkerConfig = z.object({
   RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30),
   MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000).default(100),
   CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400).default(900),
-  HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000).default(20_000),
-  HEARTBEAT_MISSES: intVar(1, 100).default(3),
-  DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(4 * 1024 * 1024),
-  AUDIT_RETENTION_DAYS: intVar(1, 3650).default(30),
+  LLM_PRICES: z.string().optional(),
 });
-export type WorkerConfig = z.infer<typeof WorkerConfig>;
+
+/** The vars the worker itself reads (the Durable Objects declare theirs beside them). */
+export type WorkerVars = VarsOf<typeof WorkerVarsSchema.shape>;
+export type WorkerConfig = z.output<typeof WorkerVarsSchema>;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; error: string };
 
-/** Vars are validated on use, so a bad value answers a clear 500 naming it instead of misbehaving. */
-export function readConfig(env: Env): ConfigResult {
-  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string" && v !== ""));
-  const parsed = WorkerConfig.safeParse(raw);
-  if (parsed.success) return { ok: true, config: parsed.data };
-  const issue = parsed.error.issues[0]!;
-  return { ok: false, error: `${issue.path.join(".")}: ${issue.message}` };
-}
+/**
+ * The worker's settings, parsed once per isolate. A bad value answers a clear 500 naming it instead
+ * of misbehaving, and that includes the model's and the device hubs' vars: they run in objects the
+ * client never sees, so the front door is where a bad one can be reported.
+ */
+export const readConfig = oncePerEnv((env: Env): ConfigResult => {
+  const worker = parseVars(WorkerVarsSchema, env);
+  if (!worker.ok) return worker;
+  for (const other of [modelSettings(env), parseHubSettings(env)]) if (!other.ok) return other;
+  return { ok: true, config: worker.value };
+});

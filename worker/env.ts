@@ -1,64 +1,12 @@
-import type { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
-import type { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
-import type { CountersDO } from "../durable-objects/front-door/counters-do.js";
-import type { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";
-import type { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
-import type { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
-import type { RegistryDO } from "../durable-objects/registry/registry-do.js";
+import type { DurableObjectBindings } from "../durable-objects/bindings.js";
+import type { ConversationVars } from "../durable-objects/conversation/conversation-settings.js";
+import type { ModelVars } from "../durable-objects/conversation/model-settings.js";
+import type { HubVars } from "../durable-objects/device-hub/hub-settings.js";
+import type { WorkerVars } from "./config.js";
 
-/** Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them. All vars are strings. */
-export interface Env {
-  CONVERSATION: DurableObjectNamespace<ConversationDO>;
-  DEVICE_HUB: DurableObjectNamespace<DeviceHubDO>;
-  /** optional until bound in wrangler.toml; conversations skip metrics without it */
-  METRICS_SHARD?: DurableObjectNamespace<MetricsShardDO>;
-  METRICS_SHARDS?: string;
-  REPLY_SIGNING_SECRET?: string;
-  LLM_PRICES?: string;
-  REGISTRY: DurableObjectNamespace<RegistryDO>;
-  IDEMPOTENCY: DurableObjectNamespace<IdempotencyDO>;
-  LIMITER: DurableObjectNamespace<LimiterDO>;
-  COUNTERS: DurableObjectNamespace<CountersDO>;
-  OPENAI_BASE_URL?: string;
-  OPENAI_API_KEY?: string;
-  LLM_MODEL?: string;
-  LLM_MAX_RETRIES?: string;
-  LLM_TIMEOUT_MS?: string;
-  LLM_TOOL_PROTOCOL?: string;
-  API_TOKEN?: string;
-  ADMIN_TOKEN?: string;
-  DEVICE_TOKENS?: string;
-  WEBHOOK_SECRETS?: string;
-  MAX_ITERATIONS?: string;
-  TOOL_ERROR_LIMIT?: string;
-  MAX_PARALLEL?: string;
-  MAX_RESULT_CHARS?: string;
-  SYSTEM_PROMPT?: string;
-  DEVICE_RESULT_GRACE_MS?: string;
-  TOOL_POLICIES?: string;
-  TOOL_DENY_PATTERNS?: string;
-  TOOL_PARAM_OVERRIDES?: string;
-  REDACT_PATTERNS?: string;
-  MAX_TOKENS_PER_CONVERSATION?: string;
-  MAX_WALL_MS?: string;
-  CITATIONS?: string;
-  APPROVAL_TIMEOUT_MS?: string;
-  QUESTION_TIMEOUT_MS?: string;
-  WEBHOOK_TOOLS?: string;
-  ALLOW_HTTP_WEBHOOK_TOOLS?: string;
-  MESSAGE_AUTH?: string;
-  WEBHOOK_TOLERANCE_SECONDS?: string;
-  POOLS?: string;
-  MAX_BODY_BYTES?: string;
-  MAX_TEXT_CHARS?: string;
-  RATE_LIMIT_SENDER_PER_MIN?: string;
-  RATE_LIMIT_SENDER_BURST?: string;
-  RATE_LIMIT_AGENT_PER_MIN?: string;
-  RATE_LIMIT_AGENT_BURST?: string;
-  MAX_OPEN_CONVERSATIONS_PER_AGENT?: string;
-  CONVERSATION_IDLE_SECONDS?: string;
-  HEARTBEAT_INTERVAL_MS?: string;
-  HEARTBEAT_MISSES?: string;
-  DEVICE_MAX_FRAME_BYTES?: string;
-  AUDIT_RETENTION_DAYS?: string;
-}
+/**
+ * Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them (all vars are strings):
+ * the Durable Object namespaces, and the vars of each part that reads them, declared beside the
+ * code that parses them.
+ */
+export interface Env extends DurableObjectBindings, WorkerVars, ConversationVars, ModelVars, HubVars {}

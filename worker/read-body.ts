@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { parseJson } from "../protocol/index.js";
-import { problem } from "./problem.js";
+import { problemResponse } from "../runtime/problem.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -14,7 +14,7 @@ type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
 export async function readRawBody(c: Context, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<BodyResult<string>> {
   const tooLarge = () => ({
     ok: false as const,
-    response: problem(c, 413, "Payload too large", `body over ${maxBytes} bytes`),
+    response: problemResponse(413, "Payload too large", `body over ${maxBytes} bytes`),
   });
   if (Number(c.req.header("content-length") ?? "0") > maxBytes) return tooLarge();
   const stream = c.req.raw.body;
@@ -42,14 +42,14 @@ export async function readRawBody(c: Context, maxBytes = DEFAULT_MAX_BODY_BYTES)
 }
 
 /** Validate JSON text against a schema; the failure is a ready 400 problem naming the field. */
-export function parseJsonBody<T>(c: Context, schema: z.ZodType<T>, text: string): BodyResult<T> {
+export function parseJsonBody<T>(schema: z.ZodType<T>, text: string): BodyResult<T> {
   const parsed = parseJson(schema, text);
   if (parsed.ok) return parsed;
   const malformed =
     parsed.issues.length === 1 && parsed.issues[0]!.path === "" && parsed.error.startsWith("malformed JSON");
   return {
     ok: false,
-    response: problem(c, 400, malformed ? "Malformed JSON" : "Invalid request body", parsed.error, {
+    response: problemResponse(400, malformed ? "Malformed JSON" : "Invalid request body", parsed.error, {
       errors: parsed.issues,
     }),
   };
@@ -62,5 +62,5 @@ export async function readJsonBody<T>(
   maxBytes = DEFAULT_MAX_BODY_BYTES,
 ): Promise<BodyResult<T>> {
   const raw = await readRawBody(c, maxBytes);
-  return raw.ok ? parseJsonBody(c, schema, raw.value) : raw;
+  return raw.ok ? parseJsonBody(schema, raw.value) : raw;
 }

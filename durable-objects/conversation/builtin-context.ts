@@ -1,10 +1,12 @@
-import type { Env } from "../../worker/env.js";
+import { conversationFor, hubFor } from "../addresses.js";
+import type { DurableObjectBindings } from "../bindings.js";
 import type { BuiltinContext, DeviceSummary } from "./builtins/types.js";
 import type { ConversationStore } from "./conversation-store.js";
+import { rememberConversation } from "./subtasks.js";
 
 /** What built-ins may reach from inside a conversation: its storage, the devices, other conversations. */
 export function builtinContext(opts: {
-  env: Env;
+  env: Pick<DurableObjectBindings, "CONVERSATION" | "DEVICE_HUB">;
   store: ConversationStore;
   conversation_id: string;
   agent_id: string;
@@ -13,8 +15,6 @@ export function builtinContext(opts: {
   startSubtask: BuiltinContext["startSubtask"];
 }): BuiltinContext {
   const { env, store } = opts;
-  const hub = (agentId: string) => env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(agentId));
-  const conversation = (id: string) => env.CONVERSATION.get(env.CONVERSATION.idFromName(id));
   return {
     conversation_id: opts.conversation_id,
     agent_id: opts.agent_id,
@@ -31,12 +31,7 @@ export function builtinContext(opts: {
         const ids = [opts.agent_id, ...(store.getValue<string[]>("known_agents") ?? [])];
         const out: DeviceSummary[] = [];
         for (const id of [...new Set(ids)]) {
-          const d = (await hub(id).getDevice(id)) as {
-            online: boolean;
-            last_seen: number | null;
-            version: string | null;
-            skills: { tools: { name: string }[] }[];
-          };
+          const d = await hubFor(env, id).getDevice(id);
           out.push({
             agent_id: id,
             online: d.online,
@@ -48,23 +43,14 @@ export function builtinContext(opts: {
         return out;
       },
       async get(agentId: string) {
-        return (await hub(agentId).getDevice(agentId)) as never;
+        return await hubFor(env, agentId).getDevice(agentId);
       },
     },
     conversations: {
       known: () => store.getValue<string[]>("known_conversations") ?? [],
-      remember(id: string) {
-        const known = new Set(store.getValue<string[]>("known_conversations") ?? []);
-        known.add(id);
-        store.putValue("known_conversations", [...known]);
-      },
+      remember: (id: string) => rememberConversation(store, id),
       async view(id: string) {
-        const v = (await conversation(id).getConversation()) as {
-          conversation_id: string;
-          agent_id: string;
-          status: string;
-          messages: { role: string; content?: string | null }[];
-        } | null;
+        const v = await conversationFor(env, id).getConversation();
         return v
           ? {
               conversation_id: v.conversation_id,
@@ -77,7 +63,7 @@ export function builtinContext(opts: {
       async post(id: string | null, agentId: string, text: string) {
         const conversation_id = id ?? `conv_${crypto.randomUUID()}`;
         const message_id = `msg_${crypto.randomUUID()}`;
-        const res = await conversation(conversation_id).postMessage({
+        const res = await conversationFor(env, conversation_id).postMessage({
           conversation_id,
           agent_id: agentId,
           message_id,

@@ -1,4 +1,4 @@
-import { signSeed002, signStandardWebhook } from "../../worker/signing.js";
+import { signHmacWebhook, signStandardWebhook } from "../../protocol/webhook-signatures.js";
 
 /** Where a conversation's replies (and, if asked, its events) are POSTed. */
 export type ReplyTarget = { url: string; events: boolean };
@@ -32,7 +32,7 @@ export async function deliverSigned(
   };
   if (secret) {
     headers["webhook-signature"] = await signStandardWebhook(secret, id, timestamp, body);
-    headers["x-webhook-signature"] = await signSeed002(secret, timestamp, body);
+    headers["x-webhook-signature"] = await signHmacWebhook(secret, timestamp, body);
     headers["x-webhook-timestamp"] = timestamp;
   }
   try {

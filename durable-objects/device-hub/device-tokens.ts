@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../worker/signing.js";
+import { sha256Hex } from "../../runtime/digest.js";
 
 export type IssuedToken = { token_id: string; token: string; created_at: number };
 export type TokenInfo = { token_id: string; created_at: number; last_used_at: number | null };

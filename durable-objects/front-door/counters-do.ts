@@ -1,12 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../worker/env.js";
 
 /**
  * Named counters an admin can read (the front door's rejections). One instance ("rejections");
  * it is written only when something is refused, off the request path (`waitUntil`).
  */
-export class CountersDO extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
+export class CountersDO extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS counter (name TEXT PRIMARY KEY, n INTEGER NOT NULL, last_at INTEGER NOT NULL)",

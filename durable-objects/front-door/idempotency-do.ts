@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../worker/env.js";
 
 /** How long a key is remembered: a repeat within this window gets the first response back. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -32,8 +31,8 @@ type Row = {
  * nothing; the response is stored when the first request finishes. SQLite calls are synchronous,
  * so `begin` reads and claims in one step with no interleaving.
  */
-export class IdempotencyDO extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
+export class IdempotencyDO extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS entry (
       k INTEGER PRIMARY KEY CHECK (k = 1), state TEXT NOT NULL, fingerprint TEXT NOT NULL,

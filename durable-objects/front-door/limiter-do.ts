@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../worker/env.js";
 import { type Bucket, type BucketLimits, take } from "./token-bucket.js";
 
 export type Admission =
@@ -13,8 +12,8 @@ export type AgentAdmission = BucketLimits & { conversationId: string; maxOpen: n
  * the set of recently active conversations (the open-conversation limit). Limits come with each
  * call, so a config change applies at once without touching stored state.
  */
-export class LimiterDO extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
+export class LimiterDO extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS bucket (k INTEGER PRIMARY KEY CHECK (k = 1), tokens REAL NOT NULL, updated_at INTEGER NOT NULL)",

@@ -90,8 +90,3 @@ export function shardFor(conversationId: string, shards: number): number {
   }
   return (h >>> 0) % shards;
 }
-
-export function metricsShards(env: { METRICS_SHARDS?: string }): number {
-  const n = Number(env.METRICS_SHARDS ?? "8");
-  return Number.isInteger(n) && n >= 1 && n <= 64 ? n : 8;
-}

@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../worker/env.js";
 import type { RunRecord } from "./aggregate.js";
 
 export type ConversationIndexRow = {
@@ -21,10 +20,10 @@ const MAX_ROWS_READ = 20_000;
  * a metrics read merges all shards. Writes are one row per finished message, so even a busy
  * deployment spreads thinly across shards.
  */
-export class MetricsShardDO extends DurableObject<Env> {
+export class MetricsShardDO extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS runs (

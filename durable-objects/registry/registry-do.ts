@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../worker/env.js";
 import { rendezvousPick } from "./rendezvous.js";
 
 /** What a hub tells the registry about its device. */
@@ -37,8 +36,8 @@ const ASSIGNMENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * per message. It is read by `GET /v1/devices`, by the audit fan-out, and by pool routing
  * (messages that name a `pool`; messages that name an `agent_id` never touch it).
  */
-export class RegistryDO extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
+export class RegistryDO extends DurableObject<unknown> {
+  constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS device (

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rendezvousPick } from "../../durable-objects/registry/rendezvous.js";
+import { signStandardWebhook } from "../../protocol/webhook-signatures.js";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
-import { signStandardWebhook } from "../../worker/signing.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { waitUntil } from "../helpers/wait.js";

@@ -1,6 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { signSeed002, signStandardWebhook, verifySeed002, verifyStandardWebhook } from "../../worker/signing.js";
+import { conversationFor, idempotencyFor } from "../../durable-objects/addresses.js";
+import {
+  signHmacWebhook,
+  signStandardWebhook,
+  verifyHmacWebhook,
+  verifyStandardWebhook,
+} from "../../protocol/webhook-signatures.js";
 import { API, call, postMessage, uid } from "./support/front-door.js";
 
 const SECRET = "seed-secret";
@@ -13,9 +19,7 @@ function vars(sender: string, extra: Record<string, string> = {}) {
 }
 
 async function userMessages(conversationId: string): Promise<number> {
-  const view = (await env.CONVERSATION.get(env.CONVERSATION.idFromName(conversationId)).getConversation()) as {
-    messages: { role: string }[];
-  } | null;
+  const view = await conversationFor(env, conversationId).getConversation();
   return (view?.messages ?? []).filter((m) => m.role === "user").length;
 }
 
@@ -26,17 +30,17 @@ describe("signing (pure functions)", () => {
   });
 
   it("signs seed 002 as sha256=hex(HMAC(secret, timestamp.body)) (checked against Node's crypto)", async () => {
-    const sig = await signSeed002(SECRET, "1700000000", '{"agent_id":"pi-1","text":"hi"}');
+    const sig = await signHmacWebhook(SECRET, "1700000000", '{"agent_id":"pi-1","text":"hi"}');
     expect(sig).toBe("sha256=5aebf3db582da6a88a14e837d8c26af5982882db3d43487f12cd68d1dfb94944");
   });
 
   it("verifies against any of several secrets and refuses a changed body or an old timestamp", async () => {
     const ts = "1700000000";
-    const sig = await signSeed002("new", ts, "body");
+    const sig = await signHmacWebhook("new", ts, "body");
     const opts = { nowMs: 1700000000_000, toleranceSeconds: 300 };
-    expect(await verifySeed002(["old", "new"], sig, ts, "body", opts)).toEqual({ ok: true, secretIndex: 1 });
-    expect((await verifySeed002(["old", "new"], sig, ts, "body!", opts)).ok).toBe(false);
-    expect((await verifySeed002(["new"], sig, ts, "body", { ...opts, nowMs: 1700000301_000 })).ok).toBe(false);
+    expect(await verifyHmacWebhook(["old", "new"], sig, ts, "body", opts)).toEqual({ ok: true, secretIndex: 1 });
+    expect((await verifyHmacWebhook(["old", "new"], sig, ts, "body!", opts)).ok).toBe(false);
+    expect((await verifyHmacWebhook(["new"], sig, ts, "body", { ...opts, nowMs: 1700000301_000 })).ok).toBe(false);
     const std = await signStandardWebhook("new", "id-1", ts, "body");
     expect((await verifyStandardWebhook(["new"], "id-1", ts, `v1,AAAA ${std}`, "body", opts)).ok).toBe(true);
     expect((await verifyStandardWebhook(["new"], "id-2", ts, std, "body", opts)).ok).toBe(false);
@@ -50,14 +54,14 @@ describe("POST /v1/messages: seed 002 signatures", () => {
     const ts = now();
     const ok = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts },
+      { "x-webhook-signature": await signHmacWebhook(SECRET, ts, body), "x-webhook-timestamp": ts },
       vars(sender),
     );
     expect(ok.status).toBe(202);
 
     const wrong = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002("not-the-secret", ts, body), "x-webhook-timestamp": ts },
+      { "x-webhook-signature": await signHmacWebhook("not-the-secret", ts, body), "x-webhook-timestamp": ts },
       vars(sender),
     );
     expect(wrong.status).toBe(401);
@@ -67,7 +71,7 @@ describe("POST /v1/messages: seed 002 signatures", () => {
     const old = String(Math.floor(Date.now() / 1000) - 301);
     const stale = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old },
+      { "x-webhook-signature": await signHmacWebhook(SECRET, old, body), "x-webhook-timestamp": old },
       vars(sender),
     );
     expect(stale.status).toBe(401);
@@ -76,14 +80,14 @@ describe("POST /v1/messages: seed 002 signatures", () => {
     // The tolerance is configurable.
     const wide = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002(SECRET, old, body), "x-webhook-timestamp": old },
+      { "x-webhook-signature": await signHmacWebhook(SECRET, old, body), "x-webhook-timestamp": old },
       vars(sender, { WEBHOOK_TOLERANCE_SECONDS: "600" }),
     );
     expect(wide.status).toBe(202);
 
     const unsignedTs = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002(SECRET, ts, body) },
+      { "x-webhook-signature": await signHmacWebhook(SECRET, ts, body) },
       vars(sender),
     );
     expect(unsignedTs.status).toBe(401);
@@ -94,7 +98,7 @@ describe("POST /v1/messages: seed 002 signatures", () => {
     const conv = uid("conv-s002-replay");
     const body = JSON.stringify({ agent_id: uid("a"), conversation_id: conv, text: "once" });
     const ts = now();
-    const headers = { "x-webhook-signature": await signSeed002(WHSEC, ts, body), "x-webhook-timestamp": ts };
+    const headers = { "x-webhook-signature": await signHmacWebhook(WHSEC, ts, body), "x-webhook-timestamp": ts };
     const first = await postMessage(body, headers, sender);
     expect(first.status).toBe(202);
     const firstBody = await first.text();
@@ -188,7 +192,7 @@ describe("POST /v1/messages: Standard Webhooks", () => {
     const ts = now();
     const hmac = await postMessage(
       body,
-      { "x-webhook-signature": await signSeed002(SECRET, ts, body), "x-webhook-timestamp": ts },
+      { "x-webhook-signature": await signHmacWebhook(SECRET, ts, body), "x-webhook-timestamp": ts },
       { MESSAGE_AUTH: "bearer", WEBHOOK_SECRETS: SECRET },
     );
     expect(hmac.status).toBe(401);
@@ -217,8 +221,8 @@ describe("POST /v1/messages: idempotency", () => {
     const key = uid("key");
     const body = JSON.stringify({ agent_id: uid("a"), text: "hello" });
     // The key as a first request in flight leaves it: claimed, no response yet.
-    const { sha256Hex } = await import("../../worker/signing.js");
-    const stub = env.IDEMPOTENCY.get(env.IDEMPOTENCY.idFromName(`api\n${key}`));
+    const { sha256Hex } = await import("../../runtime/digest.js");
+    const stub = idempotencyFor(env, "api", key);
     expect((await stub.begin(await sha256Hex(body))).state).toBe("new");
     const res = await postMessage(body, { ...API, "idempotency-key": key });
     expect(res.status).toBe(409);

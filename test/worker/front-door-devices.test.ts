@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { registryOf } from "../../durable-objects/addresses.js";
 import type { DeviceHubDO } from "../../durable-objects/device-hub/device-hub-do.js";
 import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
 import { ADMIN, API, call, connectDevice, deviceView, hub, uid, waitFor } from "./support/front-door.js";
@@ -216,6 +217,6 @@ describe("heartbeat and registry", () => {
       () => registryDevice(agent),
       (d) => d?.online === false,
     );
-    expect((await env.REGISTRY.get(env.REGISTRY.idFromName("global")).get(agent))?.last_change).toBe("close");
+    expect((await registryOf(env).get(agent))?.last_change).toBe("close");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signStandardWebhook } from "../../worker/signing.js";
+import { signStandardWebhook } from "../../protocol/webhook-signatures.js";
 import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
 
 /** A webhook sender of its own, so its rate-limit bucket is this test's alone. */

@@ -1,17 +1,18 @@
 import type { Context } from "hono";
 import {
+  HMAC_SIGNATURE_HEADER,
+  HMAC_TIMESTAMP_HEADER,
   IDEMPOTENCY_KEY_HEADER,
   IdempotencyKey,
-  SEED002_SIGNATURE_HEADER,
-  SEED002_TIMESTAMP_HEADER,
   STANDARD_ID_HEADER,
   STANDARD_SIGNATURE_HEADER,
   STANDARD_TIMESTAMP_HEADER,
+  verifyHmacWebhook,
+  verifyStandardWebhook,
 } from "../../protocol/index.js";
+import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, safeEqual } from "../auth.js";
 import type { AuthMethod, WorkerConfig } from "../config.js";
-import { problem } from "../problem.js";
-import { verifySeed002, verifyStandardWebhook } from "../signing.js";
 
 /**
  * Who sent a message, for rate limits and idempotency scope: `api` / `admin` for the bearer
@@ -22,15 +23,15 @@ export type Sender = { id: string; method: AuthMethod; idempotencyKey: string | 
 
 type AuthResult = { ok: true; sender: Sender } | { ok: false; response: Response };
 
-const unauthorized = (c: Context, detail: string) => ({
+const unauthorized = (detail: string) => ({
   ok: false as const,
-  response: problem(c, 401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" }),
+  response: problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" }),
 });
 
 /** The method a request uses, from the headers it carries (a signature wins over a bearer). */
 function methodOf(c: Context): AuthMethod | null {
   if (c.req.header(STANDARD_SIGNATURE_HEADER)) return "standard";
-  if (c.req.header(SEED002_SIGNATURE_HEADER)) return "hmac";
+  if (c.req.header(HMAC_SIGNATURE_HEADER)) return "hmac";
   if (c.req.header("authorization")) return "bearer";
   return null;
 }
@@ -40,22 +41,21 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
   const method = methodOf(c);
   if (!method)
     return unauthorized(
-      c,
       "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)",
     );
   if (!cfg.MESSAGE_AUTH.has(method))
-    return unauthorized(c, `authentication by '${method}' is not enabled here (MESSAGE_AUTH)`);
+    return unauthorized(`authentication by '${method}' is not enabled here (MESSAGE_AUTH)`);
 
   const explicitKey = c.req.header(IDEMPOTENCY_KEY_HEADER) ?? null;
   if (explicitKey !== null && !IdempotencyKey.safeParse(explicitKey).success) {
-    return { ok: false, response: problem(c, 400, "Invalid Idempotency-Key", "1-255 visible ASCII characters") };
+    return { ok: false, response: problemResponse(400, "Invalid Idempotency-Key", "1-255 visible ASCII characters") };
   }
   const secrets = cfg.WEBHOOK_SECRETS.map((s) => s.secret);
   const opts = { nowMs: Date.now(), toleranceSeconds: cfg.WEBHOOK_TOLERANCE_SECONDS };
 
   if (method === "bearer") {
     const token = bearerToken(c.req.header("authorization"));
-    if (!token) return unauthorized(c, "send Authorization: Bearer <token>");
+    if (!token) return unauthorized("send Authorization: Bearer <token>");
     // Both compared every time, so the time taken does not say which token it was.
     const [api, admin] = await Promise.all([
       cfg.API_TOKEN ? safeEqual(token, cfg.API_TOKEN) : false,
@@ -64,19 +64,22 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN)
       return {
         ok: false,
-        response: problem(c, 503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
+        response: problemResponse(503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
       };
-    if (!api && !admin) return unauthorized(c, "invalid token");
+    if (!api && !admin) return unauthorized("invalid token");
     return { ok: true, sender: { id: api ? "api" : "admin", method, idempotencyKey: explicitKey } };
   }
 
   if (secrets.length === 0)
-    return { ok: false, response: problem(c, 503, "Not configured", "set WEBHOOK_SECRETS to accept signed webhooks") };
+    return {
+      ok: false,
+      response: problemResponse(503, "Not configured", "set WEBHOOK_SECRETS to accept signed webhooks"),
+    };
 
   if (method === "hmac") {
-    const header = c.req.header(SEED002_SIGNATURE_HEADER);
-    const verified = await verifySeed002(secrets, header, c.req.header(SEED002_TIMESTAMP_HEADER), rawBody, opts);
-    if (!verified.ok) return unauthorized(c, `X-Webhook-Signature: ${verified.reason}`);
+    const header = c.req.header(HMAC_SIGNATURE_HEADER);
+    const verified = await verifyHmacWebhook(secrets, header, c.req.header(HMAC_TIMESTAMP_HEADER), rawBody, opts);
+    if (!verified.ok) return unauthorized(`X-Webhook-Signature: ${verified.reason}`);
     // Without an Idempotency-Key the signature itself is the key: an exact replay inside the
     // tolerance window is answered from the store and starts nothing.
     const key = explicitKey ?? `sig:${header!.trim().toLowerCase()}`;
@@ -88,7 +91,7 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
 
   const id = c.req.header(STANDARD_ID_HEADER);
   if (id !== undefined && !IdempotencyKey.safeParse(id).success)
-    return unauthorized(c, "webhook-id: 1-255 visible ASCII characters");
+    return unauthorized("webhook-id: 1-255 visible ASCII characters");
   const verified = await verifyStandardWebhook(
     secrets,
     id,
@@ -97,7 +100,7 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     rawBody,
     opts,
   );
-  if (!verified.ok) return unauthorized(c, `webhook-signature: ${verified.reason}`);
+  if (!verified.ok) return unauthorized(`webhook-signature: ${verified.reason}`);
   // Standard Webhooks senders retry with the same webhook-id: that is the idempotency key.
   return {
     ok: true,

@@ -1,7 +1,7 @@
-import type { BeginResult, StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
+import { idempotencyFor } from "../../durable-objects/addresses.js";
+import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
+import { sha256Hex } from "../../runtime/digest.js";
 import type { Env } from "../env.js";
-import { sha256Hex } from "../signing.js";
-import { idempotencyFor } from "../stubs.js";
 
 export type Claim =
   | { kind: "new"; finish: (r: StoredResponse) => Promise<void>; release: () => Promise<void> }
@@ -20,7 +20,7 @@ const UNKEYED: Claim = { kind: "new", finish: async () => {}, release: async () 
 export async function claimIdempotencyKey(env: Env, sender: string, key: string | null, body: string): Promise<Claim> {
   if (key === null) return UNKEYED;
   const stub = idempotencyFor(env, sender, key);
-  const begun = (await stub.begin(await sha256Hex(body))) as BeginResult;
+  const begun = await stub.begin(await sha256Hex(body));
   switch (begun.state) {
     case "new":
       return { kind: "new", finish: (r) => stub.finish(r), release: () => stub.release() };

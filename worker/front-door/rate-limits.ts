@@ -1,7 +1,7 @@
+import { limiterFor } from "../../durable-objects/addresses.js";
 import type { Admission } from "../../durable-objects/front-door/limiter-do.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
-import { limiterFor } from "../stubs.js";
 
 /** One token from the sender's bucket. */
 export async function admitSender(env: Env, cfg: WorkerConfig, senderId: string): Promise<Admission> {

@@ -1,7 +1,7 @@
+import { registryOf } from "../../durable-objects/addresses.js";
 import type { MessageRequest } from "../../protocol/index.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
-import { registryOf } from "../stubs.js";
 
 export type Target =
   | { ok: true; agent_id: string }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
+import { rejectionCounters } from "../../durable-objects/addresses.js";
+import { log } from "../../runtime/log.js";
 import type { Env } from "../env.js";
-import { log } from "../log.js";
-import { rejectionCounters } from "../stubs.js";
 
 /**
  * Count every refused request under `<label> <status> <title>` (the problem's title), so an admin

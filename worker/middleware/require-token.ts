@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
+import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, matchesAny } from "../auth.js";
 import { readConfig } from "../config.js";
 import { CSRF_HEADER, readCookie, SESSION_COOKIE, verifySession } from "../dashboard/session.js";
 import type { Env } from "../env.js";
-import { problem } from "../problem.js";
 
 type TokenName = "API_TOKEN" | "ADMIN_TOKEN";
 
@@ -22,19 +22,18 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const cfg = readConfig(c.env);
-    if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+    if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
     const accepted = names.map((n) => cfg.config[n]).filter((t): t is string => Boolean(t));
     if (accepted.length === 0)
-      return problem(c, 503, "Not configured", `set ${names.join(" or ")} to use this endpoint`);
+      return problemResponse(503, "Not configured", `set ${names.join(" or ")} to use this endpoint`);
     const authorization = c.req.header("authorization");
     const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
     const adminToken = names.includes("ADMIN_TOKEN") ? cfg.config.ADMIN_TOKEN : undefined;
     if (!authorization && session !== undefined && adminToken) {
       if (!(await verifySession(adminToken, session)))
-        return problem(c, 401, "Unauthorized", "the session has expired; log in again");
+        return problemResponse(401, "Unauthorized", "the session has expired; log in again");
       if (!SAFE_METHODS.has(c.req.method) && c.req.header(CSRF_HEADER) !== "1") {
-        return problem(
-          c,
+        return problemResponse(
           403,
           "Forbidden",
           "cookie-authenticated requests that change state need the header X-Edgeloop-CSRF: 1",
@@ -44,8 +43,7 @@ export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Binding
     }
     const token = bearerToken(authorization);
     if (!token) {
-      return problem(
-        c,
+      return problemResponse(
         401,
         "Unauthorized",
         "send Authorization: Bearer <token>",
@@ -54,7 +52,7 @@ export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Binding
       );
     }
     if (!(await matchesAny(token, accepted)))
-      return problem(c, 401, "Unauthorized", "invalid token", {}, { "www-authenticate": "Bearer" });
+      return problemResponse(401, "Unauthorized", "invalid token", {}, { "www-authenticate": "Bearer" });
     await next();
   };
 }

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
+import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
 import { AuditQueryParams } from "../../protocol/index.js";
+import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
-import { problem } from "../problem.js";
-import { hubFor, registryOf } from "../stubs.js";
 
 export const audit = new Hono<{ Bindings: Env }>();
 
@@ -18,7 +18,7 @@ audit.get("/", async (c) => {
   const parsed = AuditQueryParams.safeParse(c.req.query());
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    return problem(c, 400, "Invalid query", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
+    return problemResponse(400, "Invalid query", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
   }
   const { agent_id, limit, ...filter } = parsed.data;
   const query = { ...filter, limit };

@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { problemResponse } from "../../runtime/problem.js";
 import { safeEqual } from "../auth.js";
 import { readConfig } from "../config.js";
 import { DASHBOARD_JS } from "../dashboard/client-script.js";
@@ -16,7 +17,6 @@ import {
 } from "../dashboard/session.js";
 import { DASHBOARD_CSS } from "../dashboard/styles.js";
 import type { Env } from "../env.js";
-import { problem } from "../problem.js";
 
 /**
  * The operator dashboard: `/` (the page, or the login form without a session), `POST /login`,
@@ -39,19 +39,19 @@ function crossOrigin(c: Context): boolean {
 
 dashboard.get("/", async (c) => {
   const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
   const admin = cfg.config.ADMIN_TOKEN;
-  if (!admin) return problem(c, 503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
   const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
   return html(c, (await verifySession(admin, session)) ? DASHBOARD_HTML : loginPage());
 });
 
 dashboard.post("/login", async (c) => {
   const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
   const admin = cfg.config.ADMIN_TOKEN;
-  if (!admin) return problem(c, 503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
-  if (crossOrigin(c)) return problem(c, 403, "Forbidden", "cross-origin login refused");
+  if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin login refused");
   const form = LoginForm.safeParse(await c.req.parseBody().catch(() => ({})));
   if (!form.success) return html(c, loginPage("Enter the admin token."), 401);
   if (!(await safeEqual(form.data.token, admin))) return html(c, loginPage("That is not the admin token."), 401);
@@ -64,7 +64,7 @@ dashboard.post("/login", async (c) => {
 });
 
 dashboard.post("/logout", (c) => {
-  if (crossOrigin(c)) return problem(c, 403, "Forbidden", "cross-origin logout refused");
+  if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin logout refused");
   return c.body(null, 303, { location: "/", "set-cookie": sessionCookie("", 0), "cache-control": "no-store" });
 });
 

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
+import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import { Identifier } from "../../protocol/index.js";
+import { sha256Hex } from "../../runtime/digest.js";
+import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, matchesAny } from "../auth.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { requireToken } from "../middleware/require-token.js";
-import { problem } from "../problem.js";
-import { sha256Hex } from "../signing.js";
-import { hubFor, registryOf } from "../stubs.js";
 
 export const devices = new Hono<{ Bindings: Env }>();
 
@@ -21,16 +21,15 @@ const validId = (id: string) => Identifier.safeParse(id).success;
  */
 devices.get("/:agent_id/connect", countRejections("GET /v1/devices/:agent_id/connect"), async (c) => {
   const agentId = c.req.param("agent_id");
-  if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-    return problem(c, 426, "Upgrade required", "connect with a WebSocket", {}, { upgrade: "websocket" });
+    return problemResponse(426, "Upgrade required", "connect with a WebSocket", {}, { upgrade: "websocket" });
   }
   const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
   const token = bearerToken(c.req.header("authorization"));
   if (!token)
-    return problem(
-      c,
+    return problemResponse(
       401,
       "Unauthorized",
       "send Authorization: Bearer <device token>",
@@ -55,7 +54,7 @@ devices.get("/", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
 
 devices.get("/:agent_id", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
   const agentId = c.req.param("agent_id");
-  if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
   return c.json(await hubFor(c.env, agentId).getDevice(agentId));
 });
 
@@ -67,14 +66,14 @@ tokens.use("*", countRejections("/v1/devices/:agent_id/tokens"), requireToken("A
 /** Issue a token. It is in this answer and nowhere else: only its hash is kept. */
 tokens.post("/", async (c) => {
   const agentId = c.req.param("agent_id")!;
-  if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
   const issued = await hubFor(c.env, agentId).issueToken(agentId);
   return c.json({ agent_id: agentId, ...issued }, 201, { "cache-control": "no-store" });
 });
 
 tokens.get("/", async (c) => {
   const agentId = c.req.param("agent_id")!;
-  if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
   return c.json({ agent_id: agentId, tokens: await hubFor(c.env, agentId).listTokens() });
 });
 
@@ -82,11 +81,11 @@ tokens.get("/", async (c) => {
 tokens.delete("/:token_id", async (c) => {
   const agentId = c.req.param("agent_id")!;
   const tokenId = c.req.param("token_id");
-  if (!validId(agentId)) return problem(c, 400, "Invalid agent id");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
   if (!/^tok_[0-9a-f]{16}$/.test(tokenId))
-    return problem(c, 400, "Invalid token id", "token ids look like tok_<16 hex digits>");
+    return problemResponse(400, "Invalid token id", "token ids look like tok_<16 hex digits>");
   const result = await hubFor(c.env, agentId).revokeToken(tokenId);
-  if (!result.found) return problem(c, 404, "Not found", `no token '${tokenId}' for '${agentId}'`);
+  if (!result.found) return problemResponse(404, "Not found", `no token '${tokenId}' for '${agentId}'`);
   return c.json({ agent_id: agentId, token_id: tokenId, revoked: true, sockets_closed: result.closed });
 });
 

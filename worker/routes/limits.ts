@@ -1,9 +1,10 @@
 import { Hono } from "hono";
+import { rejectionCounters } from "../../durable-objects/addresses.js";
+import { hubSettings } from "../../durable-objects/device-hub/hub-settings.js";
+import { problemResponse } from "../../runtime/problem.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
-import { problem } from "../problem.js";
-import { rejectionCounters } from "../stubs.js";
 
 export const limits = new Hono<{ Bindings: Env }>();
 
@@ -12,8 +13,9 @@ limits.use("*", requireToken("ADMIN_TOKEN"));
 /** GET /v1/limits — the front door's limits in force, and how often each kind of refusal happened. */
 limits.get("/", async (c) => {
   const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
   const k = cfg.config;
+  const hub = hubSettings(c.env);
   return c.json({
     limits: {
       max_body_bytes: k.MAX_BODY_BYTES,
@@ -24,8 +26,8 @@ limits.get("/", async (c) => {
       conversation_idle_seconds: k.CONVERSATION_IDLE_SECONDS,
       webhook_tolerance_seconds: k.WEBHOOK_TOLERANCE_SECONDS,
       message_auth: [...k.MESSAGE_AUTH],
-      device_max_frame_bytes: k.DEVICE_MAX_FRAME_BYTES,
-      heartbeat: { interval_ms: k.HEARTBEAT_INTERVAL_MS, misses: k.HEARTBEAT_MISSES },
+      device_max_frame_bytes: hub.maxFrameBytes,
+      heartbeat: { interval_ms: hub.heartbeatIntervalMs, misses: hub.heartbeatMisses },
     },
     rejections: await rejectionCounters(c.env).read(),
   });

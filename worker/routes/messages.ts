@@ -1,6 +1,8 @@
 import { type Context, Hono } from "hono";
+import { conversationFor } from "../../durable-objects/addresses.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
+import { problemResponse } from "../../runtime/problem.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { authenticateMessage } from "../front-door/authenticate.js";
@@ -8,16 +10,14 @@ import { claimIdempotencyKey } from "../front-door/idempotency.js";
 import { admitAgent, admitSender } from "../front-door/rate-limits.js";
 import { routeMessage } from "../front-door/route-target.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { problem } from "../problem.js";
 import { parseJsonBody, readRawBody } from "../read-body.js";
-import { conversationFor } from "../stubs.js";
 
 export const messages = new Hono<{ Bindings: Env }>();
 
 messages.use("*", countRejections("POST /v1/messages"));
 
-const limited = (c: Context, title: string, detail: string, retryAfter: number) =>
-  problem(c, 429, title, detail, {}, { "retry-after": String(retryAfter) });
+const limited = (title: string, detail: string, retryAfter: number) =>
+  problemResponse(429, title, detail, {}, { "retry-after": String(retryAfter) });
 
 /**
  * POST /v1/messages, the front door: size → authentication (bearer or a signed webhook) → body →
@@ -26,7 +26,7 @@ const limited = (c: Context, title: string, detail: string, retryAfter: number) 
  */
 messages.post("/", async (c) => {
   const cfg = readConfig(c.env);
-  if (!cfg.ok) return problem(c, 500, "Server misconfigured", cfg.error);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
   const config = cfg.config;
 
   const raw = await readRawBody(c, config.MAX_BODY_BYTES);
@@ -40,17 +40,16 @@ messages.post("/", async (c) => {
   if (waitRaw !== undefined) {
     const wait = WaitQuery.safeParse(waitRaw);
     if (!wait.success)
-      return problem(c, 400, "Invalid query", "wait: an integer number of seconds from 0 to 60", {
+      return problemResponse(400, "Invalid query", "wait: an integer number of seconds from 0 to 60", {
         errors: [{ path: "wait", message: "0-60" }],
       });
     waitSeconds = wait.data;
   }
-  const body = parseJsonBody(c, MessageRequest, raw.value);
+  const body = parseJsonBody(MessageRequest, raw.value);
   if (!body.ok) return body.response;
   const msg = body.value;
   if (msg.text.length > config.MAX_TEXT_CHARS) {
-    return problem(
-      c,
+    return problemResponse(
       413,
       "Text too long",
       `text has ${msg.text.length} characters; the limit is ${config.MAX_TEXT_CHARS}`,
@@ -61,8 +60,7 @@ messages.post("/", async (c) => {
   const claim = await claimIdempotencyKey(c.env, sender.id, sender.idempotencyKey, raw.value);
   if (claim.kind === "replay") return replay(c, claim.response);
   if (claim.kind === "in_progress") {
-    return problem(
-      c,
+    return problemResponse(
       409,
       "Request in progress",
       "a request with this idempotency key is still being processed; retry later",
@@ -71,20 +69,19 @@ messages.post("/", async (c) => {
     );
   }
   if (claim.kind === "mismatch")
-    return problem(c, 422, "Idempotency key reused", "this idempotency key was used with a different body");
+    return problemResponse(422, "Idempotency key reused", "this idempotency key was used with a different body");
 
   let stored = false;
   try {
     const senderOk = await admitSender(c.env, config, sender.id);
     if (!senderOk.ok)
-      return limited(c, "Too many requests", `sender '${sender.id}': ${senderOk.detail}`, senderOk.retry_after_s);
+      return limited("Too many requests", `sender '${sender.id}': ${senderOk.detail}`, senderOk.retry_after_s);
 
     const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
     const target = await routeMessage(c.env, config, msg, conversation_id);
     if (!target.ok) {
       const extra = target.field ? { errors: [{ path: target.field, message: target.detail }] } : {};
-      return problem(
-        c,
+      return problemResponse(
         target.status,
         target.title,
         target.detail,
@@ -96,7 +93,7 @@ messages.post("/", async (c) => {
     const agentOk = await admitAgent(c.env, config, agent_id, conversation_id);
     if (!agentOk.ok) {
       const title = agentOk.reason === "rate" ? "Too many requests for this agent" : "Too many open conversations";
-      return limited(c, title, `agent '${agent_id}': ${agentOk.detail}`, agentOk.retry_after_s);
+      return limited(title, `agent '${agent_id}': ${agentOk.detail}`, agentOk.retry_after_s);
     }
 
     const message_id = `msg_${crypto.randomUUID()}`;
@@ -112,7 +109,11 @@ messages.post("/", async (c) => {
       rebind: msg.pool !== undefined,
     });
     if (!accepted.ok)
-      return problem(c, accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
+      return problemResponse(
+        accepted.status,
+        accepted.status === 500 ? "Server misconfigured" : "Conflict",
+        accepted.error,
+      );
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { loopMetrics, metricsShards, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
+import { allMetricsShards, hubFor, registryOf } from "../../durable-objects/addresses.js";
+import { loopMetrics, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
 import { Identifier, SinceParam } from "../../protocol/index.js";
+import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
-import { problem } from "../problem.js";
-import { hubFor, registryOf } from "../stubs.js";
 
 export const metrics = new Hono<{ Bindings: Env }>();
 
@@ -33,30 +33,30 @@ const PriceTable = z.record(
 metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
   const q = Query.safeParse(c.req.query());
   if (!q.success)
-    return problem(c, 400, "Invalid query", q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    return problemResponse(
+      400,
+      "Invalid query",
+      q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    );
   let prices: Prices = {};
   if (c.env.LLM_PRICES) {
     try {
       prices = PriceTable.parse(JSON.parse(c.env.LLM_PRICES));
     } catch (e) {
-      return problem(c, 500, "Server misconfigured", `LLM_PRICES: ${(e as Error).message.slice(0, 200)}`);
+      return problemResponse(500, "Server misconfigured", `LLM_PRICES: ${(e as Error).message.slice(0, 200)}`);
     }
   }
   const since = q.data.since ?? Date.now() - 24 * 3600 * 1000;
   const devices = q.data.agent_id ? [q.data.agent_id] : (await registryOf(c.env).list()).map((d) => d.agent_id);
   const byDevice: Record<string, ToolStatsInput[]> = {};
   await Promise.all(
-    devices.map(async (id) => (byDevice[id] = (await hubFor(c.env, id).toolMetrics(since)) as ToolStatsInput[])),
+    devices.map(async (id) => {
+      byDevice[id] = await hubFor(c.env, id).toolMetrics(since);
+    }),
   );
   const runs: RunRecord[] = [];
-  if (c.env.METRICS_SHARD) {
-    const ns = c.env.METRICS_SHARD;
-    const shards = await Promise.all(
-      Array.from({ length: metricsShards(c.env) }, (_, i) => ns.get(ns.idFromName(`shard-${i}`)).runs(since)),
-    );
-    for (const rows of shards)
-      runs.push(...(rows as RunRecord[]).filter((r) => !q.data.agent_id || r.agent_id === q.data.agent_id));
-  }
+  const shards = await Promise.all(allMetricsShards(c.env).map((shard) => shard.runs(since)));
+  for (const rows of shards) runs.push(...rows.filter((r) => !q.data.agent_id || r.agent_id === q.data.agent_id));
   const report: MetricsReport = {
     generated_at: new Date().toISOString(),
     since: new Date(since).toISOString(),

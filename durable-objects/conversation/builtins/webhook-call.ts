@@ -1,6 +1,6 @@
 import type { ToolOutcome } from "../../../protocol/index.js";
+import { signHmacWebhook } from "../../../protocol/webhook-signatures.js";
 import { capUtf8, readCappedBody } from "./capped-body.js";
-import { webhookSignature } from "./hmac.js";
 import { backoffDelayMs, retryAfterMs } from "./retry-delay.js";
 import { success, toolError } from "./types.js";
 import type { WebhookTool } from "./webhook-config.js";
@@ -91,9 +91,9 @@ async function attemptOnce(
   headers.set("Idempotency-Key", ctx.request_id);
   if (tool.secret !== undefined) {
     // Signed per attempt with a fresh timestamp, so a retry after a long backoff is not stale.
-    const timestamp = Math.floor(ctx.now() / 1000);
-    headers.set("X-Webhook-Timestamp", String(timestamp));
-    headers.set("X-Webhook-Signature", await webhookSignature(tool.secret, timestamp, body));
+    const timestamp = String(Math.floor(ctx.now() / 1000));
+    headers.set("X-Webhook-Timestamp", timestamp);
+    headers.set("X-Webhook-Signature", await signHmacWebhook(tool.secret, timestamp, body));
   }
 
   let response: Response;

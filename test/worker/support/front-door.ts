@@ -3,7 +3,8 @@
  * the test bindings (the Durable Objects are the real ones), and real device WebSockets.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import type { DeviceView } from "../../../durable-objects/device-hub/device-hub-do.js";
+import { hubFor } from "../../../durable-objects/addresses.js";
+import type { DeviceView } from "../../../durable-objects/device-hub/device-hub-rpc.js";
 import worker from "../../../worker/index.js";
 import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
 
@@ -37,12 +38,11 @@ export function postMessage(
   );
 }
 
-const hubStub = (agentId: string) => env.DEVICE_HUB.get(env.DEVICE_HUB.idFromName(agentId));
-export const hub = hubStub;
+export const hub = (agentId: string) => hubFor(env, agentId);
 
-/** The hub's view of its device (typed: RPC stubs lose the return type of this method). */
+/** The hub's view of its device. */
 export async function deviceView(agentId: string): Promise<DeviceView> {
-  return (await hubStub(agentId).getDevice(agentId)) as DeviceView;
+  return hub(agentId).getDevice(agentId);
 }
 
 export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {

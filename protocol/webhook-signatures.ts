@@ -1,17 +1,17 @@
 /**
- * Webhook signatures, as pure functions over Web Crypto (no Node or Workers-only APIs), so the
- * same code verifies inbound webhooks and signs outbound reply_url deliveries.
+ * Webhook signatures, as pure functions over Web Crypto (no Node or Workers-only APIs), so one
+ * module verifies inbound webhooks and signs outbound deliveries (reply_url, webhook tools).
  *
  * Two schemes:
- * - seed 002: `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, "${timestamp}.${body}")>`
- *   with `X-Webhook-Timestamp: <unix seconds>`. The timestamp is signed along so a captured
- *   request cannot be replayed later with a fresh timestamp.
+ * - hmac: `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, "${timestamp}.${body}")>` with
+ *   `X-Webhook-Timestamp: <unix seconds>`. The timestamp is signed along so a captured request
+ *   cannot be replayed later with a fresh timestamp.
  * - Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256(key, "${id}.${timestamp}.${body}")>`
  *   (several space-separated signatures allowed), `webhook-id`, `webhook-timestamp`.
  *
  * A secret written `whsec_<base64>` is the base64-decoded key (the Standard Webhooks convention);
- * any other secret is its UTF-8 bytes. Verification goes through `crypto.subtle.verify`, which
- * compares in constant time.
+ * any other secret is its UTF-8 bytes, so one secret works for both schemes and both directions.
+ * Verification goes through `crypto.subtle.verify`, which compares in constant time.
  */
 
 const enc = new TextEncoder();
@@ -37,8 +37,8 @@ async function hmac(secret: string, message: string): Promise<Uint8Array<ArrayBu
   return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), enc.encode(message)));
 }
 
-/** What seed 002 signs when a timestamp is sent: `${timestamp}.${body}` (body as sent, raw). */
-export function seed002SignedContent(timestamp: string, body: string): string {
+/** What the hmac scheme signs: `${timestamp}.${body}` (the body as sent, raw). */
+export function hmacSignedContent(timestamp: string, body: string): string {
   return `${timestamp}.${body}`;
 }
 
@@ -48,8 +48,8 @@ export function standardSignedContent(id: string, timestamp: string, body: strin
 }
 
 /** The `X-Webhook-Signature` value: `sha256=<hex>`. */
-export async function signSeed002(secret: string, timestamp: string, body: string): Promise<string> {
-  return `sha256=${toHex(await hmac(secret, seed002SignedContent(timestamp, body)))}`;
+export async function signHmacWebhook(secret: string, timestamp: string, body: string): Promise<string> {
+  return `sha256=${toHex(await hmac(secret, hmacSignedContent(timestamp, body)))}`;
 }
 
 /** The `webhook-signature` value: `v1,<base64>`. */
@@ -78,10 +78,10 @@ export function checkTimestamp(
 }
 
 /**
- * Seed 002: `header` is `sha256=<hex>`. Every secret is tried (rotation) and all are checked, so
+ * The hmac scheme: `header` is `sha256=<hex>`. Every secret is tried (rotation) and all are checked, so
  * the time taken does not say which one matched.
  */
-export async function verifySeed002(
+export async function verifyHmacWebhook(
   secrets: readonly string[],
   header: string | null | undefined,
   timestamp: string | null | undefined,
@@ -93,7 +93,7 @@ export async function verifySeed002(
   const m = header?.trim().match(/^sha256=([0-9a-fA-F]{64})$/);
   if (!m) return { ok: false, reason: "X-Webhook-Signature is not sha256=<64 hex digits>" };
   const signature = fromHex(m[1]!);
-  return verifyAny(secrets, [signature], seed002SignedContent(timestamp!, body));
+  return verifyAny(secrets, [signature], hmacSignedContent(timestamp!, body));
 }
 
 /** Standard Webhooks: `header` holds one or more space-separated `v1,<base64>` signatures. */
@@ -161,9 +161,4 @@ function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> | null {
   } catch {
     return null;
   }
-}
-
-/** SHA-256 of a string as hex: fingerprints and stored token hashes. */
-export async function sha256Hex(text: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", enc.encode(text))));
 }

@@ -1,0 +1,16 @@
+/**
+ * The Durable Object namespaces as wrangler.toml binds them. Stubs are made only in addresses.ts,
+ * which types each one by the methods its object offers.
+ */
+export interface DurableObjectBindings {
+  CONVERSATION: DurableObjectNamespace;
+  DEVICE_HUB: DurableObjectNamespace;
+  REGISTRY: DurableObjectNamespace;
+  IDEMPOTENCY: DurableObjectNamespace;
+  LIMITER: DurableObjectNamespace;
+  COUNTERS: DurableObjectNamespace;
+  /** optional until bound in wrangler.toml; conversations skip metrics without it */
+  METRICS_SHARD?: DurableObjectNamespace;
+  /** how many shards hold the loop metrics and the conversation index (default 8) */
+  METRICS_SHARDS?: string;
+}

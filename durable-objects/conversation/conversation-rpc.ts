@@ -1,0 +1,60 @@
+import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
+import type { ParentLink } from "./conversation-store.js";
+import type { FinishedReply, LoopConfig, LoopState } from "./core/index.js";
+import type { ReplyTarget } from "./reply-delivery.js";
+
+/**
+ * What others may ask of a conversation: the worker's routes, the device hub (results and
+ * progress), and other conversations (sub-tasks, sessions). ConversationDO implements it, and the
+ * CONVERSATION namespace is typed by it, so callers and the class are checked against one contract.
+ */
+export interface ConversationRpc {
+  postMessage(input: PostMessageInput): Promise<PostMessageAnswer>;
+  /** A person's decision on an approval-required call. */
+  approve(toolCallId: string, approve: boolean, reason?: string): Promise<FoundApplied>;
+  /** The user's answer to a `question` call. */
+  answer(toolCallId: string, text: string): Promise<FoundApplied>;
+  getCanvas(): Promise<StoredCanvas | null>;
+  /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
+  waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
+  getConversation(): Promise<ConversationView | null>;
+  getEvents(afterSeq?: number, limit?: number): Promise<ConversationEvent[]>;
+  cancel(reason?: string): Promise<{ found: boolean; cancelled: boolean }>;
+  deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
+  deliverProgress(toolCallId: string, requestId: string, content: ContentBlock[]): Promise<void>;
+}
+
+export type PostMessageInput = {
+  conversation_id: string;
+  agent_id: string;
+  message_id: string;
+  text: string;
+  /** limits a parent passes to its sub-task; the deployment's vars win over them */
+  loop?: Partial<LoopConfig>;
+  options?: Partial<
+    Pick<LoopConfig, "max_iterations" | "tool_error_limit" | "max_tokens" | "max_wall_ms" | "citations">
+  >;
+  /** set when this conversation is a sub-task (`task`) of another */
+  parent?: ParentLink;
+  /** POST the reply (and events, if asked) to this URL */
+  reply?: ReplyTarget;
+  /** routed through a pool: the conversation may move to the device the pool picked now */
+  rebind?: boolean;
+};
+
+/** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
+export type PostMessageAnswer = { ok: true } | { ok: false; status: 409 | 500; error: string };
+
+export type FoundApplied = { found: boolean; applied: boolean };
+
+export type StoredCanvas = { title: string; format: string; content: string; updated_at: number };
+
+export type ConversationView = {
+  conversation_id: string;
+  agent_id: string;
+  status: LoopState["status"];
+  messages: LoopState["messages"];
+  replies: FinishedReply[];
+  pending_tool_calls: { id: string; name: string; state: string; args: Record<string, unknown> | null }[];
+  queued_messages: number;
+};

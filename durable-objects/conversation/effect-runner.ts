@@ -1,0 +1,196 @@
+import { log } from "../../runtime/log.js";
+import { conversationFor, hubFor, metricsShardFor } from "../addresses.js";
+import type { DurableObjectBindings } from "../bindings.js";
+import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
+import { runBuiltin } from "./builtin-runner.js";
+import type { ConversationSettings } from "./conversation-settings.js";
+import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
+import type { LoopEvent, LoopState } from "./core/index.js";
+import type { ModelCalls } from "./model-calls.js";
+import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
+import type { PendingEffect } from "./step-recorder.js";
+
+type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
+type OtherEffect = Exclude<OutboundEffect, DispatchEffect>;
+
+const RETRY_BASE_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
+/** What the runner needs of the conversation it works for. */
+export interface EffectHost {
+  /** the state now (an effect only exists once the conversation does) */
+  readonly state: LoopState;
+  /** feed an outcome back into the loop; the outbox row is finished in the same commit */
+  apply(event: LoopEvent, finishedOutbox: number): void;
+  /** bring the alarm forward to the next pending row, deadline or watchdog */
+  scheduleAlarm(): Promise<void>;
+}
+
+/**
+ * Performs the outbox rows of committed steps: the model call, tool dispatches to the device's
+ * hub, built-ins, cancels, reply_url deliveries, metrics and a sub-task's reply to its parent. A
+ * row stays in the outbox until it is finished; a failure is retried with backoff, and a row lost
+ * to a restart is re-driven by the alarm. Used by ConversationDO.
+ */
+export class EffectRunner {
+  /** rows being performed by this instance (lost on restart, which is the point) */
+  private readonly inflight = new Set<number>();
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: DurableObjectBindings,
+    private readonly store: ConversationStore,
+    private readonly modelCalls: ModelCalls,
+    private readonly settings: () => ConversationSettings,
+    private readonly host: EffectHost,
+  ) {}
+
+  isInflight(id: number): boolean {
+    return this.inflight.has(id);
+  }
+
+  /** Start these rows; the tool dispatches among them (a model's parallel calls) go to the hub in one call. */
+  performAll(items: PendingEffect[]): void {
+    const dispatches: { id: number; effect: DispatchEffect }[] = [];
+    for (const { id, effect } of items) {
+      if (effect.type !== "dispatch_tool") this.perform(id, effect);
+      else if (!this.inflight.has(id)) dispatches.push({ id, effect });
+    }
+    if (dispatches.length > 0) this.performDispatches(dispatches);
+  }
+
+  /** One hub event and one commit for the whole round, instead of one per call. */
+  private performDispatches(items: { id: number; effect: DispatchEffect }[]): void {
+    for (const { id } of items) this.inflight.add(id);
+    const state = this.host.state;
+    const run = async () => {
+      try {
+        await hubFor(this.env, state.agent_id).dispatchBatch(items.map(({ effect }) => dispatchCommand(state, effect)));
+        for (const { id } of items) this.store.finishOutboxLater(id);
+      } catch (e) {
+        for (const { id, effect } of items) this.retryLater(id, effect, e);
+      } finally {
+        for (const { id } of items) this.inflight.delete(id);
+        await this.host.scheduleAlarm();
+      }
+    };
+    this.ctx.waitUntil(run());
+  }
+
+  private perform(id: number, effect: OtherEffect): void {
+    if (this.inflight.has(id)) return;
+    this.inflight.add(id);
+    const run = async () => {
+      try {
+        await this.performOne(id, effect);
+      } catch (e) {
+        this.retryLater(id, effect, e);
+      } finally {
+        this.inflight.delete(id);
+        // Rescheduled only now: while in flight, a row only gets the watchdog time.
+        await this.host.scheduleAlarm();
+      }
+    };
+    this.ctx.waitUntil(run());
+  }
+
+  private async performOne(id: number, effect: OtherEffect): Promise<void> {
+    const state = this.host.state;
+    switch (effect.type) {
+      case "call_llm":
+        return this.performModelCall(id, effect.call_id, effect.with_tools);
+      case "cancel_tool":
+        await hubFor(this.env, state.agent_id).cancel(effect.request_id);
+        this.store.finishOutbox(id);
+        return;
+      case "run_builtin": {
+        const deps = { env: this.env, store: this.store, state, settings: this.settings() };
+        const outcome = await runBuiltin(effect, deps);
+        if (!outcome) return this.store.finishOutbox(id);
+        const { tool_call_id, request_id } = effect;
+        return this.host.apply({ type: "tool_result", tool_call_id, request_id, outcome }, id);
+      }
+      case "deliver_reply":
+        return this.deliverReply(id, effect);
+      case "record_metrics": {
+        const shard = metricsShardFor(this.env, state.conversation_id);
+        if (shard) {
+          await shard.upsertConversation({
+            conversation_id: state.conversation_id,
+            agent_id: state.agent_id,
+            status: effect.status,
+            created_at: effect.at,
+            updated_at: effect.at,
+            last_text: effect.text?.slice(0, 200) ?? null,
+          });
+          if (effect.run) await shard.record(effect.message_id, effect.run);
+        }
+        this.store.finishOutbox(id);
+        return;
+      }
+      case "notify_parent": {
+        const { conversation_id, tool_call_id, request_id } = effect.parent;
+        await conversationFor(this.env, conversation_id).deliverToolResult(tool_call_id, request_id, effect.outcome);
+        this.store.finishOutbox(id);
+        return;
+      }
+    }
+  }
+
+  private async performModelCall(outboxId: number, callId: string, withTools: boolean): Promise<void> {
+    const state = this.host.state;
+    const call = this.modelCalls.take(callId, withTools, state);
+    if (!call) {
+      this.host.apply({ type: "llm_failed", call_id: callId, error: this.modelCalls.unavailableReason() }, outboxId);
+      return;
+    }
+    const result = await call;
+    if (this.host.state.run?.awaiting_llm !== callId) {
+      this.store.finishOutbox(outboxId);
+      return;
+    }
+    if (result.ok) {
+      this.host.apply({ type: "llm_response", call_id: callId, turn: result.turn }, outboxId);
+      return;
+    }
+    log("error", "llm call failed", { conversation_id: state.conversation_id, call_id: callId, error: result.error });
+    this.host.apply({ type: "llm_failed", call_id: callId, error: result.error.message }, outboxId);
+  }
+
+  private async deliverReply(id: number, effect: Extract<OtherEffect, { type: "deliver_reply" }>): Promise<void> {
+    const conversation_id = this.host.state.conversation_id;
+    const secret = this.settings().replySigningSecret;
+    const sent = await deliverSigned(effect.url, `${conversation_id}:${effect.key}`, effect.payload, secret);
+    if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
+      if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });
+      this.store.finishOutbox(id);
+      return;
+    }
+    const attempts = this.store.attempts(id) + 1;
+    this.store.retryOutboxLater(id, Date.now() + replyBackoffMs(attempts));
+    log("info", "reply delivery failed, will retry", { conversation_id, key: effect.key, attempts, error: sent.error });
+  }
+
+  private retryLater(id: number, effect: OutboundEffect, e: unknown): void {
+    const attempts = this.store.attempts(id) + 1;
+    const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, RETRY_MAX_MS);
+    this.store.retryOutboxLater(id, Date.now() + delay);
+    log("warn", "effect failed, will retry", {
+      conversation_id: this.host.state.conversation_id,
+      effect: effect.type,
+      attempts,
+      error: String(e),
+    });
+  }
+}
+
+function dispatchCommand(state: LoopState, effect: DispatchEffect): DispatchCommand {
+  return {
+    request_id: effect.request_id,
+    conversation_id: state.conversation_id,
+    tool_call_id: effect.tool_call_id,
+    tool: effect.tool,
+    parameters: effect.parameters,
+    timeout_ms: effect.timeout_ms,
+  };
+}

@@ -1,0 +1,73 @@
+import { toOpenAITool } from "../../protocol/index.js";
+import type { LoopState } from "./core/index.js";
+import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
+import { type ModelVars, modelSettings } from "./model-settings.js";
+
+/**
+ * A message's tool list in the API's shape, made once per list: the state keeps the same array
+ * for every step of a message, so the model request's JSON of it is made once too (request-json.ts).
+ */
+const apiTools = memoByIdentity((tools: LoopState["tools"]) => tools.map(toOpenAITool));
+
+/**
+ * The conversation's model calls. A call may start before the step that asks for it is written
+ * (see ConversationDO.deliverToolResult); it waits here, in the one early slot, until the effect
+ * runner performs that step's `call_llm` and takes it.
+ */
+export class ModelCalls {
+  /** at most one: the step that started it is written next */
+  private early: { callId: string; result: Promise<LlmResult> } | null = null;
+
+  constructor(
+    private readonly env: ModelVars,
+    /** the model's streamed text, as it arrives */
+    private readonly onDelta: (delta: string) => void,
+  ) {}
+
+  /** Start the call for `state` now; false when no model is configured (the effect then fails it). */
+  startEarly(callId: string, withTools: boolean, state: LoopState): boolean {
+    const result = this.start(callId, withTools, state);
+    if (result) this.early = { callId, result };
+    return result !== null;
+  }
+
+  /** A call started early whose step was not performed (already recorded, or rolled back): nobody will read it. */
+  dropEarly(): void {
+    this.early = null;
+  }
+
+  /** The result of `callId`: the call started early, or a new one; null when no model is configured. */
+  take(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
+    const early = this.early?.callId === callId ? this.early.result : null;
+    if (early) this.early = null;
+    return early ?? this.start(callId, withTools, state);
+  }
+
+  /** Why no call can be made, for the `llm_failed` event. */
+  unavailableReason(): string {
+    const settings = modelSettings(this.env);
+    return settings.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${settings.error}`;
+  }
+
+  private start(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
+    const settings = modelSettings(this.env);
+    if (!settings.ok || !settings.value.baseURL) return null;
+    const s = settings.value;
+    return callLlm(
+      {
+        baseURL: s.baseURL!,
+        apiKey: s.apiKey,
+        model: s.model,
+        maxRetries: s.maxRetries,
+        timeoutMs: s.timeoutMs,
+        toolProtocol: s.toolProtocol,
+      },
+      { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
+      {
+        idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
+        // Stored as events (not loop state), a few times a second: see DeltaBuffer.
+        onDelta: this.onDelta,
+      },
+    );
+  }
+}

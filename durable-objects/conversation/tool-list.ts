@@ -1,0 +1,18 @@
+import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "../../protocol/index.js";
+import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
+import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
+
+/**
+ * The tools a message's run offers the model: the device's, then the orchestrator's (built-ins,
+ * `question`, the deployment's webhook tools). A device tool wins a name clash.
+ */
+export function conversationTools(skills: SkillManifest[], webhookTools: WebhookTool[]): ToolSpec[] {
+  const deviceTools = toolSpecsFromSkills(skills);
+  const taken = new Set(deviceTools.map((t) => t.name));
+  return [
+    ...deviceTools,
+    ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhookTools)].filter(
+      (t) => !taken.has(t.name) && taken.add(t.name),
+    ),
+  ];
+}

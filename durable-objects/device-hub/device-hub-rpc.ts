@@ -1,0 +1,47 @@
+import type { SkillManifest } from "../../protocol/index.js";
+import type { AuditEntry, AuditQuery, ToolStats } from "./audit-log.js";
+import type { DeviceRecord } from "./device-record.js";
+import type { IssuedToken, TokenInfo } from "./device-tokens.js";
+
+/**
+ * What others may ask of a device's hub: conversations (dispatch, cancel, the device's skills),
+ * the worker's device, audit and metrics routes, and built-ins that list devices. DeviceHubDO
+ * implements it, and the DEVICE_HUB namespace is typed by it.
+ */
+export interface DeviceHubRpc {
+  /** Idempotent: a command re-dispatched after a restart keeps its request id and is not re-sent. */
+  dispatch(cmd: DispatchCommand): Promise<DispatchAnswer>;
+  /** One model response's parallel calls in one event: one commit for all of them. */
+  dispatchBatch(cmds: DispatchCommand[]): Promise<DispatchAnswer[]>;
+  cancel(requestId: string): Promise<void>;
+  getDevice(agentId: string): Promise<DeviceView>;
+  getSkills(agentId: string): Promise<SkillManifest[]>;
+  issueToken(agentId: string): Promise<IssuedToken>;
+  listTokens(): Promise<TokenInfo[]>;
+  /** Revoke a token and close, at once, any socket that authenticated with it (4001). */
+  revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }>;
+  queryAudit(q: AuditQuery): Promise<AuditEntry[]>;
+  toolMetrics(since: number): Promise<ToolStats[]>;
+  /** Everything the alarm does, for a given `now` (tests pass a later one instead of waiting). */
+  runChecks(now: number): Promise<void>;
+}
+
+export type DispatchCommand = {
+  request_id: string;
+  conversation_id: string;
+  tool_call_id: string;
+  tool: string;
+  parameters: Record<string, unknown>;
+  timeout_ms: number;
+};
+
+export type DispatchAnswer = { accepted: boolean; state: string };
+
+export type DeviceView = DeviceRecord & {
+  online: boolean;
+  /** when the device last showed it is alive (a frame, or a ping answered by auto-response) */
+  last_alive: number | null;
+  commands: Record<string, number>;
+  counters: Record<string, number>;
+  tokens: number;
+};

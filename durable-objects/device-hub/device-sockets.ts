@@ -1,0 +1,116 @@
+import type { HubFrame } from "../../protocol/index.js";
+import { log } from "../../runtime/log.js";
+import { CLOSE } from "./close-codes.js";
+
+/** What a socket carries through hibernation. */
+export type SocketAttachment = {
+  agent_id: string;
+  hello: boolean;
+  bad_frames: number;
+  connected_at: number;
+  /** "env" for a DEVICE_TOKENS token, else the id of the issued token it authenticated with */
+  token_id: string;
+  last_frame_at: number;
+};
+
+/** How stale the last-frame time kept in a socket's attachment may get (it only matters after hibernation). */
+const ATTACHMENT_REFRESH_MS = 5_000;
+const MAX_BAD_FRAMES = 5;
+
+/**
+ * The device's WebSocket, held through the hibernation API: one live socket per device (a new
+ * connection replaces the old one), what each socket carries through hibernation, when it last
+ * showed it is alive, and the limit on bad frames. Used by DeviceHubDO.
+ */
+export class DeviceSockets {
+  /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
+  private readonly lastFrameAt = new WeakMap<WebSocket, number>();
+  /** the socket that said hello, while this instance lives (see `live`) */
+  private helloSocket: WebSocket | null = null;
+
+  constructor(private readonly ctx: DurableObjectState) {}
+
+  /** Accept a new connection for `agentId`, closing any older one; returns the client's end. */
+  accept(agentId: string, tokenId: string, now: number): WebSocket {
+    for (const old of this.ctx.getWebSockets()) old.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
+    this.helloSocket = null;
+    const pair = new WebSocketPair();
+    const server = pair[1];
+    this.ctx.acceptWebSocket(server);
+    const attachment: SocketAttachment = {
+      agent_id: agentId,
+      hello: false,
+      bad_frames: 0,
+      connected_at: now,
+      token_id: tokenId,
+      last_frame_at: now,
+    };
+    server.serializeAttachment(attachment);
+    return pair[0];
+  }
+
+  /** A frame arrived: the socket is alive. Returns its attachment. */
+  noteFrame(ws: WebSocket, now: number): SocketAttachment {
+    let att = ws.deserializeAttachment() as SocketAttachment;
+    this.lastFrameAt.set(ws, now);
+    // The attachment outlives hibernation, when the in-memory time is lost. Rewriting it on every
+    // frame cost each tool result a serialization; a copy a few seconds old is as good for a
+    // heartbeat allowance of tens of seconds.
+    if (now - att.last_frame_at > ATTACHMENT_REFRESH_MS) {
+      att = { ...att, last_frame_at: now };
+      ws.serializeAttachment(att);
+    }
+    return att;
+  }
+
+  /** The socket said hello: from now on it gets commands. */
+  helloFrom(ws: WebSocket, att: SocketAttachment): void {
+    ws.serializeAttachment({ ...att, hello: true });
+    this.helloSocket = ws;
+  }
+
+  /** The device's socket once it said hello, found by a scan only after a wake from hibernation or a reconnect. */
+  live(): WebSocket | null {
+    if (this.helloSocket?.readyState === WebSocket.OPEN) return this.helloSocket;
+    this.helloSocket = null;
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (att?.hello && ws.readyState === WebSocket.OPEN) {
+        this.helloSocket = ws;
+        return ws;
+      }
+    }
+    return null;
+  }
+
+  /** Every socket with its attachment (heartbeat checks, token revocation). */
+  all(): { ws: WebSocket; att: SocketAttachment | null }[] {
+    return this.ctx.getWebSockets().map((ws) => ({ ws, att: ws.deserializeAttachment() as SocketAttachment | null }));
+  }
+
+  send(ws: WebSocket, frame: HubFrame): boolean {
+    try {
+      ws.send(JSON.stringify(frame));
+      return true;
+    } catch (e) {
+      log("warn", "send to device failed", { error: String(e) });
+      return false;
+    }
+  }
+
+  /** Refuse a frame, telling the device why; too many bad frames close the socket. */
+  reject(ws: WebSocket, att: SocketAttachment, reason: string, requestId?: string): void {
+    const bad = att.bad_frames + 1;
+    ws.serializeAttachment({ ...att, bad_frames: bad });
+    log("warn", "frame rejected", { agent_id: att.agent_id, reason, request_id: requestId });
+    this.send(ws, { type: "rejected", reason, ...(requestId ? { request_id: requestId } : {}) });
+    if (bad >= MAX_BAD_FRAMES) ws.close(CLOSE.TOO_MANY_BAD_FRAMES.code, CLOSE.TOO_MANY_BAD_FRAMES.reason);
+  }
+
+  /** When the socket last showed it is alive: a frame, or a ping the runtime answered without waking us. */
+  lastAlive(ws: WebSocket): number {
+    const att = ws.deserializeAttachment() as SocketAttachment;
+    const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+    return Math.max(pinged, this.lastFrameAt.get(ws) ?? 0, att.last_frame_at ?? 0, att.connected_at);
+  }
+}

@@ -1,0 +1,103 @@
+import type { ToolOutcome } from "../../protocol/index.js";
+import { log } from "../../runtime/log.js";
+import type { AlarmSchedule } from "../alarm-schedule.js";
+import type { AuditLog } from "./audit-log.js";
+import { CLOSE } from "./close-codes.js";
+import { type CommandOutcomes, REDELIVER_MS } from "./command-outcomes.js";
+import type { DeviceStore } from "./device-record.js";
+import type { DeviceSockets } from "./device-sockets.js";
+import type { HubSettings } from "./hub-settings.js";
+import type { Ledger } from "./ledger.js";
+import { REPORT_RETRY_MS, type RegistryReporter } from "./registry-reporter.js";
+
+type Deps = {
+  ledger: Ledger;
+  store: DeviceStore;
+  audit: AuditLog;
+  sockets: DeviceSockets;
+  outcomes: CommandOutcomes;
+  registry: RegistryReporter;
+  alarms: AlarmSchedule;
+  settings: HubSettings;
+};
+
+/**
+ * What the hub's alarm does: commands past their deadline end as `timeout` (sent) or `unavailable`
+ * (never sent, the device stayed offline); outcomes the conversation did not take are offered
+ * again; a device that missed its heartbeats is closed and marked offline; old audit rows are
+ * pruned; a registry report still owed is retried. Then the alarm is set for the earliest of the
+ * next such times. Used by DeviceHubDO.
+ */
+export class HubChecks {
+  constructor(private readonly d: Deps) {}
+
+  async run(now: number): Promise<void> {
+    const { ledger, sockets, outcomes, audit, settings } = this.d;
+    const ws = sockets.live();
+    for (const row of ledger.expired(now)) {
+      const timeoutMs = row.frame.payload.timeout_ms;
+      const outcome: ToolOutcome =
+        row.state === "sent"
+          ? {
+              status: "error",
+              tool: row.tool,
+              error: `Tool '${row.tool}' timed out after ${timeoutMs}ms (no result from the device)`,
+              error_type: "timeout",
+            }
+          : {
+              status: "error",
+              tool: row.tool,
+              error: `the device was offline until the call's deadline (${timeoutMs}ms)`,
+              error_type: "unavailable",
+            };
+      if (ws && row.state === "sent")
+        sockets.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
+      outcomes.complete(row, outcome);
+      log("warn", "command expired", {
+        request_id: row.request_id,
+        conversation_id: row.conversation_id,
+        tool: row.tool,
+        error_type: outcome.status === "error" ? outcome.error_type : undefined,
+      });
+    }
+    for (const row of ledger.undelivered()) await outcomes.deliver(row);
+    ledger.prune(now);
+    await this.checkHeartbeats(now, settings.heartbeatIntervalMs * settings.heartbeatMisses);
+    const pruned = audit.prune(now - settings.auditRetentionMs);
+    if (pruned > 0) log("info", "audit rows pruned", { rows: pruned });
+    if (this.d.registry.owed()) await this.d.registry.report("retry");
+    await this.schedule(now);
+  }
+
+  /** Set the alarm for the earliest deadline, retry, heartbeat allowance or audit expiry. */
+  async schedule(now = Date.now()): Promise<void> {
+    const { ledger, sockets, audit, settings } = this.d;
+    const times: (number | null)[] = [ledger.nextDeadline()];
+    if (ledger.hasUndelivered()) times.push(now + REDELIVER_MS);
+    if (this.d.registry.owed()) times.push(now + REPORT_RETRY_MS);
+    // Heartbeat check: when the quietest socket would run out of allowance.
+    const allowance = settings.heartbeatIntervalMs * settings.heartbeatMisses;
+    for (const { ws } of sockets.all()) times.push(sockets.lastAlive(ws) + allowance + 1);
+    const oldest = audit.oldest();
+    if (oldest !== null) times.push(oldest + settings.auditRetentionMs + 1);
+    const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
+    if (next !== undefined) await this.d.alarms.atMost(next);
+  }
+
+  /** A socket with no frame and no answered ping for `allowedMs` is dead: close it, mark offline. */
+  private async checkHeartbeats(now: number, allowedMs: number): Promise<void> {
+    const { sockets, store } = this.d;
+    let missed = false;
+    for (const { ws, att } of sockets.all()) {
+      if (!att) continue;
+      const alive = sockets.lastAlive(ws);
+      if (now - alive <= allowedMs) continue;
+      if (att.hello) store.save({ ...store.load(att.agent_id), last_seen: alive });
+      ws.close(CLOSE.HEARTBEAT_MISSED.code, CLOSE.HEARTBEAT_MISSED.reason);
+      store.count("heartbeats_missed");
+      log("warn", "device missed its heartbeats", { agent_id: att.agent_id, last_alive: alive, allowed_ms: allowedMs });
+      missed = true;
+    }
+    if (missed) await this.d.registry.report("heartbeat_missed");
+  }
+}

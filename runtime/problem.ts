@@ -1,0 +1,19 @@
+import type { Problem } from "../protocol/index.js";
+
+/**
+ * An RFC 9457 problem+json response: every error the API gives has this shape, whether a route or
+ * a Durable Object's own `fetch` answers it.
+ */
+export function problemResponse(
+  status: number,
+  title: string,
+  detail?: string,
+  extra: Partial<Problem> = {},
+  headers: Record<string, string> = {},
+): Response {
+  const body: Problem = { type: "about:blank", title, status, ...(detail ? { detail } : {}), ...extra };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/problem+json", ...headers },
+  });
+}
