@@ -2,8 +2,8 @@ import { z } from "zod";
 import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js";
-import { DEFAULT_REDACT_PATTERNS } from "./core/hooks.js";
-import type { LoopConfig } from "./core/types.js";
+import type { LoopConfig } from "./core/loop-config.js";
+import { DEFAULT_REDACT_PATTERNS } from "./core/loop-config.js";
 
 const regexList = z.array(z.string().refine((p) => isRegex(p), "not a valid regular expression"));
 

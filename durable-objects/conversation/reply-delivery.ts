@@ -12,7 +12,7 @@ export function replyBackoffMs(attempts: number): number {
 }
 
 /**
- * One delivery attempt, signed the way inbound webhooks are (seed 002 `X-Webhook-Signature` and the
+ * One delivery attempt, signed the way inbound webhooks are (the hmac `X-Webhook-Signature` and the
  * Standard Webhooks headers), so the receiver can verify it with the same secret. The id is stable
  * across retries, so a receiver can drop a repeat.
  */

@@ -2,7 +2,7 @@ import type { ToolOutcome } from "../../protocol/index.js";
 import type { ToolStatsInput } from "../metrics/tool-metrics.js";
 import { redact } from "./redact.js";
 
-/** Seed 000 "Audit Logging", plus the ids that tie a row to its conversation and command. */
+/** One tool invocation as the audit log keeps it, with the ids that tie it to its conversation and command. */
 export type AuditEntry = {
   timestamp: string;
   agent_id: string;
@@ -53,7 +53,7 @@ export class AuditLog {
     }
   }
 
-  /** Seed 000 ToolMetrics per tool, from the audit rows since `since` (newest 5000 per tool for latency). */
+  /** Per-tool metrics (count, success rate, latency), from the audit rows since `since` (newest 5000 per tool for latency). */
   toolStats(since: number): ToolStats[] {
     const rows = this.sql
       .exec<{

@@ -13,7 +13,7 @@ export type ToolStatsInput = {
   last_error_at: number | null;
 };
 
-/** Seed 000's ToolMetrics, with p50/p95/p99 beside the average. */
+/** Per-tool metrics: calls, successes, failures by type, average latency with p50/p95/p99 beside it. */
 export type ToolMetrics = {
   tool: string;
   total_calls: number;

@@ -7,7 +7,7 @@ const NAME = "echo";
 
 const Args = z.object({ text: z.string() });
 
-/** Seed 002's EchoTool: returns its input unchanged; useful for testing the loop end to end. */
+/** Returns its input unchanged; useful for testing the loop end to end. */
 export const echo: Builtin = {
   name: NAME,
   description: "Returns the given text unchanged (for testing).",

@@ -10,7 +10,7 @@ const Args = z.object({
   timezone: z.string().min(1).optional(),
 });
 
-/** Seed 002's GetCurrentTime, with an optional IANA zone resolved through Intl (no tz database of our own). */
+/** The current time, with an optional IANA zone resolved through Intl (no tz database of our own). */
 export const getCurrentTime: Builtin = {
   name: NAME,
   description:

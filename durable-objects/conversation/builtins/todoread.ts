@@ -8,7 +8,7 @@ const NAME = "todoread";
 
 const Args = z.object({ status: TodoStatus.optional() });
 
-/** opencode's todoread, plus an optional status filter (seed 000: "Read/filter tasks"). */
+/** Reads the todo list, optionally filtered by status. */
 export const todoread: Builtin = {
   name: NAME,
   description: "Read the conversation's todo list, optionally only the items with a given status.",

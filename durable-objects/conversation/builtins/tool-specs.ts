@@ -1,7 +1,7 @@
 import type { ToolSpec } from "../../../protocol/index.js";
 import type { Builtin } from "./types.js";
 
-/** Seed 000's "other" category timeouts. */
+/** Timeouts for orchestrator tools, like a device's quick non-shell tools. */
 export const BUILTIN_DEFAULT_TIMEOUT_MS = 10_000;
 export const BUILTIN_MAX_TIMEOUT_MS = 60_000;
 

@@ -4,13 +4,13 @@ import type { ParametersSchema, ToolOutcome } from "../../../protocol/index.js";
  * A built-in tool runs in the orchestrator (inside the ConversationDO), not on a device. Tools are
  * plain objects (pi-agent-core style); `run` returns errors as values, never throws on bad input.
  * A thrown exception is an internal error: the shell logs it with detail and the model only sees
- * a generic failure (seed 002's error contract).
+ * a generic failure, so nothing of the orchestrator's internals reaches the conversation.
  */
 export type Builtin = {
   name: string;
   description: string;
   parameters: ParametersSchema;
-  /** seed 002 policy; `requires_approval` pauses the call until a person approves it */
+  /** approval policy; `requires_approval` pauses the call until a person approves it */
   policy?: "auto" | "requires_approval";
   timeout_ms?: number;
   run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult>;

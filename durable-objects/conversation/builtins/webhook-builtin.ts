@@ -5,7 +5,7 @@ import { webhookToolSpecs } from "./webhook-tools.js";
 
 /**
  * A configured webhook tool as a Builtin, so the shell can run built-ins and webhook tools the
- * same way (and the tool's seed 002 policy travels with it).
+ * same way (and the tool's approval policy travels with it).
  */
 export function webhookBuiltin(tool: WebhookTool, options: { allowHttp: boolean; fetch?: typeof fetch }): Builtin {
   const spec = webhookToolSpecs([tool])[0]!;

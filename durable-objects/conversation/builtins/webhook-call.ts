@@ -25,7 +25,7 @@ type Attempt =
   | { kind: "final"; outcome: ToolOutcome };
 
 /**
- * Calls one webhook tool (seed 002 "Webhook Execution"): signed JSON POST, retried with backoff
+ * Calls one webhook tool: a signed JSON POST, retried with backoff
  * on 5xx, 429 and network errors, every attempt under its own timeout. Errors come back as
  * tool errors for the model; nothing here throws for a failing endpoint.
  */

@@ -2,13 +2,13 @@ import { z } from "zod";
 import { ParametersSchema, type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
 
 /**
- * Seed 002's webhook tool definition, read from the `WEBHOOK_TOOLS` var (a JSON array). Because
+ * A webhook tool's definition, read from the `WEBHOOK_TOOLS` var (a JSON array). Because
  * entries may carry a `secret`, deployments should set WEBHOOK_TOOLS with `wrangler secret put`
  * rather than as a plain var in wrangler.toml.
  */
 export const WebhookTool = z
   .object({
-    /** seed 002's definitions carry `"type": "webhook"`; accepted and ignored */
+    /** definitions written for other orchestrators carry `"type": "webhook"`; accepted and ignored */
     type: z.literal("webhook").optional(),
     name: ToolName,
     description: z.string().min(1).max(4096),

@@ -1,7 +1,7 @@
-import type { LoopConfig } from "./types.js";
+import type { LoopConfig } from "./loop-config.js";
 
 /**
- * Seed 001's hooks as deployment policy, pure so they are testable and replay the same way:
+ * Hooks as deployment policy, pure so they are testable and replay the same way:
  * `before_tool_call` can block a call (regex deny-list per tool) or rewrite its parameters
  * (fixed overrides per tool); `tool_result_persist` redacts secrets before a result is stored.
  */
@@ -16,16 +16,6 @@ export function beforeToolCall(config: LoopConfig, tool: string, args: Record<st
   const overrides = config.param_overrides[tool];
   return { action: "allow", args: overrides ? { ...args, ...overrides } : args };
 }
-
-/** Secrets that must never be stored in the history, whatever the tool printed. */
-export const DEFAULT_REDACT_PATTERNS = [
-  "sk-[A-Za-z0-9_-]{16,}",
-  "AKIA[0-9A-Z]{16}",
-  "gh[pousr]_[A-Za-z0-9]{30,}",
-  "xox[abpr]-[A-Za-z0-9-]{10,}",
-  "-----BEGIN [A-Z ]*PRIVATE KEY-----[\\s\\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-  "(?<=[Bb]earer )[A-Za-z0-9._~+/=-]{16,}",
-];
 
 export function redactForPersist(config: LoopConfig, text: string): string {
   let out = text;

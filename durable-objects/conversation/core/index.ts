@@ -1,3 +1,5 @@
-export { advance, deadlineKey, initialState } from "./advance.js";
-export { toolMessageText, truncateForModel } from "./tool-messages.js";
+export { advance, initialState } from "./advance.js";
+export * from "./loop-config.js";
+export { deadlineKey } from "./run.js";
+export { toolCallCorrectionRequest, toolMessageText, truncateForModel } from "./tool-messages.js";
 export * from "./types.js";

@@ -1,7 +1,7 @@
 import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 
 /**
- * What the model reads for a tool outcome. Errors use seed 000's recovery texts so the model is
+ * What the model reads for a tool outcome. Errors carry a recovery hint so the model is
  * told what went wrong and what it can do next.
  */
 export function toolMessageText(outcome: ToolOutcome, args: Record<string, unknown> | null, agentId: string): string {
@@ -84,4 +84,14 @@ export function deadlineOutcome(name: string, timeoutMs: number): ToolOutcome {
 function safeToolName(name: string): string {
   const cleaned = name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
   return cleaned || "unknown";
+}
+
+/** After a tool call the model wrote as text could not be read, the model is asked to correct it, once. */
+export function toolCallCorrectionRequest(reason: string, toolNames: readonly string[]): string {
+  return [
+    `Your last reply tried to call a tool, but the call could not be read: ${reason}.`,
+    "Reply with only the corrected tool call as one valid JSON object and no other text:",
+    '{"tool": "<tool name>", "args": {...}}',
+    `Available tools: ${toolNames.length > 0 ? toolNames.join(", ") : "(none)"}.`,
+  ].join("\n");
 }

@@ -5,7 +5,7 @@ import type {
   ToolOutcome,
   ToolSpec,
 } from "../../../protocol/index.js";
-import { DEFAULT_REDACT_PATTERNS } from "./hooks.js";
+import type { LoopConfig } from "./loop-config.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */
 export type ToolCallMessagePart = {
@@ -19,54 +19,7 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallMessagePart[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export type LoopConfig = {
-  max_iterations: number;
-  tool_error_limit: number;
-  max_parallel: number;
-  /** tool result text above this many characters is cut, with a note to the model */
-  max_result_chars: number;
-  /** added to the conversation's first message, if set */
-  system_prompt: string | null;
-  /** backstop deadline beyond a call's own timeout, in case the hub never answers */
-  tool_deadline_grace_ms: number;
-  /** how long an approval-required call waits for a person before it is blocked */
-  approval_timeout_ms: number;
-  /** how long a `question` waits for the user's answer */
-  question_timeout_ms: number;
-  /** tool name (or "*") → policy, overriding the tool's own */
-  policies: Record<string, "auto" | "requires_approval">;
-  /** before_tool_call: tool name (or "*") → regexes over the JSON arguments that block the call */
-  deny_patterns: Record<string, string[]>;
-  /** before_tool_call: tool name → parameters forced onto every call */
-  param_overrides: Record<string, Record<string, unknown>>;
-  /** tool_result_persist: regexes whose matches are replaced by [REDACTED] before storing */
-  redact_patterns: string[];
-  /** per-conversation budget; null = unlimited */
-  max_tokens: number | null;
-  max_wall_ms: number | null;
-  /** seed 004: append "Sources: tool1, tool2" to answers that used tools */
-  citations: boolean;
-};
-
-export const DEFAULT_LOOP_CONFIG: LoopConfig = {
-  max_iterations: 10,
-  tool_error_limit: 3,
-  max_parallel: 5,
-  max_result_chars: 32_000,
-  system_prompt: null,
-  tool_deadline_grace_ms: 15_000,
-  approval_timeout_ms: 60 * 60 * 1000,
-  question_timeout_ms: 24 * 60 * 60 * 1000,
-  policies: {},
-  deny_patterns: {},
-  param_overrides: {},
-  redact_patterns: DEFAULT_REDACT_PATTERNS,
-  max_tokens: null,
-  max_wall_ms: null,
-  citations: false,
-};
-
-/** seed 001 §8.2: a call a hook or a person refused. */
+/** A call a hook or a person refused; the model reads why. */
 export type BlockedOutcome = { status: "blocked"; tool: string; reason: string };
 export type CallOutcome = ToolOutcome | BlockedOutcome;
 
@@ -101,7 +54,7 @@ export type Run = {
   tool_calls: ToolCallSummary[];
   tokens_in: number;
   tokens_out: number;
-  /** seed 000 phase 2 metrics */
+  /** how the run used parallel tool calls */
   parallel_batches: number;
   max_concurrency: number;
   wall_saved_ms: number;

@@ -11,7 +11,6 @@ export {
   TEXT_PROTOCOL_RESULT_PREFIX,
   textProtocolSystemSection,
   textProtocolToolsFrom,
-  toolCallCorrectionRequest,
   toTextProtocolMessages,
 } from "./text-protocol-prompts.js";
 export type { TextToolCall, TextToolCallExtraction } from "./text-tool-calls.js";

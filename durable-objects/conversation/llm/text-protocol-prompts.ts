@@ -1,8 +1,7 @@
 import type { ChatMessage, ChatTool } from "./types.js";
 
 /**
- * What a model without native tool calling is told (seed 004's text protocol), the one
- * correction request after a malformed call, and how a native-shaped history is rewritten for
+ * What a model without native tool calling is told (the text protocol), and how a native-shaped history is rewritten for
  * such a model (it may not understand `tool_calls` or `role: "tool"`).
  */
 
@@ -30,16 +29,6 @@ export function textProtocolSystemSection(tools: readonly TextProtocolTool[]): s
     "",
     "Available tools:",
     list || "(none)",
-  ].join("\n");
-}
-
-/** Seed 004: after malformed tool-call JSON the model is asked to correct it exactly once. */
-export function toolCallCorrectionRequest(reason: string, toolNames: readonly string[]): string {
-  return [
-    `Your last reply tried to call a tool, but the call could not be read: ${reason}.`,
-    "Reply with only the corrected tool call as one valid JSON object and no other text:",
-    '{"tool": "<tool name>", "args": {...}}',
-    `Available tools: ${toolNames.length > 0 ? toolNames.join(", ") : "(none)"}.`,
   ].join("\n");
 }
 

@@ -1,7 +1,7 @@
 /**
- * Tool calls written as text in `content`, for models without native tool calling (seed 004)
+ * Tool calls written as text in `content`, for models without native tool calling (the text protocol)
  * and for models that fall back to text even when given native tools. Recognised:
- *   {"tool": "x", "args": {...}}            seed 004's shape
+ *   {"tool": "x", "args": {...}}            the shape our text protocol asks for
  *   {"name": "x", "arguments": {...}}       Hermes / Qwen / Llama style ("parameters" too)
  *   {"type":"function","function":{...}}    OpenAI's own shape, written out
  *   the same inside ```json fences, inside <tool_call>…</tool_call> (one or several), or as a
@@ -19,7 +19,6 @@ import type { LlmTurn } from "./types.js";
 export {
   isTextProtocolToolResult,
   textProtocolSystemSection,
-  toolCallCorrectionRequest,
 } from "./text-protocol-prompts.js";
 
 export type TextToolCall = { name: string; arguments: string };

@@ -1,11 +1,11 @@
-import type {
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-  ChatCompletionToolChoiceOption,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionTool, ChatCompletionToolChoiceOption } from "openai/resources/chat/completions";
+import type { ChatMessage } from "../core/types.js";
 
-/** A message as the Chat Completions API takes it; the conversation stores exactly this. */
-export type ChatMessage = ChatCompletionMessageParam;
+/**
+ * The conversation's messages are the loop core's own type (the shape Chat Completions takes, kept
+ * minimal so the core needs no SDK types); it is re-exported here for the clients that send it.
+ */
+export type { ChatMessage } from "../core/types.js";
 export type ChatTool = ChatCompletionTool;
 export type ChatToolChoice = ChatCompletionToolChoiceOption;
 

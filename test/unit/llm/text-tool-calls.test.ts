@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { toolCallCorrectionRequest } from "../../../durable-objects/conversation/core/index.js";
 import {
   isTextProtocolToolResult,
   textProtocolSystemSection,
-  toolCallCorrectionRequest,
   toTextProtocolMessages,
 } from "../../../durable-objects/conversation/llm/text-protocol-prompts.js";
 import { extractTextToolCalls, withTextToolCalls } from "../../../durable-objects/conversation/llm/text-tool-calls.js";

@@ -1,0 +1,252 @@
+import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
+import { parseToolArguments, validateArguments } from "../../../protocol/validate-arguments.js";
+import { beforeToolCall, policyFor, redactForPersist } from "./hooks.js";
+import type { LoopConfig } from "./loop-config.js";
+import { approvalKey, budgetKey, callLlm, deadlineKey, overBudget, stopWith } from "./run.js";
+import {
+  deadlineOutcome,
+  invalidParamsOutcome,
+  toolMessageText,
+  truncateForModel,
+  unknownToolOutcome,
+} from "./tool-messages.js";
+import type { CallOutcome, Effect, LoopState, RoundCall, Run, StopReason } from "./types.js";
+
+/**
+ * A round is the tool calls of one model response: each call is prepared (validated, run through
+ * the before_tool_call hook and its policy), dispatched up to MAX_PARALLEL at a time, settled by
+ * its result, a deadline or a person's decision, and when all are settled the results go to the
+ * model in call order, whatever order they finished in. Used by advance.ts.
+ */
+
+export const QUESTION_TOOL = "question";
+
+/** Validate before dispatch (a device never sees arguments that do not fit the schema), then the before_tool_call hook and the policy. */
+export function prepareCall(
+  state: LoopState,
+  run: Run,
+  call: { id: string; name: string; arguments: string },
+  index: number,
+): RoundCall {
+  const spec = state.tools.find((t) => t.name === call.name);
+  const base: RoundCall = {
+    id: call.id,
+    name: call.name,
+    args: null,
+    raw_arguments: call.arguments,
+    request_id: `${run.message_id}.${run.iteration}.${index}`,
+    timeout_ms: spec?.timeout_ms ?? 0,
+    kind: call.name === QUESTION_TOOL && spec?.kind === "builtin" ? "question" : (spec?.kind ?? "device"),
+    state: "done",
+    outcome: null,
+  };
+  if (!spec) return { ...base, outcome: unknownToolOutcome(call.name, state.tools) };
+  const parsed = parseToolArguments(call.arguments);
+  if (!parsed.ok)
+    return {
+      ...base,
+      outcome: invalidParamsOutcome(call.name, `Invalid parameters for '${call.name}': ${parsed.error}`),
+    };
+  const valid = validateArguments(call.name, spec.parameters, parsed.value);
+  if (!valid.ok) return { ...base, outcome: invalidParamsOutcome(call.name, valid.error) };
+  const hook = beforeToolCall(state.config, call.name, valid.value);
+  if (hook.action === "block")
+    return { ...base, args: valid.value, outcome: { status: "blocked", tool: call.name, reason: hook.reason } };
+  const awaiting = policyFor(state.config, call.name, spec.policy) === "requires_approval";
+  return {
+    ...base,
+    args: hook.args,
+    timeout_ms: effectiveTimeout(spec, hook.args),
+    state: awaiting ? "awaiting_approval" : "queued",
+  };
+}
+
+/** A model may ask for a longer timeout through `timeout_ms`, up to the tool's max. */
+function effectiveTimeout(spec: ToolSpec, args: Record<string, unknown>): number {
+  const asked = args.timeout_ms;
+  const wanted = typeof asked === "number" && asked > 0 ? asked : spec.timeout_ms;
+  return Math.min(Math.round(wanted), spec.max_timeout_ms);
+}
+
+export function dispatchQueued(state: LoopState, effects: Effect[], now: number): void {
+  const round = state.run?.round;
+  if (!round) return;
+  let inFlight = round.filter((c) => c.state === "dispatched").length;
+  for (const call of round) {
+    if (inFlight >= state.config.max_parallel) break;
+    if (call.state !== "queued" || !call.args) continue;
+    call.state = "dispatched";
+    inFlight += 1;
+    if (call.kind === "question") {
+      // The loop waits, durably, for POST /answers: no effect to perform, only the deadline.
+      const question = String(call.args.question ?? "");
+      effects.push({ type: "emit_event", event: { type: "question", toolCallId: call.id, question } });
+      effects.push({ type: "set_deadline", key: deadlineKey(call), at: now + state.config.question_timeout_ms });
+      continue;
+    }
+    const payload = {
+      tool_call_id: call.id,
+      request_id: call.request_id,
+      tool: call.name,
+      parameters: call.args,
+      timeout_ms: call.timeout_ms,
+    };
+    effects.push(call.kind === "device" ? { type: "dispatch_tool", ...payload } : { type: "run_builtin", ...payload });
+    effects.push({
+      type: "set_deadline",
+      key: deadlineKey(call),
+      at: now + call.timeout_ms + state.config.tool_deadline_grace_ms,
+    });
+  }
+  const run = state.run!;
+  run.max_concurrency = Math.max(run.max_concurrency, inFlight);
+}
+
+export function onDeadline(state: LoopState, effects: Effect[], key: string, now: number): void {
+  const run = state.run;
+  if (!run) return;
+  if (key === budgetKey(run)) {
+    // Wall-time budget spent: stop what is running and let the model summarise.
+    if (run.round) {
+      cancelOpenCalls(effects, run);
+      for (const call of run.round) {
+        if (call.state !== "done")
+          settle(
+            state,
+            effects,
+            call,
+            {
+              status: "error",
+              tool: call.name,
+              error: "stopped: the conversation's time budget ran out",
+              error_type: "cancelled",
+            },
+            false,
+          );
+      }
+      run.stopping = "budget";
+      completeRound(state, effects, now);
+    } else {
+      run.stopping = "budget";
+    }
+    return;
+  }
+  const call = run.round?.find((c) => deadlineKey(c) === key || approvalKey(c) === key);
+  if (!call) return;
+  if (call.state === "dispatched" && deadlineKey(call) === key) {
+    const outcome: ToolOutcome =
+      call.kind === "question"
+        ? {
+            status: "error",
+            tool: call.name,
+            error: "No answer from the user before the question's deadline",
+            error_type: "timeout",
+          }
+        : deadlineOutcome(call.name, call.timeout_ms);
+    if (call.kind !== "question") effects.push({ type: "cancel_tool", request_id: call.request_id });
+    settle(state, effects, call, outcome, false);
+    afterSettle(state, effects, now);
+  } else if (call.state === "awaiting_approval" && approvalKey(call) === key) {
+    settle(
+      state,
+      effects,
+      call,
+      { status: "blocked", tool: call.name, reason: "Nobody approved the call before its approval deadline" },
+      false,
+    );
+    afterSettle(state, effects, now);
+  }
+}
+
+export function cancelOpenCalls(effects: Effect[], run: Run): void {
+  for (const call of run.round ?? []) {
+    if (call.state === "dispatched" && call.kind !== "question")
+      effects.push({ type: "cancel_tool", request_id: call.request_id });
+    if (call.state !== "done") {
+      effects.push({ type: "clear_deadline", key: deadlineKey(call) });
+      effects.push({ type: "clear_deadline", key: approvalKey(call) });
+    }
+  }
+}
+
+export function settle(
+  state: LoopState,
+  effects: Effect[],
+  call: RoundCall,
+  outcome: CallOutcome,
+  clearDeadline = true,
+): void {
+  call.state = "done";
+  call.outcome = outcome;
+  if (clearDeadline) effects.push({ type: "clear_deadline", key: deadlineKey(call) });
+  emitEnd(effects, call, outcome, state.config);
+}
+
+/** Events are stored too, so the persist hook's redaction applies to them as well. */
+export function emitEnd(effects: Effect[], call: RoundCall, outcome: CallOutcome, config: LoopConfig): void {
+  let result: unknown = outcome;
+  try {
+    const json = JSON.stringify(outcome);
+    const redacted = redactForPersist(config, json);
+    // Parsed back only when something was redacted: a large result is not re-parsed for nothing.
+    if (redacted !== json) result = JSON.parse(redacted);
+  } catch {
+    result = { status: outcome.status, tool: outcome.tool, redacted: true };
+  }
+  effects.push({
+    type: "emit_event",
+    event: {
+      type: "tool_execution_end",
+      toolCallId: call.id,
+      toolName: call.name,
+      result,
+      isError: outcome.status !== "success",
+    },
+  });
+}
+
+export function afterSettle(state: LoopState, effects: Effect[], now: number): void {
+  dispatchQueued(state, effects, now);
+  if (state.run?.round?.every((c) => c.state === "done")) completeRound(state, effects, now);
+}
+
+/** All results are in: append them in call order, whatever order they finished in. */
+export function completeRound(state: LoopState, effects: Effect[], now: number): void {
+  const run = state.run!;
+  const round = run.round!;
+  run.round = null;
+  run.rounds += 1;
+  for (const call of round) {
+    const outcome = call.outcome!;
+    const text =
+      outcome.status === "blocked" ? JSON.stringify(outcome) : toolMessageText(outcome, call.args, state.agent_id);
+    // tool_result_persist: redact before the result is stored or shown to the model again.
+    const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
+    state.messages.push({ role: "tool", tool_call_id: call.id, content });
+    run.tool_calls.push({
+      id: call.id,
+      name: call.name,
+      arguments: call.args ?? call.raw_arguments,
+      status: outcome.status === "success" ? "success" : outcome.status === "blocked" ? "blocked" : "error",
+      ...(outcome.status === "error" ? { error_type: outcome.error_type } : {}),
+      ...(outcome.status !== "blocked" && outcome.elapsed_ms !== undefined ? { elapsed_ms: outcome.elapsed_ms } : {}),
+    });
+  }
+  // Wall time saved by running in parallel = sum of the calls' own times minus the round's wall time.
+  const ran = round.filter((c) => c.outcome && c.outcome.status !== "blocked" && c.outcome.elapsed_ms !== undefined);
+  if (ran.length > 1) {
+    run.parallel_batches += 1;
+    const sum = ran.reduce((t, c) => t + ((c.outcome as ToolOutcome).elapsed_ms ?? 0), 0);
+    run.wall_saved_ms += Math.max(0, Math.round(sum - (now - (run.round_started_at ?? now))));
+  }
+  run.round_started_at = null;
+  const allFailed = round.every((c) => c.outcome?.status !== "success");
+  run.consecutive_error_rounds = allFailed ? run.consecutive_error_rounds + 1 : 0;
+
+  let stop: StopReason | null = run.stopping;
+  if (!stop && run.consecutive_error_rounds >= state.config.tool_error_limit) stop = "tool_errors";
+  else if (!stop && run.rounds >= state.config.max_iterations) stop = "max_iterations";
+  else if (!stop && overBudget(state.config, run, now)) stop = "budget";
+  if (stop) stopWith(state, effects, run, stop);
+  else callLlm(run, effects, true);
+}
