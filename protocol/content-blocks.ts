@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** A block of tool output the LLM can see: text, or an image (seed 001 §3.3). */
+/** A block of tool output the LLM can see: text, or an image. */
 export const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
 export const ImageBlock = z.object({
   type: z.literal("image"),

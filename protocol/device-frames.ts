@@ -12,7 +12,7 @@ export const PONG_FRAME = '{"type":"pong"}';
 
 // ---- hub → device ---------------------------------------------------------------------
 
-/** Seed 000 "Tool Command Schema", with `type` added. */
+/** EvoClaw's tool command (as sent over MQTT), with `type` added. */
 export const ToolCommandFrame = z.object({
   type: z.literal("command"),
   command: z.literal("tool"),
@@ -69,14 +69,14 @@ export const HelloFrame = z.object({
 });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 
-/** Reported when stdout was cut at the agent's output cap (seed 000 open question 1). */
+/** Reported when stdout was cut at the agent's output cap. */
 const Truncation = {
   truncated: z.boolean().optional(),
   bytes_total: z.number().int().nonnegative().optional(),
   bytes_returned: z.number().int().nonnegative().optional(),
 };
 
-/** Seed 000 success report, with `type` and `request_id` added. */
+/** EvoClaw's success report, with `type` and `request_id` added. */
 export const SuccessResultFrame = z.object({
   type: z.literal("result"),
   request_id: Identifier,
@@ -91,7 +91,7 @@ export const SuccessResultFrame = z.object({
 });
 export type SuccessResultFrame = z.infer<typeof SuccessResultFrame>;
 
-/** Seed 000 error report, with `type` and `request_id` added. */
+/** EvoClaw's error report, with `type` and `request_id` added. */
 export const ErrorResultFrame = z.object({
   type: z.literal("result"),
   request_id: Identifier,

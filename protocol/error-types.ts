@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Seed 000's five error types, plus `cancelled` (a cancel command stopped the tool) and
+ * The five EvoClaw error types, plus `cancelled` (a cancel command stopped the tool) and
  * `unavailable` (the device was offline until the call's deadline).
  */
 export const ErrorType = z.enum([

@@ -1,6 +1,6 @@
 /**
- * The conversation's event stream (seed 001 names). Every event is stored with a sequence number
- * so a client can replay from any point.
+ * The conversation's event stream. Every event is stored with a sequence number so a client can
+ * replay from any point.
  */
 export type ConversationEventData =
   | { type: "message_start"; message_id: string; text: string }

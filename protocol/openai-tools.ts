@@ -1,6 +1,6 @@
 import type { SkillManifest, ToolManifest } from "./skill-manifest.js";
 
-/** OpenAI Chat Completions tool definition, with seed 000's `evoclaw` metadata alongside. */
+/** OpenAI Chat Completions tool definition, with EvoClaw's tool metadata (`evoclaw`) alongside. */
 export type OpenAITool = {
   type: "function";
   function: { name: string; description: string; parameters: Record<string, unknown> };
@@ -26,7 +26,7 @@ export type ToolSpec = {
   max_timeout_ms: number;
   /** "device" tools go to the agent; "builtin" run in the orchestrator; "webhook" are HTTP calls */
   kind: "device" | "builtin" | "webhook";
-  /** seed 002: `requires_approval` pauses the call until a person approves it */
+  /** approval policy: `requires_approval` pauses the call until a person approves it; `auto` runs it at once */
   policy?: "auto" | "requires_approval";
   evoclaw?: ToolMetadata;
 };

@@ -42,7 +42,7 @@ export const ParametersSchema = z
   .strict();
 export type ParametersSchema = z.infer<typeof ParametersSchema>;
 
-/** Seed 000's timeout table is keyed by these categories. */
+/** The default and maximum timeouts (CATEGORY_TIMEOUTS) are keyed by these categories. */
 export const ToolCategory = z.enum(["file", "web", "exec", "git", "other"]);
 export type ToolCategory = z.infer<typeof ToolCategory>;
 

@@ -2,10 +2,9 @@ import type { ParameterSchema, ParametersSchema } from "./skill-manifest.js";
 
 /**
  * Tool-call arguments checked against a tool's parameter schema before anything reaches a
- * device (seed 004's strict validation, seed 001 §6's normalisation). Pure and zod-free so
- * workerd and Node run the very same rules.
+ * device. Pure and zod-free so workerd and Node run the very same rules.
  *
- * - required: undefined, null and "" count as missing (seed 001 assertRequiredParams)
+ * - required: undefined, null and "" count as missing
  * - types strict: no bool→int, no string→number; int→float is fine; integer means whole
  * - enums, minimum/maximum, nested objects and arrays checked recursively
  * - unknown keys dropped, defaults injected, null on an optional key treated as absent
@@ -170,8 +169,8 @@ function wrongType(value: unknown, type: ParameterSchema["type"]): string | null
 }
 
 /**
- * `filePath` and `file_path` name the same parameter (seed 001 §6.1). Keys the schema knows are
- * taken as given; another spelling fills a schema key only if that key itself is absent.
+ * `filePath` and `file_path` name the same parameter. Keys the schema knows are taken as given;
+ * another spelling fills a schema key only if that key itself is absent.
  */
 function normalizeNames(input: JsonObject, schemaKeys: readonly string[]): JsonObject {
   const known = new Set(schemaKeys);

@@ -264,7 +264,7 @@ export function loadBridgeConfig(
 
 export const BRIDGE_HELP = `edgeloop-bridge --url <worker url> --broker <mqtt url> --device <agent_id>:<token> [...]
 
-Joins an MQTT broker (EvoClaw topics, seed 000) to an edgeloop worker: one device WebSocket per
+Joins an MQTT broker (EvoClaw topics) to an edgeloop worker: one device WebSocket per
 device it serves. Settings come from flags, EDGELOOP_BRIDGE_* environment variables or a TOML file
 (--config); flags win over env, env over the file. See docs/mqtt.md.
 

@@ -156,7 +156,7 @@ export class DeviceLink {
     }
   }
 
-  /** Seed 000's command, exactly: `{"command":"tool","payload":{…},"request_id"}` without our `type`. */
+  /** EvoClaw's command, exactly: `{"command":"tool","payload":{…},"request_id"}` without our `type`. */
   private forward(frame: ToolCommandFrame): void {
     const command: MqttToolCommand = { command: "tool", payload: frame.payload, request_id: frame.request_id };
     const now = this.now();

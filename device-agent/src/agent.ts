@@ -14,7 +14,7 @@ import { type LoadedSkills, loadSkills } from "./skills/load-skills.js";
 import { agentVersion } from "./version.js";
 import { WorkQueue } from "./work-queue.js";
 
-/** The hub's WebSocket, or seed 000's MQTT topics behind the bridge: the rest of the agent is the same. */
+/** The hub's WebSocket, or the EvoClaw MQTT topics behind the bridge: the rest of the agent is the same. */
 export type Transport = HubConnection | MqttTransport;
 
 export type RunningAgent = {

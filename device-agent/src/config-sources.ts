@@ -76,7 +76,7 @@ export function readEnv(env: NodeJS.ProcessEnv): Layer {
   return layer;
 }
 
-/** Seed 000's Edge Agent Config, extended. Unknown keys are errors so a typo is not silently ignored. */
+/** The EvoClaw edge agent's config file, extended. Unknown keys are errors so a typo is not silently ignored. */
 const TomlFile = z
   .object({
     agent: z
@@ -96,7 +96,7 @@ const TomlFile = z
         result_ttl_ms: z.unknown(),
         result_max: z.unknown(),
         transport: z.unknown(),
-        /** seed 000 writes `type = "desktop"`; accepted, not used */
+        /** EvoClaw agent configs write `type = "desktop"`; accepted, not used */
         type: z.string().optional(),
       })
       .partial()
@@ -110,7 +110,7 @@ const TomlFile = z
         output_cap_bytes: z.unknown(),
         kill_grace_ms: z.unknown(),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not an env variable name"), z.string()),
-        /** seed 000 writes `[tools.paths] bin = ...`; accepted, not used (skills are given by folder) */
+        /** EvoClaw agent configs write `[tools.paths] bin = ...`; accepted, not used (skills are given by folder) */
         paths: z.record(z.string(), z.unknown()),
       })
       .partial()

@@ -1,5 +1,5 @@
 /**
- * The EvoClaw MQTT contract (seed 000): topics and payloads, shared by the agent's MQTT transport
+ * The EvoClaw MQTT contract: topics and payloads, shared by the agent's MQTT transport
  * and the bridge. Payloads from the field are untrusted, so everything that comes in is parsed
  * here with zod and turned into values; nothing in this file throws on bad input.
  *
@@ -26,7 +26,7 @@ export function parseAgentTopic(topic: string): { agentId: string; kind: AgentTo
   return { agentId: m[1]!, kind: m[2] as AgentTopicKind };
 }
 
-// ---- commands (orchestrator → device), seed 000's exact shape: no `type` field ---------------
+// ---- commands (orchestrator → device), EvoClaw's exact shape: no `type` field ----------------
 
 export const MqttToolCommand = z.object({
   command: z.literal("tool"),
@@ -67,7 +67,7 @@ const errorType = z
 const optionalId = Identifier.optional().catch(undefined);
 const elapsed = z.number().nonnegative().optional().catch(undefined);
 
-/** Seed 000's flat reports (our agent adds `request_id`); also the envelope's `result` payload. */
+/** EvoClaw's flat reports (our agent adds `request_id`); also the envelope's `result` payload. */
 export const FlatSuccessReport = z.object({
   status: z.literal("success"),
   tool: ToolName.optional(),

@@ -25,7 +25,7 @@ export type MqttTransportStats = { connects: number; badFrames: number };
 export const MQTT_HEARTBEAT_MS = 30_000;
 
 /**
- * The agent's link to a broker instead of the hub (seed 000's topics): commands in on
+ * The agent's link to a broker instead of the hub (the EvoClaw topics): commands in on
  * `…/commands`, flat reports (+ `request_id`) out on `…/reports`, retained `…/capabilities`
  * and `…/status` with a last-will. Same surface as HubConnection, so agent.ts picks either.
  *

@@ -1,21 +1,41 @@
-import {
-  closeSync,
-  fdatasync,
-  fdatasyncSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+/** The device agent's results by request_id, so a command runs at most once; used by agent.ts and dispatcher.ts. */
+import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { z } from "zod";
-import { Identifier, parseJson, ResultFrame, ToolName } from "../../protocol/index.js";
+import { parseJson, type ResultFrame } from "../../protocol/index.js";
+import {
+  closeQuietly,
+  type DoneRecord,
+  JOURNAL_FILE,
+  JournalLine,
+  journalLines,
+  type RunningRecord,
+  readLegacyRecords,
+  type StoredRecord,
+  syncDir,
+  unlinkQuietly,
+  writeAll,
+} from "./result-journal.js";
+
+export type { DoneRecord, StoredRecord } from "./result-journal.js";
+export { JOURNAL_FILE } from "./result-journal.js";
+
+export type ResultStoreOptions = {
+  dir: string;
+  maxEntries: number;
+  ttlMs: number;
+  now?: () => number;
+  onWarning?: (msg: string, fields: Record<string, unknown>) => void;
+  /** the background disk flush of the journal; tests slow it down to see what waits for it */
+  sync?: (fd: number) => Promise<void>;
+};
+
+/** Lines beyond 2 per live record before a compaction: keeps rewrites rare for small stores. */
+const COMPACT_SLACK_LINES = 256;
+/** Expired results are dropped this often (or every TTL, if shorter); over the count bound, at once. */
+const PRUNE_EVERY_MS = 60_000;
+
+const fdatasyncAsync = promisify(fdatasync);
 
 /**
  * Results by request_id, on disk, so a command delivered twice (a hub retry, a reconnect, an agent
@@ -31,53 +51,6 @@ import { Identifier, parseJson, ResultFrame, ToolName } from "../../protocol/ind
  * A "running" record is written when a tool starts. If the agent dies while the tool runs, the
  * next start turns that record into an error result instead of running the tool a second time.
  */
-const RunningRecord = z.object({
-  state: z.literal("running"),
-  request_id: Identifier,
-  tool: ToolName,
-  started_at: z.number(),
-});
-const DoneRecord = z.object({
-  state: z.literal("done"),
-  request_id: Identifier,
-  tool: ToolName,
-  started_at: z.number(),
-  finished_at: z.number(),
-  acked: z.boolean(),
-  result: ResultFrame,
-});
-const StoredRecord = z.discriminatedUnion("state", [RunningRecord, DoneRecord]);
-export type StoredRecord = z.infer<typeof StoredRecord>;
-export type DoneRecord = z.infer<typeof DoneRecord>;
-type RunningRecord = z.infer<typeof RunningRecord>;
-
-/** A record as it is now, or ids whose result the hub has (`acked`) or that were pruned (`forgotten`). */
-const JournalLine = z.discriminatedUnion("state", [
-  RunningRecord,
-  DoneRecord,
-  z.object({ state: z.literal("acked"), request_ids: z.array(Identifier) }),
-  z.object({ state: z.literal("forgotten"), request_ids: z.array(Identifier) }),
-]);
-type JournalLine = z.infer<typeof JournalLine>;
-
-export type ResultStoreOptions = {
-  dir: string;
-  maxEntries: number;
-  ttlMs: number;
-  now?: () => number;
-  onWarning?: (msg: string, fields: Record<string, unknown>) => void;
-  /** the background disk flush of the journal; tests slow it down to see what waits for it */
-  sync?: (fd: number) => Promise<void>;
-};
-
-export const JOURNAL_FILE = "results.jsonl";
-/** Lines beyond 2 per live record before a compaction: keeps rewrites rare for small stores. */
-const COMPACT_SLACK_LINES = 256;
-/** Expired results are dropped this often (or every TTL, if shorter); over the count bound, at once. */
-const PRUNE_EVERY_MS = 60_000;
-
-const fdatasyncAsync = promisify(fdatasync);
-
 export class ResultStore {
   /** Insertion order is finish order (finish re-inserts), so the oldest results come first. */
   private readonly records = new Map<string, StoredRecord>();
@@ -130,34 +103,10 @@ export class ResultStore {
     for (const file of legacyFiles) unlinkQuietly(file);
   }
 
-  /**
-   * Agents before the journal kept one `<request_id>.json` per request: read them so an upgrade
-   * keeps its results. Returns the files to delete once the journal has them.
-   */
+  /** Reads the per-request files of agents before the journal; returns them, to delete once the journal has them. */
   private loadLegacy(): string[] {
-    const files: string[] = [];
-    const found: StoredRecord[] = [];
-    for (const name of readdirSync(this.opts.dir)) {
-      const path = join(this.opts.dir, name);
-      if (name.includes(".tmp-")) {
-        unlinkQuietly(path); // a write (or a compaction) the last run did not finish
-        continue;
-      }
-      if (!name.endsWith(".json")) continue;
-      files.push(path);
-      const parsed = parseJson(StoredRecord, readTextQuietly(path));
-      if (!parsed.ok || `${parsed.value.request_id}.json` !== name) {
-        this.opts.onWarning?.("result store: unreadable record removed", {
-          file: path,
-          error: parsed.ok ? "name mismatch" : parsed.error,
-        });
-        continue;
-      }
-      found.push(parsed.value);
-    }
-    // In finish order, as the journal keeps them (pruning takes the oldest first).
-    const at = (r: StoredRecord) => (r.state === "done" ? r.finished_at : r.started_at);
-    for (const record of found.sort((a, b) => at(a) - at(b))) this.setRecord(record);
+    const { records, files } = readLegacyRecords(this.opts.dir, (msg, fields) => this.opts.onWarning?.(msg, fields));
+    for (const record of records) this.setRecord(record);
     return files;
   }
 
@@ -429,76 +378,5 @@ export class ResultStore {
       }
     } while (this.syncAgain);
     this.syncing = null;
-  }
-}
-
-/** The file's lines, read in chunks (a journal can outgrow one string); `torn`: no final newline. */
-function* journalLines(path: string): Generator<{ text: string; torn: boolean }> {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw e;
-  }
-  try {
-    const buf = Buffer.allocUnsafe(1 << 16);
-    let partial: Buffer[] = [];
-    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
-      const chunk = buf.subarray(0, n);
-      let start = 0;
-      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-        partial.push(chunk.subarray(start, nl));
-        yield { text: Buffer.concat(partial).toString("utf8"), torn: false };
-        partial = [];
-        start = nl + 1;
-      }
-      if (start < n) partial.push(Buffer.from(chunk.subarray(start))); // a copy: buf is reused
-    }
-    if (partial.length > 0) yield { text: Buffer.concat(partial).toString("utf8"), torn: true };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text);
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
-}
-
-/** So the rename itself survives a power cut; not every platform can fsync a directory. */
-function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch {
-    // best effort
-  } finally {
-    if (fd !== undefined) closeQuietly(fd);
-  }
-}
-
-function readTextQuietly(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 6: the dashboard in a real headless Chromium against a real worker, agent and scripted
+ * The dashboard in a real headless Chromium against a real worker, agent and scripted
  * model: log in, watch a conversation run to its reply, approve a waiting call with the button,
  * and keep a screenshot at test/artifacts/dashboard.png.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 4 end to end: parallel calls, the error limit, approvals, questions, sub-tasks and webhook
+ * End to end: parallel calls, the error limit, approvals, questions, sub-tasks and webhook
  * tools, through the real worker, a real agent and real binaries.
  */
 import { createHmac } from "node:crypto";

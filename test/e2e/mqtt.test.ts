@@ -288,7 +288,7 @@ describe("MQTT: worker → bridge → mosquitto → device", () => {
     // The hub saw an ordinary device: the manifest came from the agent's retained capabilities.
     const d = await device("mq-1");
     expect(d.skills.flatMap((s) => s.tools.map((t) => t.name))).toEqual(expect.arrayContaining(["bash", "read"]));
-    // The command went over MQTT in seed 000's exact shape (no `type`).
+    // The command went over MQTT in the exact EvoClaw shape (no `type`).
     const fwd = logLines(bridge.output()).find((l) => l.msg === "report" && l.agent_id === "mq-1");
     expect(fwd).toMatchObject({ status: "success", shape: "flat" });
   });
@@ -307,7 +307,7 @@ describe("MQTT: worker → bridge → mosquitto → device", () => {
     expect(body.reply).toContain("flat-ok");
     expect(body.reply).toContain("sensor not connected");
 
-    // Commands reached the peer in seed 000's shape.
+    // Commands reached the peer in the EvoClaw shape.
     const gpio = evo.commands.find(
       (c) => c.command === "tool" && (c.payload as { tool: string }).tool === "gpio_read",
     )!;

@@ -36,7 +36,7 @@ function git(args: string[], cwd: string, date?: string): string {
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-e2e-ws-");
-  // Seed 000 example 3's repository: three commits, the last one adding fix().
+  // A repository of three commits, the last one adding fix().
   git(["init", "-q", "-b", "main"], workspace);
   writeFileSync(join(workspace, "main.go"), "package main\n");
   git(["add", "."], workspace);
@@ -112,7 +112,7 @@ afterAll(async () => {
 });
 
 describe("walking skeleton: webhook → conversation DO → device agent → skill binary → reply", () => {
-  it("seed 000 example 1: a bash call whose real output reaches the final reply", async () => {
+  it("a bash call whose real output reaches the final reply", async () => {
     const marker = `marker-${Math.random().toString(36).slice(2)}`;
     writeFileSync(join(workspace, "marker.txt"), `${marker}\n`);
     const { status, body } = await sendMessage(
@@ -165,7 +165,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     expect(turns[0]!.deltas).toBeLessThan(chunks);
   });
 
-  it("seed 000 example 3: git_log then git_diff on a real repo, both results in the history in order", async () => {
+  it("git_log then git_diff on a real repo, both results in the history in order", async () => {
     const { body } = await sendMessage(
       worker.url,
       { agent_id: "pi-1", text: "List the last 3 commits and show the diff for the most recent one" },

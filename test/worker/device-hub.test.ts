@@ -22,7 +22,7 @@ describe("DeviceHubDO", () => {
     dev.ws.close(1000, "done");
   });
 
-  it("sends a command in seed 000's shape and matches the result by request_id, once", async () => {
+  it("sends a command in the EvoClaw shape and matches the result by request_id, once", async () => {
     const dev = await connectDevice("pi-1", "device-secret-1");
     dev.hello();
     await waitFor(

@@ -29,7 +29,7 @@ describe("signing (pure functions)", () => {
     expect(sig).toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
   });
 
-  it("signs seed 002 as sha256=hex(HMAC(secret, timestamp.body)) (checked against Node's crypto)", async () => {
+  it("signs the hmac scheme as sha256=hex(HMAC(secret, timestamp.body)) (checked against Node's crypto)", async () => {
     const sig = await signHmacWebhook(SECRET, "1700000000", '{"agent_id":"pi-1","text":"hi"}');
     expect(sig).toBe("sha256=5aebf3db582da6a88a14e837d8c26af5982882db3d43487f12cd68d1dfb94944");
   });
@@ -47,7 +47,7 @@ describe("signing (pure functions)", () => {
   });
 });
 
-describe("POST /v1/messages: seed 002 signatures", () => {
+describe("POST /v1/messages: hmac signatures (X-Webhook-Signature)", () => {
   it("accepts a right signature, refuses a wrong one and an old timestamp", async () => {
     const sender = uid("s002");
     const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });

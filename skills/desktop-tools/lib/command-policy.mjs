@@ -1,5 +1,5 @@
 // @ts-check
-// A last-ditch refusal of a few catastrophic shell commands (seed 000 "Parameter Sanitization").
+// A last-ditch refusal of a few catastrophic shell commands (`rm -rf /` and the like).
 // It is trivially bypassable and is not the security boundary: the agent's bubblewrap sandbox
 // is. It only stops the obvious accidents an LLM can make.
 

@@ -1,5 +1,5 @@
 // @ts-check
-// Makes an image fit the limits of seed 001 §7.2 (max width, height and bytes) before it is sent
+// Makes an image fit size limits (max width, height and bytes) before it is sent
 // to an LLM: scale down first, then re-encode, lowering JPEG/WebP quality until it fits.
 import sharp from "sharp";
 import { failedError, usageError } from "./exit.mjs";

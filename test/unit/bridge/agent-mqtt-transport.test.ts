@@ -1,5 +1,5 @@
 /**
- * `edgeloop-agent --transport mqtt` against a real mosquitto: seed 000's topics, retained
+ * `edgeloop-agent --transport mqtt` against a real mosquitto: the EvoClaw topics, retained
  * capabilities/status, and exactly-once by request_id when QoS 1 delivers a command twice.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -80,7 +80,7 @@ describe("the agent's MQTT transport", () => {
     expect(manifest.skills[0]!.tools.map((t) => t.name)).toContain("echo");
   });
 
-  it("runs a command once although QoS 1 delivered it twice, and answers both in seed 000's flat shape", async () => {
+  it("runs a command once although QoS 1 delivered it twice, and answers both in the EvoClaw flat shape", async () => {
     const id = `req-${Date.now()}`;
     const cmd = JSON.stringify({
       command: "tool",

@@ -81,7 +81,7 @@ describe("DeviceLink", () => {
     expect(t.hubs[0]!.hello()).toMatchObject({ type: "hello", agent_id: "pi-1", held: [] });
   });
 
-  it("publishes hub commands in seed 000's exact shape, and turns the report into a result frame", () => {
+  it("publishes hub commands in the exact EvoClaw shape, and turns the report into a result frame", () => {
     const t = setup();
     t.link.onCapabilities(JSON.stringify(OUR_MANIFEST));
     t.link.onStatus("online");

@@ -10,7 +10,7 @@ const env = (report_type: string, payload: unknown) => ({
 });
 
 describe("interpretReport: both report shapes found in the field", () => {
-  it("reads seed 000's flat success and error reports (no request_id)", () => {
+  it("reads the EvoClaw flat success and error reports (no request_id)", () => {
     expect(
       interpretReport({
         status: "success",

@@ -9,7 +9,7 @@ describe("parseWebhookTools", () => {
     expect(parseWebhookTools("  ")).toEqual({ ok: true, tools: [] });
   });
 
-  it("fills seed 002's defaults", () => {
+  it("fills the defaults: POST, 30 s timeout, 3 retries, policy auto", () => {
     const parsed = parseWebhookTools(JSON.stringify([minimal]));
     expect(parsed).toEqual({
       ok: true,
@@ -27,7 +27,7 @@ describe("parseWebhookTools", () => {
     });
   });
 
-  it("accepts seed 002's full definition, type and all", () => {
+  it("accepts a full webhook tool definition, type and all", () => {
     const full = {
       type: "webhook",
       ...minimal,

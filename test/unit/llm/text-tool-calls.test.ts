@@ -10,7 +10,7 @@ import { extractTextToolCalls, withTextToolCalls } from "../../../durable-object
 const tools = ["bash", "read", "web_search"];
 
 describe("extractTextToolCalls finds calls", () => {
-  it("seed 004's bare {tool, args} object", () => {
+  it("a bare {tool, args} object", () => {
     expect(extractTextToolCalls('{"tool": "web_search", "args": {"query": "python async"}}', tools)).toEqual({
       calls: [{ name: "web_search", arguments: '{"query":"python async"}' }],
       malformed: null,

@@ -27,7 +27,7 @@ function toolMessages(s: LoopState): string[] {
   return s.messages.filter((m) => m.role === "tool").map((m) => (m as { content: string }).content);
 }
 
-describe("loop core: approvals (seed 002 requires_approval)", () => {
+describe("loop core: approvals (policy requires_approval)", () => {
   const config = { policies: { bash: "requires_approval" as const } };
 
   it("holds an approval-required call, emits approval_required, and dispatches once approved", () => {

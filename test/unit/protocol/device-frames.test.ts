@@ -9,7 +9,7 @@ import {
 } from "../../../protocol/index.js";
 import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
 
-// Seed 000 "Command Format to Edge Agents", with `type` added.
+// EvoClaw's command to an edge agent, with `type` added.
 const seedCommand = {
   type: "command",
   command: "tool",
@@ -41,12 +41,12 @@ const seedError = {
 };
 
 describe("protocol: device frames", () => {
-  it("accepts seed 000's tool command", () => {
+  it("accepts the EvoClaw tool command", () => {
     expect(parseValue(ToolCommandFrame, seedCommand).ok).toBe(true);
     expect(parseValue(HubFrame, seedCommand).ok).toBe(true);
   });
 
-  it("accepts seed 000's success and error reports", () => {
+  it("accepts the EvoClaw success and error reports", () => {
     const s = parseValue(DeviceFrame, seedSuccess);
     expect(s).toMatchObject({ ok: true, value: { status: "success", result: "file1.txt\nfile2.txt\n" } });
     const e = parseValue(DeviceFrame, seedError);

@@ -27,7 +27,7 @@ const skill: SkillManifest = {
 };
 
 describe("skill manifest → tool schemas", () => {
-  it("produces the OpenAI tool and seed 000's evoclaw metadata block", () => {
+  it("produces the OpenAI tool and its evoclaw metadata block", () => {
     const [spec] = toolSpecsFromSkills([skill]);
     expect(spec!.evoclaw).toEqual({
       binary: "bin/dt-bash",

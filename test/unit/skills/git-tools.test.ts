@@ -80,7 +80,7 @@ describe("git tools", () => {
     expect(run.stderr).toMatch(/nothing to commit/);
   });
 
-  it("git_log prints seed 000's format, newest first, honouring max_count and path", async () => {
+  it("git_log prints its short format, newest first, honouring max_count and path", async () => {
     const head = git("rev-parse", "--short", "HEAD").trim();
     const run = await tool("dt-git-log", { max_count: 2 });
     expect(run.code).toBe(0);

@@ -70,7 +70,7 @@ describe.each(SKILLS)("%s/skill.toml", (skill) => {
 });
 
 describe("bundled tools", () => {
-  it("desktop-tools has the seed 000 file, exec, git and web tools", () => {
+  it("desktop-tools has the file, exec, git and web tools", () => {
     const names = loadSkill("desktop-tools")
       .tools.map((t) => t.name)
       .sort();
@@ -97,7 +97,7 @@ describe("bundled tools", () => {
     );
   });
 
-  it("gives tools the permissions of seed 000's table", () => {
+  it("gives each tool the permission its kind needs (file_read, file_write, shell, network, git, gpio)", () => {
     const byName = new Map(SKILLS.flatMap((s) => loadSkill(s).tools.map((t) => [t.name, t.permissions] as const)));
     expect(byName.get("read")).toEqual(["file_read"]);
     expect(byName.get("edit")).toEqual(["file_write"]);

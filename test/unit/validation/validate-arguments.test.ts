@@ -53,7 +53,7 @@ describe("parseToolArguments", () => {
 });
 
 describe("validateArguments", () => {
-  it("missing required parameter, in seed 000's words", () => {
+  it("missing required parameter, with the required and optional lists", () => {
     expect(validateArguments("read", read, {})).toEqual({
       ok: false,
       error: "Invalid parameters for 'read': missing 'path'. Required: [path]. Optional: [offset, limit].",
@@ -117,7 +117,7 @@ describe("validateArguments", () => {
     });
   });
 
-  it("seed 004's example", () => {
+  it("fills a default: web_search gets max_results 5", () => {
     const webSearch: ParametersSchema = {
       type: "object",
       required: ["query"],
