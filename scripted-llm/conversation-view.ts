@@ -1,4 +1,4 @@
-import { isTextProtocolToolResult } from "../durable-objects/conversation/llm/text-protocol-prompts.js";
+import { isTextProtocolToolResult } from "../protocol/text-tool-protocol.js";
 
 /**
  * What the scripted model reads from a chat request: the last user message, the assistant

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { modelSettings } from "../durable-objects/conversation/model-settings.js";
-import { parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
+import { type ModelVars, modelSettings } from "../durable-objects/conversation/model-settings.js";
+import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
 import { MAX_MESSAGE_TEXT } from "../protocol/index.js";
 import { intVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
 import { WebhookSecrets } from "../runtime/webhook-secrets.js";
-import type { Env } from "./env.js";
 
 /** `pi-1:secret1,pi-2:secret2` → Map(agent id → tokens). A device may have several (rotation). */
 const DeviceTokens = z
@@ -98,7 +97,7 @@ export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; err
  * of misbehaving, and that includes the model's and the device hubs' vars: they run in objects the
  * client never sees, so the front door is where a bad one can be reported.
  */
-export const readConfig = oncePerEnv((env: Env): ConfigResult => {
+export const readConfig = oncePerEnv((env: WorkerVars & ModelVars & HubVars): ConfigResult => {
   const worker = parseVars(WorkerVarsSchema, env);
   if (!worker.ok) return worker;
   for (const other of [modelSettings(env), parseHubSettings(env)]) if (!other.ok) return other;

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { connect, type MqttClient } from "mqtt";
-import { HubConnection } from "../../device-agent/src/connection.js";
-import type { Logger } from "../../device-agent/src/log.js";
-import { brokerOptions, redactUrl } from "../../device-agent/src/mqtt-options.js";
-import { bridgeStatusTopic, parseAgentTopic } from "../../device-agent/src/mqtt-payloads.js";
+import { HubConnection } from "../../edge-client/hub-connection.js";
+import type { Logger } from "../../edge-client/log.js";
+import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
+import { bridgeStatusTopic, parseAgentTopic } from "../../protocol/mqtt-payloads.js";
 import type { BridgeConfig } from "./config.js";
 import { DeviceLink, type HubFactory } from "./device-link.js";
 import { DeviceState } from "./device-state.js";

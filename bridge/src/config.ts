@@ -3,9 +3,9 @@ import { hostname } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import type { BrokerConfig } from "../../device-agent/src/config.js";
-import { tomlIssue } from "../../device-agent/src/config-sources.js";
-import { LOG_LEVELS, type LogLevel } from "../../device-agent/src/log.js";
+import { LOG_LEVELS, type LogLevel } from "../../edge-client/log.js";
+import type { BrokerConfig } from "../../edge-client/mqtt-options.js";
+import { tomlIssue } from "../../edge-client/toml-issue.js";
 import { Identifier } from "../../protocol/index.js";
 
 export type BridgeConfig = {

@@ -1,5 +1,6 @@
-import type { HubConnection } from "../../device-agent/src/connection.js";
-import type { Logger } from "../../device-agent/src/log.js";
+import type { HubConnection } from "../../edge-client/hub-connection.js";
+import type { Logger } from "../../edge-client/log.js";
+import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
 import {
   agentTopics,
   CapabilitiesManifest,
@@ -7,8 +8,7 @@ import {
   type MqttToolCommand,
   parseStatus,
   type ReportOutcome,
-} from "../../device-agent/src/mqtt-payloads.js";
-import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
+} from "../../protocol/mqtt-payloads.js";
 import { type DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
 import { manifestFromToolsList } from "./manifest.js";
 import type { BridgeStats } from "./stats.js";

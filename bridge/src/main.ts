@@ -1,5 +1,5 @@
-import { createLogger } from "../../device-agent/src/log.js";
-import { stopOnSignals } from "../../device-agent/src/stop-on-signals.js";
+import { createLogger } from "../../edge-client/log.js";
+import { stopOnSignals } from "../../edge-client/stop-on-signals.js";
 import { startBridge } from "./bridge.js";
 import { BRIDGE_HELP, loadBridgeConfig } from "./config.js";
 

@@ -1,4 +1,3 @@
-import type { ToolsListAnswer } from "../../device-agent/src/mqtt-payloads.js";
 import {
   CATEGORY_TIMEOUTS,
   HelloFrame,
@@ -7,6 +6,7 @@ import {
   ToolManifest,
   ToolName,
 } from "../../protocol/index.js";
+import type { ToolsListAnswer } from "../../protocol/mqtt-payloads.js";
 
 /** Keys of the JSON-Schema subset our manifests allow; anything else from the field is dropped. */
 const PARAM_KEYS = new Set([

@@ -1,11 +1,11 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { HubConnection } from "../../edge-client/hub-connection.js";
+import type { Logger } from "../../edge-client/log.js";
 import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/index.js";
 import type { AgentConfig } from "./config.js";
-import { HubConnection } from "./connection.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";
-import type { Logger } from "./log.js";
 import type { MqttTransport } from "./mqtt-transport.js";
 import { ResultStore } from "./result-store.js";
 import { type BwrapStatus, probeBwrap } from "./sandbox/bubblewrap.js";

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
+import { tomlIssue } from "../../edge-client/toml-issue.js";
 import { SETTINGS, type SettingDef, type SettingKey, settingByFlag } from "./config-settings.js";
 
 /** A value together with where it came from, so an error can name the exact flag, variable or key. */
@@ -161,11 +162,4 @@ export function readConfigFile(file: string): Result<FileLayer> {
     layer[def.key] = { value, source: `[${section}] ${key} in ${file}` };
   }
   return { ok: true, value: { layer, toolEnv: parsed.data.tools?.env ?? {} } };
-}
-
-/** One line naming the file and the TOML key that failed, including an unknown key's own name. */
-export function tomlIssue(file: string, error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const keys = issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys] : issue.path;
-  return `${file}: ${keys.map(String).join(".")}: ${issue.message}`;
 }

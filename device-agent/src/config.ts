@@ -1,22 +1,15 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "../../edge-client/log.js";
+import type { BrokerConfig } from "../../edge-client/mqtt-options.js";
 import { Identifier } from "../../protocol/index.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
-import { LOG_LEVELS, type LogLevel } from "./log.js";
+
+export type { BrokerConfig };
 
 export type SandboxMode = "auto" | "required" | "none";
 export type Transport = "websocket" | "mqtt";
-
-/** Broker connection for `--transport mqtt` (docs/mqtt.md). Files are paths to PEM files. */
-export type BrokerConfig = {
-  url: string;
-  username?: string;
-  password?: string;
-  ca?: string;
-  cert?: string;
-  key?: string;
-};
 
 export type AgentConfig = {
   transport: Transport;

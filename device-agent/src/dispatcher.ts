@@ -1,6 +1,6 @@
+import type { Logger } from "../../edge-client/log.js";
 import type { ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
 import { SHUTDOWN_REASON, type ToolExecutor } from "./executor/executor.js";
-import type { Logger } from "./log.js";
 import type { ResultStore } from "./result-store.js";
 import type { WorkQueue } from "./work-queue.js";
 

@@ -1,8 +1,8 @@
 import WebSocket from "ws";
+import { connectUrl } from "../../edge-client/hub-connection.js";
+import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
 import { prepare, workspaceProblem } from "./agent.js";
 import type { AgentConfig } from "./config.js";
-import { connectUrl } from "./connection.js";
-import { brokerOptions, redactUrl } from "./mqtt-options.js";
 
 export type ReachCheck = { ok: true } | { ok: false; reason: string };
 

@@ -1,8 +1,8 @@
+import { createLogger } from "../../edge-client/log.js";
+import { stopOnSignals } from "../../edge-client/stop-on-signals.js";
 import { startAgent, workspaceProblem } from "./agent.js";
 import { HELP, loadConfig } from "./config.js";
 import { runDoctor } from "./doctor.js";
-import { createLogger } from "./log.js";
-import { stopOnSignals } from "./stop-on-signals.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
 function die(message: string, code = 2): never {

@@ -1,9 +1,9 @@
 import { connect, type MqttClient } from "mqtt";
+import type { Logger } from "../../edge-client/log.js";
+import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
 import { type DeviceFrame, type HelloFrame, type HubFrame, parseJson } from "../../protocol/index.js";
+import { agentTopics, MqttCommand, unixSeconds } from "../../protocol/mqtt-payloads.js";
 import type { BrokerConfig } from "./config.js";
-import type { Logger } from "./log.js";
-import { brokerOptions, redactUrl } from "./mqtt-options.js";
-import { agentTopics, MqttCommand, unixSeconds } from "./mqtt-payloads.js";
 
 export type MqttTransportOptions = {
   broker: BrokerConfig;

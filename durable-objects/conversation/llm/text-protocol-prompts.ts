@@ -1,3 +1,4 @@
+import { isTextProtocolToolResult, TEXT_PROTOCOL_RESULT_PREFIX } from "../../../protocol/text-tool-protocol.js";
 import type { ChatMessage, ChatTool } from "./types.js";
 
 /**
@@ -8,11 +9,7 @@ import type { ChatMessage, ChatTool } from "./types.js";
 export type TextProtocolTool = { name: string; description: string; parameters: unknown };
 
 /** Tool results go back to a text-protocol model as user messages starting with this. */
-export const TEXT_PROTOCOL_RESULT_PREFIX = "Tool result for ";
-
-export function isTextProtocolToolResult(text: string): boolean {
-  return text.startsWith(TEXT_PROTOCOL_RESULT_PREFIX);
-}
+export { isTextProtocolToolResult, TEXT_PROTOCOL_RESULT_PREFIX };
 
 /** The system-prompt section for a model configured as text-protocol. */
 export function textProtocolSystemSection(tools: readonly TextProtocolTool[]): string {

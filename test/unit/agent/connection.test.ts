@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningAgent, startAgent } from "../../../device-agent/src/agent.js";
-import { backoffDelay } from "../../../device-agent/src/backoff.js";
 import { loadConfig } from "../../../device-agent/src/config.js";
-import { connectUrl } from "../../../device-agent/src/connection.js";
-import { createLogger } from "../../../device-agent/src/log.js";
+import { backoffDelay } from "../../../edge-client/backoff.js";
+import { connectUrl } from "../../../edge-client/hub-connection.js";
+import { createLogger } from "../../../edge-client/log.js";
 import { HelloFrame, PING_FRAME } from "../../../protocol/index.js";
 import { BASIC, FakeHub, OTHER, REPO, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 

@@ -2,9 +2,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../../device-agent/src/dispatcher.js";
-import { silentLogger } from "../../../device-agent/src/log.js";
 import { ResultStore } from "../../../device-agent/src/result-store.js";
 import { WorkQueue } from "../../../device-agent/src/work-queue.js";
+import { silentLogger } from "../../../edge-client/log.js";
 import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "../../../protocol/index.js";
 import { makeExecutor, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DeviceLink, type HubFactory } from "../../../bridge/src/device-link.js";
 import { DeviceState } from "../../../bridge/src/device-state.js";
 import { newStats } from "../../../bridge/src/stats.js";
-import { silentLogger } from "../../../device-agent/src/log.js";
+import { silentLogger } from "../../../edge-client/log.js";
 import type { DeviceFrame, HelloFrame, HubFrame } from "../../../protocol/index.js";
 
 const OUR_MANIFEST = {

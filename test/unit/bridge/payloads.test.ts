@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { interpretReport, parseAgentTopic, parseStatus } from "../../../device-agent/src/mqtt-payloads.js";
+import { interpretReport, parseAgentTopic, parseStatus } from "../../../protocol/mqtt-payloads.js";
 
 const env = (report_type: string, payload: unknown) => ({
   agent_id: "evo-1",

@@ -1,6 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { IClientOptions } from "mqtt";
-import type { BrokerConfig } from "./config.js";
+
+/** Broker connection for `--transport mqtt` (docs/mqtt.md). Files are paths to PEM files. */
+export type BrokerConfig = {
+  url: string;
+  username?: string;
+  password?: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+};
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 

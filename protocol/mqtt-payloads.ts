@@ -2,11 +2,12 @@
  * The EvoClaw MQTT contract: topics and payloads, shared by the agent's MQTT transport
  * and the bridge. Payloads from the field are untrusted, so everything that comes in is parsed
  * here with zod and turned into values; nothing in this file throws on bad input.
- *
- * (These belong in protocol/ next to the device frames; they live here until protocol/ takes them.)
  */
 import { z } from "zod";
-import { ContentBlock, ErrorType, HelloFrame, Identifier, ToolName, type ToolOutcome } from "../../protocol/index.js";
+import { ContentBlock } from "./content-blocks.js";
+import { HelloFrame, type ToolOutcome } from "./device-frames.js";
+import { ErrorType } from "./error-types.js";
+import { Identifier, ToolName } from "./ids.js";
 
 export const agentTopics = (agentId: string) => ({
   commands: `evoclaw/agents/${agentId}/commands`,
