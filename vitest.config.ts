@@ -2,8 +2,10 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 // Three suites: pure logic in Node, the worker inside workerd, and real processes end to end.
+// The last reporter closes the run with "vitest: N passed, N failed, N skipped" and fails it on any skip.
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/helpers/skip-count-reporter.ts"],
     projects: [
       {
         test: {

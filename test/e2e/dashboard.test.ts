@@ -12,6 +12,7 @@ import { sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { systemTool } from "../helpers/system-tools.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-dash";
@@ -74,7 +75,7 @@ beforeAll(async () => {
   // Some history so the charts have something to draw: one success, one failure.
   await sendMessage(worker.url, { agent_id: AGENT, text: "uptime first" }, 30);
   await sendMessage(worker.url, { agent_id: AGENT, text: "broken thing" }, 30);
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath: systemTool("chromium"), args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on("pageerror", (e) => pageErrors.push(e.message));
   page.on("console", (m) => {

@@ -3,10 +3,10 @@ import { connect as tcpConnect } from "node:net";
 import { join } from "node:path";
 import { freePort } from "./free-port.js";
 import { type Child, startChild } from "./processes.js";
+import { systemTool } from "./system-tools.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
-export const MOSQUITTO_BIN = process.env.MOSQUITTO_BIN ?? "/usr/sbin/mosquitto";
 
 export type Mosquitto = {
   url: string;
@@ -46,10 +46,11 @@ export async function startMosquitto(): Promise<Mosquitto> {
       "",
     ].join("\n"),
   );
+  const bin = systemTool("mosquitto");
   let child: Child | null = null;
   let log = "";
   const start = async () => {
-    child = startChild(MOSQUITTO_BIN, ["-c", conf], { name: "mosquitto" });
+    child = startChild(bin, ["-c", conf], { name: "mosquitto" });
     await waitUntil(
       () => portOpen(port),
       (ok) => ok,

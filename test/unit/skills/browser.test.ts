@@ -1,12 +1,11 @@
 // browser: headless chromium against a page served from this process.
 
-import { existsSync } from "node:fs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemTool } from "../../helpers/system-tools.js";
 import { type LocalServer, startServer } from "./local-http.js";
 import { type ContentResult, removeTempDirs, runTool, tempDir } from "./skill-runner.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 // Served as 127.0.0.1 (allowed); the second image names the same server as "localhost", a host
 // outside the allowlist, so the server itself can tell whether the browser obeyed the list.
 const page = (port: number) => `<!doctype html><html><head><title>Sensor dashboard</title></head><body>
@@ -35,19 +34,20 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const browse = (url: string, allow: string | undefined, extra: Record<string, unknown> = {}) =>
+// The refusals below never start a browser, so they name none; the test that renders needs the real one.
+const browse = (url: string, allow: string | undefined, extra: Record<string, unknown> = {}, chromium?: string) =>
   runTool(
     "desktop-tools",
     "dt-browser",
     { url, ...extra },
-    { workspace, env: { EDGELOOP_WEBFETCH_ALLOW: allow, EDGELOOP_CHROMIUM: CHROMIUM, EDGELOOP_TIMEOUT_MS: "20000" } },
+    { workspace, env: { EDGELOOP_WEBFETCH_ALLOW: allow, EDGELOOP_CHROMIUM: chromium, EDGELOOP_TIMEOUT_MS: "20000" } },
   );
 
 describe("browser", () => {
-  it.skipIf(!existsSync(CHROMIUM))(
+  it(
     "returns title, visible text and a PNG screenshot",
     async () => {
-      const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 });
+      const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 }, systemTool("chromium"));
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       const parsed = JSON.parse(run.stdout) as ContentResult;
