@@ -41,13 +41,26 @@ export const MqttToolCommand = z.object({
 });
 export type MqttToolCommand = z.infer<typeof MqttToolCommand>;
 
+/**
+ * EvoClaw's edge agent parses every command into `{command: string, payload: any JSON, request_id:
+ * string}`, all three required: one without `payload` is dropped without a report. So every command
+ * carries a `payload`, `{}` where there is nothing to say, and a `request_id`.
+ */
+const NoPayload = z.record(z.string(), z.unknown());
+
 export const MqttCommand = z.discriminatedUnion("command", [
   MqttToolCommand,
-  z.object({ command: z.literal("cancel"), request_id: Identifier }),
-  z.object({ command: z.literal("ping"), request_id: Identifier.optional() }),
-  z.object({ command: z.literal("tools_list"), request_id: Identifier.optional() }),
+  /** only to our agent: EvoClaw's has no cancel and would answer it with an error report */
+  z.object({ command: z.literal("cancel"), payload: NoPayload, request_id: Identifier }),
+  z.object({ command: z.literal("ping"), payload: NoPayload, request_id: Identifier }),
+  z.object({ command: z.literal("tools_list"), payload: NoPayload, request_id: Identifier }),
 ]);
 export type MqttCommand = z.infer<typeof MqttCommand>;
+
+/** A command with nothing to say beyond its name and id, in the shape every EvoClaw agent parses. */
+export function controlCommand(command: "cancel" | "ping" | "tools_list", requestId: string): MqttCommand {
+  return { command, payload: {}, request_id: requestId };
+}
 
 // ---- reports (device → orchestrator) ---------------------------------------------------------
 
@@ -245,6 +258,9 @@ export function parseStatus(payload: string): "online" | "offline" | null {
 /** Our agent's retained capabilities: its hello frame, without `held` (stale the moment it is retained). */
 export const CapabilitiesManifest = HelloFrame;
 export type CapabilitiesManifest = z.infer<typeof HelloFrame>;
+
+/** EvoClaw's edge agent advertises itself (retained) with a one-line summary, not a tool list. */
+export const EvoClawCapabilities = z.object({ agent_id: z.string(), capabilities: z.string() });
 
 /** Unix seconds, as the EvoClaw envelope carries them. */
 export const unixSeconds = (ms = Date.now()) => Math.floor(ms / 1000);

@@ -110,7 +110,7 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
       },
     );
   });
-  client.on("message", (topic, payload) => {
+  client.on("message", (topic, payload, packet) => {
     const parsed = parseAgentTopic(topic);
     if (!parsed || parsed.kind === "commands") return;
     const text = payload.toString();
@@ -122,7 +122,7 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
     const link = linkFor(parsed.agentId, true);
     if (!link) return;
     if (parsed.kind === "status") link.onStatus(text);
-    else link.onCapabilities(text);
+    else link.onCapabilities(text, packet.retain);
   });
   client.on("offline", () =>
     log.warn("broker connection lost; reconnecting", { broker: redactUrl(config.broker.url) }),

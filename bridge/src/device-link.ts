@@ -4,6 +4,8 @@ import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolComman
 import {
   agentTopics,
   CapabilitiesManifest,
+  controlCommand,
+  EvoClawCapabilities,
   interpretReport,
   type MqttToolCommand,
   parseStatus,
@@ -52,6 +54,8 @@ export class DeviceLink {
   /** "capabilities": our agent (it dedupes by request id, so commands may be re-sent to it) */
   private source: "capabilities" | "tools_list" | null = null;
   private lastSeen = 0;
+  /** it has advertised capabilities (perhaps long ago: a retained message): worth asking tools_list */
+  private announced = false;
   private hub: HubSide | null = null;
   private lastToolsList = 0;
   private resendWhenKnown = false;
@@ -96,20 +100,29 @@ export class DeviceLink {
     this.tick();
   }
 
-  onCapabilities(payload: string): void {
+  /**
+   * `retained`: the broker's stored copy, perhaps from an agent long gone (EvoClaw's sets no
+   * last-will); a live one was just published, so the device is there now.
+   */
+  onCapabilities(payload: string, retained = true): void {
+    this.announced = true;
     const parsed = parseJson(CapabilitiesManifest, payload);
-    // EvoClaw agents publish capabilities in their own shape: that only tells us the device exists.
+    // EvoClaw agents advertise a one-line summary: it tells us the device exists, not its tools.
     if (!parsed.ok) {
-      this.deps.log.debug("capabilities not in our manifest shape; will ask tools_list", {
+      const evo = parseJson(EvoClawCapabilities, payload);
+      this.deps.log[evo.ok ? "info" : "debug"]("capabilities not in our manifest shape; will ask tools_list", {
         agent_id: this.agentId,
-        error: parsed.error.slice(0, 200),
+        ...(evo.ok ? { capabilities: evo.value.capabilities.slice(0, 200) } : { error: parsed.error.slice(0, 200) }),
       });
+      if (!retained) this.seen();
+      this.tick();
       return;
     }
     if (parsed.value.agent_id !== this.agentId) {
       this.bad("capabilities", `agent_id '${parsed.value.agent_id}' on ${this.agentId}'s topic`);
       return;
     }
+    if (!retained) this.seen();
     const first = this.source !== "capabilities";
     this.setManifest(parsed.value, "capabilities");
     if (first && this.resendWhenKnown && this.online) this.resendOutstanding("manifest arrived");
@@ -150,9 +163,16 @@ export class DeviceLink {
     } else if (frame.type === "command" && frame.command === "tool") {
       this.forward(frame);
     } else if (frame.type === "command" && frame.command === "cancel") {
-      this.deps.publish(this.topics.commands, JSON.stringify({ command: "cancel", request_id: frame.request_id }), {
-        qos: 1,
-      });
+      if (this.source !== "capabilities") {
+        // EvoClaw's agent has no cancel: it would report "unknown command" for the call's id. It runs
+        // one command at a time, so the call's own report comes first; the hub has ended the call.
+        this.deps.log.info("cancel not forwarded: EvoClaw agents have no cancel command", {
+          agent_id: this.agentId,
+          request_id: frame.request_id,
+        });
+        return;
+      }
+      this.deps.publish(this.topics.commands, JSON.stringify(controlCommand("cancel", frame.request_id)), { qos: 1 });
     }
   }
 
@@ -267,13 +287,14 @@ export class DeviceLink {
       this.deps.log.info("device stale or offline: closing its hub socket", { agent_id: this.agentId });
       void this.closeHub();
     }
-    if (online && this.source === null && this.now() - this.lastToolsList >= TOOLS_LIST_EVERY_MS) {
+    // Asked also of a device only known from retained capabilities: an EvoClaw agent that is up
+    // answers at once, rather than at its next heartbeat (every 30 s).
+    const ask = (online || this.announced) && this.source === null;
+    if (ask && this.now() - this.lastToolsList >= TOOLS_LIST_EVERY_MS) {
       this.lastToolsList = this.now();
-      this.deps.publish(
-        this.topics.commands,
-        JSON.stringify({ command: "tools_list", request_id: `tools-${this.now()}` }),
-        { qos: 1 },
-      );
+      this.deps.publish(this.topics.commands, JSON.stringify(controlCommand("tools_list", `tools-${this.now()}`)), {
+        qos: 1,
+      });
     }
   }
 

@@ -136,19 +136,14 @@ export class MqttTransport {
     if (cmd.command === "tool") this.opts.onFrame({ type: "command", ...cmd });
     else if (cmd.command === "cancel")
       this.opts.onFrame({ type: "command", command: "cancel", request_id: cmd.request_id });
-    else if (cmd.command === "ping")
-      this.publishEnvelope("result", { pong: true, ...(cmd.request_id ? { request_id: cmd.request_id } : {}) });
+    else if (cmd.command === "ping") this.publishEnvelope("result", { pong: true, request_id: cmd.request_id });
     else {
       const tools = this.opts
         .hello()
         .skills.flatMap((s) =>
           s.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
         );
-      this.publishEnvelope("result", {
-        tools,
-        count: tools.length,
-        ...(cmd.request_id ? { request_id: cmd.request_id } : {}),
-      });
+      this.publishEnvelope("result", { tools, count: tools.length, request_id: cmd.request_id });
     }
   }
 

@@ -1,16 +1,15 @@
 /**
  * MQTT end to end with real processes: wrangler dev (the worker) with the scripted model →
  * `edgeloop-bridge` → a real mosquitto → `edgeloop-agent --transport mqtt` running the bundled
- * skills' binaries; and an EvoClaw-style edge agent, written here with the `mqtt` package, that
- * speaks the envelope protocol (tools_list, tool commands, heartbeats) the way its code does.
+ * skills' binaries; and an EvoClaw edge agent as strict as the real one (test/helpers/evoclaw-peer.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectAsync, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
+import { type EvoClawPeer, type EvoTool, startEvoClawPeer } from "../helpers/evoclaw-peer.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
@@ -76,112 +75,28 @@ async function device(
   return (await res.json()) as never;
 }
 
-// ---- an EvoClaw edge agent, as its code publishes ----------------------------------------------
-
-type EvoClawPeer = { client: MqttClient; commands: Record<string, unknown>[]; close: () => Promise<void> };
-
-async function startEvoClawPeer(url: string, agentId: string): Promise<EvoClawPeer> {
-  const topic = (k: string) => `evoclaw/agents/${agentId}/${k}`;
-  const commands: Record<string, unknown>[] = [];
-  const client = await connectAsync(url, {
-    clientId: `evoclaw-${agentId}`,
-    clean: false,
-    reconnectPeriod: 500,
-    will: { topic: topic("status"), payload: Buffer.from("offline"), qos: 1, retain: true },
-  });
-  const envelope = (report_type: string, payload: unknown) =>
-    JSON.stringify({
-      agent_id: agentId,
-      agent_type: "pi",
-      report_type,
-      payload,
-      timestamp: Math.floor(Date.now() / 1000),
-    });
-  const report = (body: string) => client.publish(topic("reports"), body, { qos: 1 });
-  const announce = () => {
-    client.subscribe(topic("commands"), { qos: 1 });
-    // Its own capabilities shape, not ours: the bridge must ask tools_list.
-    client.publish(topic("capabilities"), JSON.stringify({ agent_id: agentId, capabilities: ["gpio"] }), {
-      qos: 1,
-      retain: true,
-    });
-    client.publish(topic("status"), "online", { qos: 1, retain: true });
-    report(envelope("heartbeat", { cpu_percent: 3.5, memory_mb: 120 }));
-  };
-  client.on("connect", announce);
-  announce();
-  client.on("message", (_t, payload) => {
-    const cmd = JSON.parse(payload.toString()) as {
-      command: string;
-      request_id?: string;
-      payload?: { tool: string; parameters: Record<string, unknown>; request_id: string };
-    };
-    commands.push(cmd);
-    if (cmd.command === "ping") return void report(envelope("result", { pong: true }));
-    if (cmd.command === "tools_list") {
-      const tools = [
-        {
-          name: "gpio_read",
-          description: "Read a GPIO pin",
-          parameters: {
-            type: "object",
-            properties: { pin: { type: "integer", description: "BCM pin" } },
-            required: ["pin"],
-            additionalProperties: false,
-          },
-        },
-        { name: "fail_tool", description: "Always fails", parameters: { type: "object", properties: {} } },
-        {
-          name: "flat_tool",
-          description: "Answers in seed 000's flat shape, without request_id",
-          parameters: { type: "object", properties: {} },
-        },
-        {
-          name: "dup_tool",
-          description: "Answers twice (QoS 1 style)",
-          parameters: { type: "object", properties: {} },
-        },
-        {
-          name: "broken_tool",
-          description: "A command this agent cannot handle",
-          parameters: { type: "object", properties: {} },
-        },
-      ];
-      return void report(envelope("result", { tools, count: tools.length, request_id: cmd.request_id }));
-    }
-    if (cmd.command !== "tool" || !cmd.payload)
-      return void report(envelope("error", { error: `unknown command ${cmd.command}`, request_id: cmd.request_id }));
-    const { tool, request_id } = cmd.payload;
-    if (tool === "gpio_read")
-      report(
-        envelope("result", {
-          status: "success",
-          tool,
-          result: `GPIO ${String(cmd.payload.parameters.pin)}: level=1`,
-          elapsed_ms: 3,
-          request_id,
-        }),
-      );
-    else if (tool === "fail_tool")
-      report(envelope("result", { status: "error", tool, error: "sensor not connected", elapsed_ms: 2, request_id }));
-    else if (tool === "flat_tool")
-      report(JSON.stringify({ status: "success", tool, result: "flat-ok", stderr: "", exit_code: 0, elapsed_ms: 5 }));
-    else if (tool === "dup_tool") {
-      const body = JSON.stringify({
-        status: "success",
-        tool,
-        result: "dup-ok",
-        stderr: "",
-        exit_code: 0,
-        elapsed_ms: 1,
-        request_id,
-      });
-      report(body);
-      report(body);
-    } else report(envelope("error", { error: `cannot handle ${tool}`, request_id }));
-  });
-  return { client, commands, close: () => client.endAsync(true) };
-}
+/** The EvoClaw peer's tools, answering the way EdgeTools does: objects as output, errors as text. */
+const EVO_TOOLS: Record<string, EvoTool> = {
+  gpio_read: {
+    description: "Read the state of a GPIO pin (HIGH=1 or LOW=0)",
+    parameters: {
+      type: "object",
+      properties: { pin: { type: "integer", description: "GPIO pin number (BCM numbering)" } },
+      required: ["pin"],
+    },
+    run: (p) => ({ success: true, output: { pin: p.pin, value: 1, state: "HIGH" } }),
+  },
+  read_temperature: {
+    description: "Read the CPU temperature of the Raspberry Pi in Celsius",
+    parameters: { type: "object", properties: {}, required: [] },
+    run: () => ({ success: true, output: { temperature_c: 48.3, source: "/sys/class/thermal/thermal_zone0/temp" } }),
+  },
+  camera_capture: {
+    description: "Capture an image from the Raspberry Pi camera",
+    parameters: { type: "object", properties: { width: { type: "integer" } }, required: [] },
+    run: () => ({ success: false, error: "camera not connected" }),
+  },
+};
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-mqtt-ws-");
@@ -201,10 +116,8 @@ beforeAll(async () => {
           {
             tool_calls: [
               { name: "gpio_read", arguments: { pin: 17 } },
-              { name: "fail_tool", arguments: {} },
-              { name: "flat_tool", arguments: {} },
-              { name: "dup_tool", arguments: {} },
-              { name: "broken_tool", arguments: {} },
+              { name: "read_temperature", arguments: {} },
+              { name: "camera_capture", arguments: { width: 640 } },
             ],
           },
           { content: "Results:\n{{tool_results}}" },
@@ -257,7 +170,7 @@ beforeAll(async () => {
   }).catch((e: Error) => {
     throw new Error(`${e.message}\n--- bridge ---\n${bridge.output()}`);
   });
-  evo = await startEvoClawPeer(broker.url, "evo-1");
+  evo = await startEvoClawPeer(broker.url, "evo-1", { tools: EVO_TOOLS });
   await waitUntil(
     () => device("evo-1"),
     (d) => d.online && d.skills.length > 0,
@@ -293,50 +206,52 @@ describe("MQTT: worker → bridge → mosquitto → device", () => {
     expect(fwd).toMatchObject({ status: "success", shape: "flat" });
   });
 
-  it("serves an EvoClaw edge agent: tools from tools_list, envelope and flat reports, a duplicate dropped", async () => {
+  it("serves an EvoClaw edge agent as strict as the real one: tools from tools_list, results and errors in its envelope", async () => {
     const { body } = await sendMessage(worker.url, { agent_id: "evo-1", text: "check the evoclaw tools" }, 60);
     expect(body.status, bridge.output()).toBe("completed");
     const byName = Object.fromEntries(body.tool_calls.map((c) => [c.name, c]));
     expect(byName.gpio_read).toMatchObject({ status: "success" });
-    expect(byName.flat_tool).toMatchObject({ status: "success" });
-    expect(byName.dup_tool).toMatchObject({ status: "success" });
+    expect(byName.read_temperature).toMatchObject({ status: "success" });
     // A failed tool comes as report_type "result" with status "error" and no error_type.
-    expect(byName.fail_tool).toMatchObject({ status: "error", error_type: "execution_failed" });
-    expect(byName.broken_tool).toMatchObject({ status: "error", error_type: "execution_failed" });
-    expect(body.reply).toContain("GPIO 17: level=1");
-    expect(body.reply).toContain("flat-ok");
-    expect(body.reply).toContain("sensor not connected");
+    expect(byName.camera_capture).toMatchObject({ status: "error", error_type: "execution_failed" });
+    // EdgeTools' output is a JSON object: the model gets it as JSON text.
+    expect(body.reply).toContain('{"pin":17,"value":1,"state":"HIGH"}');
+    expect(body.reply).toContain('"temperature_c":48.3');
+    expect(body.reply).toContain("camera not connected");
 
-    // Commands reached the peer in the EvoClaw shape.
+    // Every command the bridge sent parsed as EvoClaw's struct; none was dropped.
+    expect(evo.rejected).toEqual([]);
+    expect(evo.commands.find((c) => c.command === "tools_list")).toMatchObject({ payload: {} });
     const gpio = evo.commands.find(
       (c) => c.command === "tool" && (c.payload as { tool: string }).tool === "gpio_read",
     )!;
-    expect(Object.keys(gpio).sort()).toEqual(["command", "payload", "request_id"]);
     expect(gpio.payload).toMatchObject({ tool: "gpio_read", parameters: { pin: 17 }, request_id: gpio.request_id });
     expect(typeof (gpio.payload as { timeout_ms: unknown }).timeout_ms).toBe("number");
+    const conv = await getConversation(worker.url, body.conversation_id);
+    expect(conv.messages.filter((m) => m.role === "tool")).toHaveLength(3);
+  });
 
-    // The duplicate was dropped by the bridge (counted once there), so the hub never saw it.
-    const lines = logLines(bridge.output());
-    const dupId = (
-      evo.commands.find((c) => c.command === "tool" && (c.payload as { tool: string }).tool === "dup_tool") as {
-        request_id: string;
-      }
-    ).request_id;
+  it("the EvoClaw peer is that strict: a command without payload is dropped, unanswered", async () => {
+    const before = evo.reports.length;
+    await evo.client.publishAsync(
+      "evoclaw/agents/evo-1/commands",
+      JSON.stringify({ command: "ping", request_id: "p-0" }),
+      {
+        qos: 1,
+      },
+    );
+    await evo.client.publishAsync(
+      "evoclaw/agents/evo-1/commands",
+      JSON.stringify({ command: "ping", payload: {}, request_id: "p-1" }),
+      { qos: 1 },
+    );
     await waitUntil(
-      async () =>
-        logLines(bridge.output()).filter((l) => l.msg === "duplicate report dropped" && l.request_id === dupId).length,
+      async () => evo.reports.slice(before).filter((r) => r.report_type === "result").length,
       (n) => n >= 1,
-      { timeoutMs: 10_000, what: "duplicate logged" },
+      { timeoutMs: 10_000, what: "the pong" },
     );
-    expect(
-      logLines(bridge.output()).filter((l) => l.msg === "duplicate report dropped" && l.request_id === dupId),
-    ).toHaveLength(1);
-    expect(lines.filter((l) => l.msg === "report" && l.request_id === dupId)).toHaveLength(1);
-    expect((await device("evo-1")).counters.duplicate_results ?? 0).toBe(0);
-    // The flat report had no request_id: matched by tool, and the bridge said it guessed.
-    expect(lines.some((l) => String(l.msg).startsWith("report without request_id") && l.tool === "flat_tool")).toBe(
-      true,
-    );
+    expect(evo.rejected).toMatchObject([{ reason: "missing field `payload`" }]);
+    expect(evo.reports.slice(before).filter((r) => r.report_type !== "heartbeat")).toHaveLength(1);
   });
 
   it("a broker restart in the middle of a call: the call still ends, cleanly", async () => {

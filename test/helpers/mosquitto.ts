@@ -7,7 +7,6 @@ import { systemTool } from "./system-tools.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
 
-
 export type Mosquitto = {
   url: string;
   port: number;

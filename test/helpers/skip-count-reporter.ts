@@ -24,7 +24,8 @@ export default class SkipCountReporter implements Reporter {
         const state = test.result().state;
         if (state === "passed") passed++;
         else if (state === "failed") failed++;
-        else if (state === "skipped") skipped.push(`${module.project.name} ${module.relativeModuleId} > ${test.fullName}`);
+        else if (state === "skipped")
+          skipped.push(`${module.project.name} ${module.relativeModuleId} > ${test.fullName}`);
       }
     }
     const out = process.stdout;

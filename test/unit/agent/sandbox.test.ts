@@ -12,7 +12,9 @@ describe("bubblewrap sandbox (bwrap installed and usable)", () => {
   // Fails (never skips) where bwrap is missing or cannot sandbox, with the probe's reason.
   beforeEach(() => {
     if (!bwrap.usable)
-      throw new Error(`${bwrap.reason}. \`npm test\` installs bubblewrap when it can; see scripts/provision-test-tools.ts`);
+      throw new Error(
+        `${bwrap.reason}. \`npm test\` installs bubblewrap when it can; see scripts/provision-test-tools.ts`,
+      );
   });
 
   let server: Server;

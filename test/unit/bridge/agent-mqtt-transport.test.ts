@@ -107,9 +107,18 @@ describe("the agent's MQTT transport", () => {
     expect(runs).toHaveLength(1);
   });
 
-  it("answers tools_list and ping in the EvoClaw envelope, and ignores garbage", async () => {
+  it("answers tools_list and ping in the EvoClaw envelope, and ignores garbage and commands without a payload", async () => {
     await client.publishAsync(T("commands"), "{garbage", { qos: 1 });
-    await client.publishAsync(T("commands"), JSON.stringify({ command: "tools_list", request_id: "tl-1" }), { qos: 1 });
+    // As EvoClaw's agent does: `payload` is required, even where there is nothing in it.
+    await client.publishAsync(T("commands"), JSON.stringify({ command: "tools_list", request_id: "tl-0" }), { qos: 1 });
+    await client.publishAsync(T("commands"), JSON.stringify({ command: "ping", payload: {}, request_id: "p-1" }), {
+      qos: 1,
+    });
+    await client.publishAsync(
+      T("commands"),
+      JSON.stringify({ command: "tools_list", payload: {}, request_id: "tl-1" }),
+      { qos: 1 },
+    );
     await waitUntil(
       async () =>
         received
@@ -129,7 +138,13 @@ describe("the agent's MQTT transport", () => {
       });
       expect(typeof (r as { timestamp: number }).timestamp).toBe("number");
     });
-    expect(agent.output()).toContain("bad command ignored");
+    const answered = received
+      .filter((m) => m.topic === T("reports"))
+      .map((m) => JSON.parse(m.payload) as { payload?: { request_id?: string; pong?: boolean } })
+      .filter((r) => r.payload?.request_id !== undefined);
+    expect(answered.find((r) => r.payload?.request_id === "p-1")?.payload).toEqual({ pong: true, request_id: "p-1" });
+    expect(answered.some((r) => r.payload?.request_id === "tl-0")).toBe(false);
+    expect(agent.output().match(/bad command ignored/g)).toHaveLength(2);
   });
 
   it("says offline on a clean stop", async () => {

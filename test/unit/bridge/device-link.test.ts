@@ -233,4 +233,46 @@ describe("DeviceLink", () => {
     e.link.onStatus("online");
     expect(e.published.filter((p) => JSON.parse(p.payload).command === "tool")).toHaveLength(0);
   });
+
+  it("gives every command it publishes the three fields EvoClaw's agent requires (payload too), and sends no cancel to one", () => {
+    const evoTools = JSON.stringify({
+      agent_id: "evo-1",
+      report_type: "result",
+      timestamp: 1,
+      payload: { tools: [{ name: "bash", parameters: {} }], count: 1, request_id: "tools-1" },
+    });
+    const e = setup("evo-1");
+    e.link.holdToolsListFor(0);
+    e.link.onReport(JSON.stringify({ agent_id: "evo-1", report_type: "heartbeat", payload: {}, timestamp: 1 }));
+    e.link.onReport(evoTools);
+    e.hubs[0]!.onFrame(command("req-1"));
+    e.hubs[0]!.onFrame({ type: "command", command: "cancel", request_id: "req-1" });
+    const t = setup();
+    t.link.onCapabilities(JSON.stringify(OUR_MANIFEST));
+    t.link.onStatus("online");
+    t.hubs[0]!.onFrame(command("req-2"));
+    t.hubs[0]!.onFrame({ type: "command", command: "cancel", request_id: "req-2" });
+
+    const commands = [...e.published, ...t.published].map((p) => JSON.parse(p.payload) as Record<string, unknown>);
+    expect(commands.map((c) => c.command)).toEqual(["tools_list", "tool", "tool", "cancel"]);
+    for (const c of commands) {
+      expect(Object.keys(c).sort()).toEqual(["command", "payload", "request_id"]);
+      expect(typeof c.request_id).toBe("string");
+      expect(typeof c.payload).toBe("object");
+    }
+    expect(commands[0]!.payload).toEqual({});
+    expect(commands[3]).toEqual({ command: "cancel", payload: {}, request_id: "req-2" });
+  });
+
+  it("asks tools_list of a device known only from EvoClaw's retained capabilities; a live one counts as seen", () => {
+    const caps = JSON.stringify({ agent_id: "evo-1", capabilities: "evo-1 sensor node" });
+    const t = setup("evo-1");
+    t.link.holdToolsListFor(0);
+    t.link.onCapabilities(caps, true);
+    expect(t.link.online).toBe(false); // a retained advertisement may be from an agent long gone
+    expect(t.published.map((p) => JSON.parse(p.payload).command)).toEqual(["tools_list"]);
+    t.link.onCapabilities(caps, false);
+    expect(t.link.online).toBe(true);
+    expect(t.stats.badPayloads).toBe(0);
+  });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { interpretReport, parseAgentTopic, parseStatus } from "../../../protocol/mqtt-payloads.js";
+import {
+  controlCommand,
+  interpretReport,
+  MqttCommand,
+  parseAgentTopic,
+  parseStatus,
+} from "../../../protocol/mqtt-payloads.js";
 
 const env = (report_type: string, payload: unknown) => ({
   agent_id: "evo-1",
@@ -134,5 +140,14 @@ describe("status and topics", () => {
     expect(parseAgentTopic("evoclaw/agents/pi-1/reports")).toEqual({ agentId: "pi-1", kind: "reports" });
     expect(parseAgentTopic("evoclaw/agents/pi 1/status")).toBeNull();
     expect(parseAgentTopic("evoclaw/bridges/b/status")).toBeNull();
+  });
+});
+
+describe("commands", () => {
+  it("require command, payload and request_id, as EvoClaw's agent does", () => {
+    expect(MqttCommand.safeParse({ command: "tools_list", request_id: "t-1" }).success).toBe(false);
+    expect(MqttCommand.safeParse({ command: "cancel", payload: {} }).success).toBe(false);
+    expect(controlCommand("tools_list", "t-1")).toEqual({ command: "tools_list", payload: {}, request_id: "t-1" });
+    expect(MqttCommand.safeParse(controlCommand("ping", "p-1")).success).toBe(true);
   });
 });

@@ -44,29 +44,25 @@ const browse = (url: string, allow: string | undefined, extra: Record<string, un
   );
 
 describe("browser", () => {
-  it(
-    "returns title, visible text and a PNG screenshot",
-    async () => {
-      const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 }, systemTool("chromium"));
-      expect(run.stderr).toBe("");
-      expect(run.code).toBe(0);
-      const parsed = JSON.parse(run.stdout) as ContentResult;
-      expect(parsed.result).toContain("Title: Sensor dashboard");
-      const text = parsed.content.find((b) => b.type === "text");
-      expect(text?.type === "text" && text.text).toContain("Pump status");
-      expect(text?.type === "text" && text.text).toContain("rendered by script");
-      expect(text?.type === "text" && text.text).not.toContain("invisible words");
-      const shot = parsed.content.find((b) => b.type === "image");
-      if (shot?.type !== "image") throw new Error("no screenshot");
-      expect(shot.mimeType).toBe("image/png");
-      const meta = await sharp(Buffer.from(shot.data, "base64")).metadata();
-      expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
-      const paths = server.requests.map((r) => r.url);
-      expect(paths).toContain("/allowed.png");
-      expect(paths).not.toContain("/blocked.png");
-    },
-    30_000,
-  );
+  it("returns title, visible text and a PNG screenshot", async () => {
+    const run = await browse(`${server.origin}/`, "127.0.0.1", { wait_ms: 300 }, systemTool("chromium"));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const parsed = JSON.parse(run.stdout) as ContentResult;
+    expect(parsed.result).toContain("Title: Sensor dashboard");
+    const text = parsed.content.find((b) => b.type === "text");
+    expect(text?.type === "text" && text.text).toContain("Pump status");
+    expect(text?.type === "text" && text.text).toContain("rendered by script");
+    expect(text?.type === "text" && text.text).not.toContain("invisible words");
+    const shot = parsed.content.find((b) => b.type === "image");
+    if (shot?.type !== "image") throw new Error("no screenshot");
+    expect(shot.mimeType).toBe("image/png");
+    const meta = await sharp(Buffer.from(shot.data, "base64")).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
+    const paths = server.requests.map((r) => r.url);
+    expect(paths).toContain("/allowed.png");
+    expect(paths).not.toContain("/blocked.png");
+  }, 30_000);
 
   it("is denied with 77 when the host is not allowed (no browser started)", async () => {
     const run = await browse(`${server.origin}/`, "example.com");
