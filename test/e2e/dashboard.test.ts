@@ -1,7 +1,8 @@
 /**
  * The dashboard in a real headless Chromium against a real worker, agent and scripted
  * model: log in, watch a conversation run to its reply, approve a waiting call with the button,
- * and keep a screenshot at test/artifacts/dashboard.png.
+ * send messages to a device, a pool and an open conversation from the form, and keep a
+ * screenshot at test/artifacts/dashboard.png.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -54,6 +55,21 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "dashboard chat",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: "echo dash-chat-ok" } }] },
+          { content: "Chat reply: {{last_tool_result}}" },
+        ],
+      },
+      { match: "follow-up", turns: [{ content: "Follow-up answered." }] },
+      {
+        match: "pool chat",
+        turns: [
+          { tool_calls: [{ name: "bash", arguments: { command: "echo pool-ok" } }] },
+          { content: "Pool reply: {{last_tool_result}}" },
+        ],
+      },
+      {
         match: "commit",
         turns: [
           { tool_calls: [{ name: "git_commit", arguments: { message: "nightly snapshot", all: true } }] },
@@ -69,6 +85,7 @@ beforeAll(async () => {
       LLM_MODEL: "scripted",
       DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
+      POOLS: `shelf:${AGENT}`,
     },
   });
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
@@ -83,6 +100,13 @@ beforeAll(async () => {
     if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
   });
 });
+
+async function conversationCount(): Promise<number> {
+  const res = await fetch(`${worker.url}/v1/conversations?limit=100`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return ((await res.json()) as { conversations: unknown[] }).conversations.length;
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -199,6 +223,54 @@ describe("dashboard", () => {
       .toContain("Nothing is waiting");
   });
 
+  it("sends a message to a device from the form and shows it running in the live timeline", async () => {
+    await page.selectOption("#chat-target", `agent:${AGENT}`);
+    await page.getByLabel("Message", { exact: true }).fill("dashboard chat: what does the device say?");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await page.locator("#timeline li.user", { hasText: "dashboard chat" }).waitFor({ timeout: 20_000 });
+    await page.locator("#timeline li.tool", { hasText: "dash-chat-ok" }).waitFor({ timeout: 20_000 });
+    await page.locator("#timeline li.reply", { hasText: "Chat reply: dash-chat-ok" }).waitFor({ timeout: 20_000 });
+    expect(await page.locator("#chat-status").textContent()).toContain(`Sent to ${AGENT}`);
+    expect(await page.getByLabel("Message", { exact: true }).inputValue()).toBe("");
+    // The form now points at the conversation it started, which the timeline shows.
+    expect(await page.locator("#chat-target").inputValue()).toMatch(/^conv:conv_/);
+  });
+
+  it("continues the conversation the timeline shows, in the same timeline", async () => {
+    const id = (await page.locator("#chat-target").inputValue()).slice("conv:".length);
+    await page.getByLabel("Message", { exact: true }).fill("a follow-up question");
+    await page.getByLabel("Message", { exact: true }).press("Control+Enter");
+    await page.locator("#timeline li.reply", { hasText: "Follow-up answered." }).waitFor({ timeout: 20_000 });
+    expect(await page.locator("#timeline li.user").count()).toBe(2);
+    const conv = (await (
+      await fetch(`${worker.url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).json()) as { agent_id: string; messages: { role: string; content: string }[] };
+    expect(conv.agent_id).toBe(AGENT);
+    expect(conv.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "dashboard chat: what does the device say?",
+      "a follow-up question",
+    ]);
+  });
+
+  it("sends to a pool, and refuses a message posted from the page without the CSRF header", async () => {
+    await page.selectOption("#chat-target", "pool:shelf");
+    await page.getByLabel("Message", { exact: true }).fill("pool chat, anyone there?");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await page.locator("#timeline li.reply", { hasText: "Pool reply: pool-ok" }).waitFor({ timeout: 20_000 });
+    const status = await page.evaluate(
+      async (a) =>
+        (
+          await fetch("/v1/messages", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ agent_id: a, text: "no csrf" }),
+          })
+        ).status,
+      AGENT,
+    );
+    expect(status).toBe(403);
+  });
+
   it("draws the tool charts and keeps a screenshot", async () => {
     // The tool panel refreshes every 10 s; wait until it includes the approved git_commit call.
     await expect.poll(() => page.locator("#tool-table").textContent(), { timeout: 25_000 }).toContain("git_commit");
@@ -208,7 +280,8 @@ describe("dashboard", () => {
     // Back to the conversation that ran a tool, so the screenshot shows a full timeline.
     const first = page.locator("#conversations button[data-conversation]").nth(1);
     await first.click();
-    await page.locator("#timeline li.reply").waitFor({ timeout: 20_000 });
+    // A conversation continued from the form has several replies: any one will do.
+    await page.locator("#timeline li.reply").first().waitFor({ timeout: 20_000 });
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "dashboard.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
@@ -218,5 +291,30 @@ describe("dashboard", () => {
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByLabel("Admin token").waitFor();
     expect(await page.context().cookies()).toEqual([]);
+  });
+
+  it("with an expired session, sending is refused and the page asks for the token again", async () => {
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.locator(`#chat-target option[value="agent:${AGENT}"]`).waitFor({ state: "attached", timeout: 15_000 });
+    await page.selectOption("#chat-target", `agent:${AGENT}`);
+    await page.getByLabel("Message", { exact: true }).fill("dashboard chat after expiry");
+    const before = await conversationCount();
+    // A session the worker no longer accepts (a signature it did not make), as after ADMIN_TOKEN rotation.
+    const [session] = await page.context().cookies();
+    await page.context().addCookies([{ ...session!, value: `${Date.now() + 60_000}.${"A".repeat(43)}` }]);
+    // The send's 401 reloads the page into the login form (a poll's 401 would, should it come first).
+    await page
+      .getByRole("button", { name: "Send", exact: true })
+      .click({ timeout: 2_000 })
+      .catch(() => undefined);
+    await page.getByLabel("Admin token").waitFor({ timeout: 15_000 });
+    // The same browser's cookie jar, with the CSRF header: the message endpoint itself says 401.
+    const direct = await page.context().request.post(`${worker.url}/v1/messages`, {
+      headers: { "x-edgeloop-csrf": "1" },
+      data: { agent_id: AGENT, text: "dashboard chat after expiry" },
+    });
+    expect(direct.status()).toBe(401);
+    expect(await conversationCount()).toBe(before);
   });
 });

@@ -1,4 +1,5 @@
 import { CHARTS_JS } from "./client-charts.js";
+import { CHAT_JS } from "./client-chat.js";
 import { PANELS_JS } from "./client-panels.js";
 import { TIMELINE_JS } from "./client-timeline.js";
 
@@ -6,11 +7,12 @@ import { TIMELINE_JS } from "./client-timeline.js";
  * The dashboard's browser script, served at /dashboard.js (CSP: scripts from 'self' only, nothing inline).
  * Plain ES2017 with no build step; it renders every value with textContent, never as HTML.
  * It reads devices, conversations, pending calls, metrics and the audit log over the admin API (the
- * session cookie authenticates it), watches one conversation over its SSE stream, and draws the
- * charts as inline SVG.
+ * session cookie authenticates it), watches one conversation over its SSE stream, sends messages
+ * to a device, a pool or that conversation, and draws the charts as inline SVG.
  *
- * The panels, the timeline and the charts are in client-panels.ts, client-timeline.ts and
- * client-charts.ts, spliced in below; they use this closure's helpers and state.
+ * The panels, the timeline, the message form and the charts are in client-panels.ts,
+ * client-timeline.ts, client-chat.ts and client-charts.ts, spliced in below; they use this
+ * closure's helpers and state.
  */
 export const DASHBOARD_JS = String.raw`"use strict";
 (function () {
@@ -98,11 +100,12 @@ export const DASHBOARD_JS = String.raw`"use strict";
     host.appendChild(el("span", { "class": "dot" + (ok ? " on" : ""), "aria-hidden": "true" }));
     host.appendChild(document.createTextNode(text));
   }
-${PANELS_JS}${TIMELINE_JS}${CHARTS_JS}
+${PANELS_JS}${TIMELINE_JS}${CHAT_JS}${CHARTS_JS}
   // ---- polling ------------------------------------------------------------------------------
   function refreshDevices() {
     return api("/v1/devices").then(function (r) {
       renderDevices(r.devices);
+      chatTargets(r.devices, r.pools || [], false);
       var online = r.devices.filter(function (d) { return d.online; }).length;
       setHealth(true, "Worker reachable · " + online + " of " + r.devices.length + " devices online · updated " + new Date().toLocaleTimeString());
     }).catch(function (e) { setHealth(false, "Worker unreachable: " + e.message); });

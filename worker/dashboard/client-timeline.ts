@@ -14,6 +14,7 @@ export const TIMELINE_JS = String.raw`
     head.appendChild(el("span", { id: "timeline-status" }, statusBadge("connecting")));
     byId("timeline").textContent = "";
     renderConversations(lastConversations);
+    chatTargets(null, null, true);
     var src = new EventSource("/v1/conversations/" + encodeURIComponent(id) + "/events");
     state.source = src;
     ["message_start", "message_delta", "message_end", "tool_execution_start", "tool_execution_update", "tool_execution_end", "approval_required", "question", "conversation_end"].forEach(function (type) {

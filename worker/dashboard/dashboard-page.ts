@@ -35,6 +35,16 @@ export const DASHBOARD_HTML = `<!doctype html>
     </section>
   </div>
   <div class="col">
+    <section class="panel" aria-labelledby="h-chat">
+      <h2 id="h-chat">Send a message</h2>
+      <form id="chat" class="chat">
+        <label for="chat-target">To</label>
+        <select id="chat-target" name="target"></select>
+        <label for="chat-text">Message</label>
+        <textarea id="chat-text" name="text" rows="3" maxlength="32000" required placeholder="What should the device do? (Ctrl+Enter sends)"></textarea>
+        <div class="actions"><button type="submit" class="primary" id="chat-send" disabled>Send</button><span id="chat-status" role="status" aria-live="polite"></span></div>
+      </form>
+    </section>
     <section class="panel" aria-labelledby="h-timeline">
       <h2 id="h-timeline">Timeline</h2>
       <div class="timeline-head" id="timeline-head"><p class="empty">Choose a conversation to watch it live.</p></div>

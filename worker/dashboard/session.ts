@@ -1,3 +1,4 @@
+import { problemResponse } from "../../runtime/problem.js";
 import { safeEqual } from "../auth.js";
 
 /**
@@ -34,6 +35,31 @@ export async function verifySession(adminToken: string, value: string | undefine
   // Expired sessions are refused even with a valid signature; so are ones claiming a far-future expiry.
   if (expiresAt <= now || expiresAt > now + SESSION_TTL_MS) return false;
   return safeEqual(m[2]!, await mac(adminToken, expiresAt));
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Whether a request may act on a session cookie, which stands for the admin token: the session
+ * must be valid and unexpired (401), and a write must carry `X-Edgeloop-CSRF: 1` (403). Browsers
+ * send cookies with some cross-site requests SameSite does not cover (old browsers, same-site
+ * subdomains), but never a custom header. Null when the request may go on.
+ */
+export async function sessionRefusal(
+  adminToken: string,
+  session: string,
+  method: string,
+  csrfHeader: string | undefined,
+): Promise<Response | null> {
+  if (!(await verifySession(adminToken, session)))
+    return problemResponse(401, "Unauthorized", "the session has expired; log in again");
+  if (!SAFE_METHODS.has(method) && csrfHeader !== "1")
+    return problemResponse(
+      403,
+      "Forbidden",
+      "cookie-authenticated requests that change state need the header X-Edgeloop-CSRF: 1",
+    );
+  return null;
 }
 
 /** The one cookie we want from a Cookie header, without pulling in a parser for it. */

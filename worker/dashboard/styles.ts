@@ -87,6 +87,11 @@ svg.chart .grid { stroke: #e6ebf1; }
 .legend { font-size: 12px; color: var(--muted); display: flex; gap: 12px; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; vertical-align: -1px; margin-right: 4px; }
 .error-text { color: var(--bad); }
+.chat { display: grid; grid-template-columns: auto 1fr; gap: 8px 10px; align-items: start; }
+.chat label { font-weight: 600; color: var(--muted); padding-top: 5px; }
+.chat select, .chat textarea { font: inherit; padding: 5px 8px; border: 1px solid #b9c4d2; border-radius: 6px; width: 100%; min-width: 0; background: var(--panel); color: var(--ink); }
+.chat textarea { resize: vertical; }
+.chat .actions { grid-column: 2; }
 .login { max-width: 380px; margin: 12vh auto; background: var(--panel); border: 1px solid var(--line); border-radius: 12px; padding: 28px; }
 .login h1 { margin: 0 0 4px; font-size: 22px; }
 .login p { color: var(--muted); margin: 0 0 18px; }

@@ -13,6 +13,7 @@ import {
 import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, safeEqual } from "../auth.js";
 import type { AuthMethod, WorkerConfig } from "../config.js";
+import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "../dashboard/session.js";
 
 /**
  * Who sent a message, for rate limits and idempotency scope: `api` / `admin` for the bearer
@@ -36,19 +37,37 @@ function methodOf(c: Context): AuthMethod | null {
   return null;
 }
 
-/** Authenticate `POST /v1/messages` by whichever of the deployment's methods the request uses. */
+/**
+ * Authenticate `POST /v1/messages` by whichever of the deployment's methods the request uses. A
+ * request with neither a signature nor an Authorization header may be the dashboard: its session
+ * cookie stands for the admin token (so it needs `bearer` in MESSAGE_AUTH) and, this being a write,
+ * it must carry `X-Edgeloop-CSRF: 1`. A request that has either header is judged by it alone, so a
+ * cookie never helps a webhook.
+ */
 export async function authenticateMessage(c: Context, rawBody: string, cfg: WorkerConfig): Promise<AuthResult> {
   const method = methodOf(c);
-  if (!method)
+  const session = method ? undefined : readCookie(c.req.header("cookie"), SESSION_COOKIE);
+  if (!method && (session === undefined || !cfg.ADMIN_TOKEN))
     return unauthorized(
       "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)",
     );
-  if (!cfg.MESSAGE_AUTH.has(method))
-    return unauthorized(`authentication by '${method}' is not enabled here (MESSAGE_AUTH)`);
+  if (!cfg.MESSAGE_AUTH.has(method ?? "bearer"))
+    return unauthorized(
+      method
+        ? `authentication by '${method}' is not enabled here (MESSAGE_AUTH)`
+        : "the dashboard session stands for the admin token, and bearer authentication is not enabled here (MESSAGE_AUTH)",
+    );
 
   const explicitKey = c.req.header(IDEMPOTENCY_KEY_HEADER) ?? null;
   if (explicitKey !== null && !IdempotencyKey.safeParse(explicitKey).success) {
     return { ok: false, response: problemResponse(400, "Invalid Idempotency-Key", "1-255 visible ASCII characters") };
+  }
+
+  if (!method) {
+    const refused = await sessionRefusal(cfg.ADMIN_TOKEN!, session!, c.req.method, c.req.header(CSRF_HEADER));
+    if (refused) return { ok: false, response: refused };
+    // The same sender as the admin token itself: one rate limit and idempotency scope for both.
+    return { ok: true, sender: { id: "admin", method: "bearer", idempotencyKey: explicitKey } };
   }
   const secrets = cfg.WEBHOOK_SECRETS.map((s) => s.secret);
   const opts = { nowMs: Date.now(), toleranceSeconds: cfg.WEBHOOK_TOLERANCE_SECONDS };

@@ -2,12 +2,10 @@ import type { MiddlewareHandler } from "hono";
 import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, matchesAny } from "../auth.js";
 import { readConfig } from "../config.js";
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, verifySession } from "../dashboard/session.js";
+import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "../dashboard/session.js";
 import type { Env } from "../env.js";
 
 type TokenName = "API_TOKEN" | "ADMIN_TOKEN";
-
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Bearer auth against a configured token. The admin token is accepted wherever the API token is,
@@ -16,8 +14,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  *
  * Where the admin token is accepted, the dashboard's signed session cookie is too (it stands for
  * the admin token). A request that sends a bearer token is judged by it alone. A cookie-authenticated
- * write must also carry `X-Edgeloop-CSRF`: browsers send cookies with cross-site requests in some
- * cases SameSite does not cover (old browsers, same-site subdomains), but never a custom header.
+ * write must also carry `X-Edgeloop-CSRF` (see `sessionRefusal`).
  */
 export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
@@ -30,16 +27,8 @@ export function requireToken(...names: TokenName[]): MiddlewareHandler<{ Binding
     const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
     const adminToken = names.includes("ADMIN_TOKEN") ? cfg.config.ADMIN_TOKEN : undefined;
     if (!authorization && session !== undefined && adminToken) {
-      if (!(await verifySession(adminToken, session)))
-        return problemResponse(401, "Unauthorized", "the session has expired; log in again");
-      if (!SAFE_METHODS.has(c.req.method) && c.req.header(CSRF_HEADER) !== "1") {
-        return problemResponse(
-          403,
-          "Forbidden",
-          "cookie-authenticated requests that change state need the header X-Edgeloop-CSRF: 1",
-        );
-      }
-      return next();
+      const refused = await sessionRefusal(adminToken, session, c.req.method, c.req.header(CSRF_HEADER));
+      return refused ?? next();
     }
     const token = bearerToken(authorization);
     if (!token) {

@@ -47,9 +47,11 @@ devices.get("/:agent_id/connect", countRejections("GET /v1/devices/:agent_id/con
   return hubFor(c.env, agentId).fetch(new Request(c.req.raw.url, { headers, method: "GET" }));
 });
 
-/** Every device the registry knows: online, last seen, version, tools. */
+/** Every device the registry knows: online, last seen, version, tools; and the pools (POOLS) messages may name. */
 devices.get("/", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
-  return c.json({ devices: await registryOf(c.env).list() });
+  const cfg = readConfig(c.env);
+  const pools = cfg.ok ? [...cfg.config.POOLS].map(([pool, members]) => ({ pool, members })) : [];
+  return c.json({ devices: await registryOf(c.env).list(), pools });
 });
 
 devices.get("/:agent_id", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
