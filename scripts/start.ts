@@ -1,7 +1,10 @@
 /**
  * `npm start`: the whole product on this machine. wrangler dev on 127.0.0.1:8787, one device agent
  * (pi-1) with the bundled skills in a throwaway workspace, a sample message through the real
- * webhook, the conversation printed, then it keeps running for more.
+ * webhook, the conversation printed, then how to go on: the dashboard's URL and admin token, a CLI
+ * line and a curl line that work as printed. It keeps running until Ctrl-C.
+ *
+ * PORT (default 8787) and STATE_DIR (default .wrangler/state) move the worker and its storage.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,6 +16,7 @@ import { startScriptedLlm } from "../scripted-llm/server.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const PORT = Number(process.env.PORT ?? 8787);
+const STATE_DIR = process.env.STATE_DIR ?? join(ROOT, ".wrangler/state");
 const URL_BASE = `http://127.0.0.1:${PORT}`;
 const AGENT_ID = "pi-1";
 const children: ChildProcess[] = [];
@@ -76,8 +80,8 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 async function main(): Promise<void> {
-  const apiToken = process.env.API_TOKEN ?? `api-${randomBytes(12).toString("hex")}`;
-  const adminToken = process.env.ADMIN_TOKEN ?? `admin-${randomBytes(12).toString("hex")}`;
+  const apiToken = process.env.API_TOKEN || `api-${randomBytes(12).toString("hex")}`;
+  const adminToken = process.env.ADMIN_TOKEN || `admin-${randomBytes(12).toString("hex")}`;
   const deviceToken = `dev-${randomBytes(12).toString("hex")}`;
 
   let baseURL = process.env.OPENAI_BASE_URL;
@@ -112,7 +116,7 @@ async function main(): Promise<void> {
       "--port",
       String(PORT),
       "--persist-to",
-      join(ROOT, ".wrangler/state"),
+      STATE_DIR,
       "--show-interactive-dev-session=false",
       "--log-level",
       "warn",
@@ -185,14 +189,28 @@ async function main(): Promise<void> {
   }
   say(`< assistant (${reply.status}, ${reply.iterations} LLM calls): ${reply.reply ?? "(no reply)"}`);
   say();
-  say("Running. Send more with:");
-  say(`  curl -s -X POST '${URL_BASE}/v1/messages?wait=60' -H 'authorization: Bearer ${apiToken}' \\`);
+  howToGoOn(reply.conversation_id, {
+    admin: process.env.ADMIN_TOKEN ? '"$ADMIN_TOKEN"' : adminToken,
+    api: process.env.API_TOKEN ? '"$API_TOKEN"' : apiToken,
+    adminShown: process.env.ADMIN_TOKEN ? "the ADMIN_TOKEN you set" : adminToken,
+  });
+}
+
+/**
+ * What to do next, each line usable exactly as printed. The tokens are this run's random, local
+ * ones (printed, so the dashboard can be opened); tokens the user set are referred to, never echoed.
+ */
+function howToGoOn(conversationId: string, tokens: { admin: string; api: string; adminShown: string }): void {
+  say("Running. Open the dashboard, or send more from another terminal in this folder:");
+  say(`  Dashboard    ${URL_BASE}/`);
+  say(`  Admin token  ${tokens.adminShown}   (the dashboard's login)`);
   say(
-    `       -H 'content-type: application/json' -d '{"agent_id":"${AGENT_ID}","text":"list the files in the workspace"}'`,
+    `  CLI          npx edgeloop send "read README.txt" --agent ${AGENT_ID} --wait --url ${URL_BASE} --token ${tokens.api}`,
   );
-  say(
-    `Conversation: curl -s ${URL_BASE}/v1/conversations/${reply.conversation_id} -H 'authorization: Bearer ${apiToken}'`,
-  );
+  say(`               npx edgeloop status --url ${URL_BASE} --admin-token ${tokens.admin}`);
+  say(`  curl         curl -s -X POST '${URL_BASE}/v1/messages?wait=60' -H "authorization: Bearer ${tokens.api}" \\`);
+  say(`                 -H 'content-type: application/json' -d '{"agent_id":"${AGENT_ID}","text":"read README.txt"}'`);
+  say(`  This one     npx edgeloop conversations ${conversationId} --url ${URL_BASE} --token ${tokens.api}`);
   say("Ctrl-C to stop.");
 }
 
