@@ -114,8 +114,8 @@ export class ConversationStore {
       this.persistedCalls = { message_id: state.run.message_id, count: state.run.tool_calls.length };
     }
     const compaction = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'compaction'").toArray()[0];
-    state.compaction = compaction ? (JSON.parse(compaction.v) as Compaction) : null;
-    this.persistedCompaction = compactionKey(state.compaction);
+    if (compaction) state.compaction = JSON.parse(compaction.v) as Compaction | null;
+    this.persistedCompaction = compactionKey(state.compaction ?? null);
     const tools = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'tools'").toArray()[0];
     state.tools = tools ? (JSON.parse(tools.v) as LoopState["tools"]) : (state.tools ?? []);
     this.persistedTools = state.tools;
