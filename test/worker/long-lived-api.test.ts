@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
 import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
 
-const json = (body: unknown, headers = API) => ({
+const json = (body: unknown, headers: Record<string, string> = API) => ({
   method: "POST",
   headers: { "content-type": "application/json", ...headers },
   body: JSON.stringify(body),

@@ -1,4 +1,5 @@
 import { CHARTS_JS } from "./client-charts.js";
+import { LONG_LIVED_JS } from "./client-long-lived.js";
 import { PANELS_JS } from "./client-panels.js";
 import { TIMELINE_JS } from "./client-timeline.js";
 
@@ -98,7 +99,7 @@ export const DASHBOARD_JS = String.raw`"use strict";
     host.appendChild(el("span", { "class": "dot" + (ok ? " on" : ""), "aria-hidden": "true" }));
     host.appendChild(document.createTextNode(text));
   }
-${PANELS_JS}${TIMELINE_JS}${CHARTS_JS}
+${PANELS_JS}${TIMELINE_JS}${CHARTS_JS}${LONG_LIVED_JS}
   // ---- polling ------------------------------------------------------------------------------
   function refreshDevices() {
     return api("/v1/devices").then(function (r) {
