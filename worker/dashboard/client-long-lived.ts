@@ -20,7 +20,6 @@ export const LONG_LIVED_HTML = `
     <div id="rules"><p class="empty">Loading…</p></div>
   </section>`;
 
-// biome-ignore lint/complexity/noUselessStringRaw: raw like the rest of the script, so a "\n" stays as written
 export const LONG_LIVED_JS = String.raw`
   // ---- schedules ----------------------------------------------------------------------------
   function scheduleWhen(s) {
