@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
@@ -55,28 +56,30 @@ const userTexts = async (conversationId: string, text: string) =>
   ).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const RULES: ScriptRuleInput[] = [
+  {
+    match: "^\\[edgeloop\\] Summarise",
+    turns: [{ content: "Summary: the user ran numbered turns; each echoed a long text." }],
+  },
+  {
+    match: "^turn (\\d+)",
+    turns: [
+      { tool_calls: [{ name: "echo", arguments: { text: `{{match_1}} ${FILLER}` } }] },
+      { content: "done {{match_1}}" },
+    ],
+  },
+  { match: "^scheduled ping", turns: [{ content: "pong" }] },
+  { match: "^slow ping", turns: [{ content: "slow pong", delay_ms: 5000 }] },
+  {
+    match: "^say hello",
+    turns: [{ tool_calls: [{ name: "hello", arguments: {} }] }, { content: "it said {{last_tool_result}}" }],
+  },
+];
+
 beforeAll(async () => {
   llm = await startScriptedLlm({
     port: 0,
-    rules: [
-      {
-        match: "^\\[edgeloop\\] Summarise",
-        turns: [{ content: "Summary: the user ran numbered turns; each echoed a long text." }],
-      },
-      {
-        match: "^turn (\\d+)",
-        turns: [
-          { tool_calls: [{ name: "echo", arguments: { text: `{{match_1}} ${FILLER}` } }] },
-          { content: "done {{match_1}}" },
-        ],
-      },
-      { match: "^scheduled ping", turns: [{ content: "pong" }] },
-      { match: "^slow ping", turns: [{ content: "slow pong", delay_ms: 5000 }] },
-      {
-        match: "^say hello",
-        turns: [{ tool_calls: [{ name: "hello", arguments: {} }] }, { content: "it said {{last_tool_result}}" }],
-      },
-    ],
+    rules: RULES,
   });
   worker = await startLocalWorker({ vars: vars(llm.url) });
   agent = await startAgent({
@@ -132,6 +135,56 @@ describe("compaction", () => {
       for (const c of m.tool_calls ?? []) calls.add(c.id);
       if (m.role === "tool") expect(calls.has(m.tool_call_id!)).toBe(true);
     }
+  });
+});
+
+describe("compaction across a restart", () => {
+  it("a kill during the summary call makes the summary call again, once, and the turn completes", async () => {
+    // Slow summaries for this test only (the first matching rule wins).
+    llm.setRules([
+      { match: "^\\[edgeloop\\] Summarise", turns: [{ content: "Summary: kturns so far.", delay_ms: 3000 }] },
+      {
+        match: "^kturn (\\d+)",
+        turns: [
+          { tool_calls: [{ name: "echo", arguments: { text: `{{match_1}} ${FILLER}` } }] },
+          { content: "kdone {{match_1}}" },
+        ],
+      },
+      ...RULES,
+    ]);
+    const summaries = () =>
+      llm.requests().filter((r) => {
+        const text = JSON.stringify((r.body as { messages: unknown }).messages);
+        return text.includes("[edgeloop] Summarise") && text.includes("USER: kturn");
+      }).length;
+    const conversation_id = `kill-${Date.now()}`;
+    let n = 0;
+    let accepted: { conversation_id: string; message_id: string } | null = null;
+    while (summaries() === 0 && n < 20) {
+      n += 1;
+      accepted = (await sendMessage(worker.url, { agent_id: AGENT, conversation_id, text: `kturn ${n}` })).body;
+      await waitUntil(
+        async () => ({ s: summaries(), c: await getConversation(worker.url, conversation_id) }),
+        (v) => v.s > 0 || v.c.messages.at(-1)?.content === `kdone ${n}`,
+        { what: `turn ${n} or its summary call` },
+      );
+    }
+    expect(summaries()).toBe(1);
+    await worker.kill(); // the summary call is still being answered (3 s)
+    worker = await startLocalWorker({ vars: vars(llm.url), persistDir: worker.persistDir, port: worker.port });
+    const done = await waitUntil(
+      () => getConversation(worker.url, conversation_id),
+      (c) => c.messages.at(-1)?.content === `kdone ${n}`,
+      { timeoutMs: 60_000, what: "the turn after the restart" },
+    );
+    expect(accepted).not.toBeNull();
+    expect(summaries()).toBe(2);
+    const view = await api<{ compactions: unknown[] }>("GET", `/v1/conversations/${conversation_id}`);
+    expect(view.body.compactions).toHaveLength(1);
+    expect(done.messages.filter((m) => m.role === "user")).toHaveLength(n);
+    await sleep(3500); // nothing else is asked for afterwards
+    expect(summaries()).toBe(2);
+    llm.setRules(RULES);
   });
 });
 
