@@ -143,12 +143,13 @@ export function beforeModelCall(state: LoopState, effects: Effect[], event: Loop
   if (!run?.awaiting_llm || run.compacting || event.type === "compacted" || event.type === "compaction_failed") return;
   const index = effects.findIndex((e) => e.type === "call_llm" && e.call_id === run.awaiting_llm);
   if (index < 0) return;
+  const window = state.config.context_tokens;
+  // No window, no compaction: not even the estimate is needed.
+  if (window === null) return;
   const call = effects[index] as Extract<Effect, { type: "call_llm" }>;
   const tools = call.with_tools ? toolsTokens(state.tools) : 0;
   const raw = estimateTokens(modelMessages(state)) + tools;
   run.estimate = raw;
-  const window = state.config.context_tokens;
-  if (window === null) return;
   const threshold = window * state.config.compact_at;
   if (calibrated(state, raw) <= threshold) return;
   const ratio = state.token_ratio ?? 1;
