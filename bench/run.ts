@@ -13,6 +13,7 @@ import type { ScenarioResult } from "./lib/result.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
 import { fleetLoad } from "./scenarios/fleet-load.js";
 import { largeResults } from "./scenarios/large-results.js";
+import { longConversation } from "./scenarios/long-conversation.js";
 import { parallelCalls } from "./scenarios/parallel-calls.js";
 import { resume } from "./scenarios/resume.js";
 import { stepOverhead } from "./scenarios/step-overhead.js";
@@ -30,6 +31,8 @@ const SCENARIOS: Scenario[] = [
   { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
   { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
+  // Its own worker and model: a small context window the others must not have.
+  { id: "long_conversation", run: longConversation, limitMs: { quick: 60_000, full: 600_000 } },
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },
 ];
 

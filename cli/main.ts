@@ -6,6 +6,8 @@ import { answerCommand, decideCommand } from "./commands/decide.js";
 import { devicesCommand } from "./commands/devices.js";
 import { logsCommand } from "./commands/logs.js";
 import { metricsCommand } from "./commands/metrics.js";
+import { rulesCommand } from "./commands/rules.js";
+import { schedulesCommand } from "./commands/schedules.js";
 import { sendCommand } from "./commands/send.js";
 import { statusCommand } from "./commands/status.js";
 import { tokensCommand } from "./commands/tokens.js";
@@ -22,6 +24,8 @@ const COMMANDS: Command[] = [
   tokensCommand,
   decideCommand,
   answerCommand,
+  schedulesCommand,
+  rulesCommand,
 ];
 
 function usage(): string {

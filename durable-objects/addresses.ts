@@ -1,4 +1,5 @@
 import type { DurableObject } from "cloudflare:workers";
+import type { ApprovalRulesDO } from "./approval-rules/approval-rules-do.js";
 import type { DurableObjectBindings } from "./bindings.js";
 import type { ConversationRpc } from "./conversation/conversation-rpc.js";
 import type { DeviceHubRpc } from "./device-hub/device-hub-rpc.js";
@@ -8,6 +9,7 @@ import type { LimiterDO } from "./front-door/limiter-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
 import type { RegistryDO } from "./registry/registry-do.js";
+import type { SchedulerRpc } from "./scheduler/scheduler-rpc.js";
 
 /**
  * Where each Durable Object lives: the one place that turns a name into a stub, so every caller
@@ -69,3 +71,9 @@ export function allMetricsShards(env: MetricsBindings) {
   const ns = env.METRICS_SHARD;
   return ns ? Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(ns, i)) : [];
 }
+
+/** The deployment's approval rules. */
+export const approvalRulesOf = (env: Bindings<"APPROVAL_RULES">) => stub<ApprovalRulesDO>(env.APPROVAL_RULES, "global");
+
+/** The deployment's schedules. */
+export const schedulerOf = (env: Bindings<"SCHEDULER">) => stub<SchedulerRpc>(env.SCHEDULER, "global");

@@ -13,4 +13,8 @@ export interface DurableObjectBindings {
   METRICS_SHARD?: DurableObjectNamespace;
   /** how many shards hold the loop metrics and the conversation index (default 8) */
   METRICS_SHARDS?: string;
+  /** the deployment's remembered approval decisions (one object) */
+  APPROVAL_RULES: DurableObjectNamespace;
+  /** the deployment's schedules (one object) */
+  SCHEDULER: DurableObjectNamespace;
 }

@@ -3,7 +3,8 @@
  * replay from any point.
  */
 export type ConversationEventData =
-  | { type: "message_start"; message_id: string; text: string }
+  /** `schedule_id`: the message is a run of that schedule */
+  | { type: "message_start"; message_id: string; text: string; schedule_id?: string }
   | { type: "message_delta"; delta: string }
   | { type: "message_end"; iteration: number; content: string | null; tool_calls: number }
   | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: unknown }
@@ -17,6 +18,15 @@ export type ConversationEventData =
     }
   | { type: "approval_required"; toolCallId: string; toolName: string; args: unknown }
   | { type: "question"; toolCallId: string; question: string }
+  /** older turns were replaced by a summary in the model's view (the history keeps them) */
+  | {
+      type: "compaction";
+      messages_summarized: number;
+      tokens_before: number;
+      tokens_after: number;
+      /** the summary call failed: the model call went ahead with the whole view */
+      error?: string;
+    }
   | {
       type: "conversation_end";
       message_id: string;

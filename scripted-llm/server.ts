@@ -167,7 +167,8 @@ async function chatCompletions(state: ServerState, req: IncomingMessage, res: Se
     id: `chatcmpl-scripted-${state.responses}`,
     model: typeof request.model === "string" ? request.model : "scripted",
     created: Math.floor(Date.now() / 1000),
-    promptTokens: Math.max(1, Math.ceil(JSON.stringify(request.messages).length / 4)),
+    // Like real providers, the prompt count includes the tool definitions sent with the messages.
+    promptTokens: Math.max(1, Math.ceil((JSON.stringify(request.messages).length + toolsLength(request.tools)) / 4)),
     includeUsage: streamOptions?.include_usage === true,
   };
   if (request.stream !== true) return sendJson(res, 200, completionBody(resolved, meta));
@@ -181,6 +182,10 @@ async function chatCompletions(state: ServerState, req: IncomingMessage, res: Se
     await sleep(i === 0 && resolved.quirks.stall_after_first_chunk_ms ? resolved.quirks.stall_after_first_chunk_ms : 0);
   }
   res.end("data: [DONE]\n\n");
+}
+
+function toolsLength(tools: unknown): number {
+  return Array.isArray(tools) && tools.length > 0 ? JSON.stringify(tools).length : 0;
 }
 
 function parseRulesOrThrow(rules: ScriptRuleInput[]): ScriptRule[] {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { problemResponse } from "../runtime/problem.js";
 import type { Env } from "./env.js";
+import { approvalRules } from "./routes/approval-rules.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
@@ -8,6 +9,7 @@ import { devices } from "./routes/devices.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
+import { schedules } from "./routes/schedules.js";
 
 export const app = new Hono<{ Bindings: Env }>();
 
@@ -18,6 +20,8 @@ app.route("/v1/devices", devices);
 app.route("/v1/audit", audit);
 app.route("/v1/limits", limits);
 app.route("/v1/metrics", metrics);
+app.route("/v1/schedules", schedules);
+app.route("/v1/approval-rules", approvalRules);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

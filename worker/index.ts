@@ -1,5 +1,6 @@
 import { app } from "./app.js";
 
+export { ApprovalRulesDO } from "../durable-objects/approval-rules/approval-rules-do.js";
 export { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
 export { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
 export { CountersDO } from "../durable-objects/front-door/counters-do.js";
@@ -7,5 +8,6 @@ export { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";
 export { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
 export { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 export { RegistryDO } from "../durable-objects/registry/registry-do.js";
+export { SchedulerDO } from "./scheduler-do.js";
 
 export default app;

@@ -1,7 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
-import { hubFor } from "../addresses.js";
+import { approvalRulesOf, hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
@@ -16,6 +17,7 @@ import type {
 import { type ConversationVars, conversationSettings } from "./conversation-settings.js";
 import { ConversationStore } from "./conversation-store.js";
 import { conversationView, waitReplyView } from "./conversation-views.js";
+import { mayNeedApproval } from "./core/approval-rules.js";
 import { advance, initialState, type LoopEvent, type LoopState } from "./core/index.js";
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
@@ -116,22 +118,42 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       });
       if (input.parent) this.store.putValue("parent", input.parent);
     }
+    // Remembered approval decisions matter only when a tool may ask for approval.
+    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
+      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
+      : undefined;
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
+    const { context_tokens, compact_at, keep_recent_turns } = settings.value.loop;
+    // The context settings follow the deployment's vars, so a conversation of months sees a new model's window.
+    const context = { compact_at, keep_recent_turns, ...(context_tokens !== undefined ? { context_tokens } : {}) };
     this.apply({
       type: "user_message",
       message_id: input.message_id,
       text: input.text,
       tools,
-      ...(input.options ? { config: input.options } : {}),
+      config: { ...definedOnly(context), ...(input.options ?? {}) },
+      ...(rules ? { approval_rules: rules } : {}),
+      ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
     });
     return { ok: true };
   }
 
-  async approve(toolCallId: string, approve: boolean, reason?: string): Promise<FoundApplied> {
+  async approve(
+    toolCallId: string,
+    approve: boolean,
+    reason?: string,
+    rule?: ApprovalRuleMatch,
+  ): Promise<FoundApplied> {
     const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
     if (!call) return { found: false, applied: false };
     const applied = call.state === "awaiting_approval";
-    this.apply({ type: "approval", tool_call_id: toolCallId, approve, ...(reason ? { reason } : {}) });
+    this.apply({
+      type: "approval",
+      tool_call_id: toolCallId,
+      approve,
+      ...(reason ? { reason } : {}),
+      ...(rule ? { rule } : {}),
+    });
     return { found: true, applied };
   }
 
@@ -157,7 +179,13 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async getConversation(): Promise<ConversationView | null> {
     this.writeWaiting();
-    return this.state ? conversationView(this.state) : null;
+    return this.state ? { ...conversationView(this.state), compactions: this.store.compactions() } : null;
+  }
+
+  async messageState(messageId: string): Promise<"running" | "queued" | "done"> {
+    this.writeWaiting();
+    if (this.state?.run?.message_id === messageId) return "running";
+    return this.state?.queue.some((q) => q.message_id === messageId) ? "queued" : "done";
   }
 
   async getEvents(afterSeq = 0, limit = 1000): Promise<ConversationEvent[]> {
@@ -298,4 +326,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (times.length === 0) return;
     await this.alarms.atMost(Math.min(...times));
   }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

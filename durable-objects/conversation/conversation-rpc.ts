@@ -1,6 +1,7 @@
+import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import type { ParentLink } from "./conversation-store.js";
-import type { FinishedReply, LoopConfig, LoopState } from "./core/index.js";
+import type { Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
 import type { ReplyTarget } from "./reply-delivery.js";
 
 /**
@@ -10,14 +11,16 @@ import type { ReplyTarget } from "./reply-delivery.js";
  */
 export interface ConversationRpc {
   postMessage(input: PostMessageInput): Promise<PostMessageAnswer>;
-  /** A person's decision on an approval-required call. */
-  approve(toolCallId: string, approve: boolean, reason?: string): Promise<FoundApplied>;
+  /** A person's decision on an approval-required call; with `rule`, remembered for later calls. */
+  approve(toolCallId: string, approve: boolean, reason?: string, rule?: ApprovalRuleMatch): Promise<FoundApplied>;
   /** The user's answer to a `question` call. */
   answer(toolCallId: string, text: string): Promise<FoundApplied>;
   getCanvas(): Promise<StoredCanvas | null>;
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
   getConversation(): Promise<ConversationView | null>;
+  /** Whether a message is being answered, waits in the queue, or is done (or unknown). */
+  messageState(messageId: string): Promise<"running" | "queued" | "done">;
   getEvents(afterSeq?: number, limit?: number): Promise<ConversationEvent[]>;
   cancel(reason?: string): Promise<{ found: boolean; cancelled: boolean }>;
   deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
@@ -40,6 +43,8 @@ export type PostMessageInput = {
   reply?: ReplyTarget;
   /** routed through a pool: the conversation may move to the device the pool picked now */
   rebind?: boolean;
+  /** the message is a run of this schedule (the message_start event names it) */
+  schedule_id?: string;
 };
 
 /** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
@@ -57,4 +62,6 @@ export type ConversationView = {
   replies: FinishedReply[];
   pending_tool_calls: { id: string; name: string; state: string; args: Record<string, unknown> | null }[];
   queued_messages: number;
+  /** older turns summarized in the model's view, oldest first; `messages` keeps the full history */
+  compactions?: Compaction[];
 };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js";
+import { CompactionVarsSchema, compactionConfig } from "./compaction-settings.js";
 import type { LoopConfig } from "./core/loop-config.js";
 import { DEFAULT_REDACT_PATTERNS } from "./core/loop-config.js";
 
@@ -44,7 +45,7 @@ const LoopVarsSchema = z.object({
   QUESTION_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000).optional(),
 });
 
-const ConversationVarsSchema = LoopVarsSchema.extend({
+const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape).extend({
   WEBHOOK_TOOLS: z.string().optional(),
   ALLOW_HTTP_WEBHOOK_TOOLS: z.string().optional(),
   REPLY_SIGNING_SECRET: z.string().optional(),
@@ -74,7 +75,7 @@ export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<C
   return {
     ok: true,
     value: {
-      loop: loopConfig(v),
+      loop: { ...loopConfig(v), ...compactionConfig(v) },
       webhookTools: webhooks.tools,
       allowHttpWebhookTools: v.ALLOW_HTTP_WEBHOOK_TOOLS === "true",
       replySigningSecret: v.REPLY_SIGNING_SECRET ?? v.WEBHOOK_SECRETS[0]?.secret ?? null,

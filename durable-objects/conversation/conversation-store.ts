@@ -1,6 +1,6 @@
 import type { ConversationEvent, ConversationEventData, ToolOutcome } from "../../protocol/index.js";
 import type { RunRecord } from "../metrics/aggregate.js";
-import type { ChatMessage, Effect, LoopState } from "./core/index.js";
+import type { ChatMessage, Compaction, Effect, LoopState } from "./core/index.js";
 import { frozenJson } from "./llm/index.js";
 
 /** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
@@ -27,7 +27,10 @@ export type DeliverReply = { type: "deliver_reply"; key: string; url: string; pa
 
 /** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
 export type OutboundEffect =
-  | Extract<Effect, { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" }>
+  | Extract<
+      Effect,
+      { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" | "compact" | "record_denial" }
+    >
   | NotifyParent
   | RecordMetrics
   | DeliverReply;
@@ -43,6 +46,8 @@ export class ConversationStore {
   /** which run's call summaries the run_calls table holds, and how many */
   private persistedCalls: { message_id: string | null; count: number } = { message_id: null, count: 0 };
   private persistedReplies: { count: number; last: string | null } = { count: -1, last: null };
+  /** the compaction the model's view is built from; written (and listed) when it is replaced */
+  private persistedCompaction: string | null = null;
   /** effects finished in memory, marked done in SQLite with the next state write */
   private readonly finishedLater = new Set<number>();
   /**
@@ -70,6 +75,8 @@ export class ConversationStore {
     sql.exec("CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(id, next_at) WHERE done = 0");
     sql.exec("CREATE TABLE IF NOT EXISTS deadlines (key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
     sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    // Every compaction so far, for GET /v1/conversations/:id (the view uses only the latest).
+    sql.exec("CREATE TABLE IF NOT EXISTS compactions (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
   }
 
   /** Small JSON values beside the loop state: built-ins' data (todos, canvas), the parent link. */
@@ -106,6 +113,9 @@ export class ConversationStore {
         .map((r) => JSON.parse(r.json) as NonNullable<LoopState["run"]>["tool_calls"][number]);
       this.persistedCalls = { message_id: state.run.message_id, count: state.run.tool_calls.length };
     }
+    const compaction = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'compaction'").toArray()[0];
+    if (compaction) state.compaction = JSON.parse(compaction.v) as Compaction | null;
+    this.persistedCompaction = compactionKey(state.compaction ?? null);
     const tools = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'tools'").toArray()[0];
     state.tools = tools ? (JSON.parse(tools.v) as LoopState["tools"]) : (state.tools ?? []);
     this.persistedTools = state.tools;
@@ -125,7 +135,7 @@ export class ConversationStore {
   saveState(state: LoopState): void {
     for (const id of this.finishedLater) this.finishOutbox(id);
     this.finishedLater.clear();
-    const { messages, tools, replies, run, ...rest } = state;
+    const { messages, tools, replies, run, compaction, ...rest } = state;
     const runRow = run ? (({ tool_calls: _calls, ...r }) => r)(run) : null;
     this.sql.exec(
       "INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
@@ -158,11 +168,29 @@ export class ConversationStore {
       );
       this.persistedTools = tools;
     }
+    // The summary can be kilobytes: written when a compaction replaces it, not with every step.
+    const key = compactionKey(compaction ?? null);
+    if (key !== this.persistedCompaction) {
+      this.sql.exec(
+        "INSERT INTO kv (k, v) VALUES ('compaction', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+        JSON.stringify(compaction ?? null),
+      );
+      if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
+      this.persistedCompaction = key;
+    }
     for (let i = this.persistedMessages; i < messages.length; i++) {
       // The same JSON the model requests are built from: each message is serialized once.
       this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, frozenJson(messages[i]!));
     }
     this.persistedMessages = messages.length;
+  }
+
+  /** Every compaction, oldest first. */
+  compactions(): Compaction[] {
+    return this.sql
+      .exec<{ json: string }>("SELECT json FROM compactions ORDER BY seq")
+      .toArray()
+      .map((r) => JSON.parse(r.json) as Compaction);
   }
 
   appendEvent(event: ConversationEventData, at: number): ConversationEvent {
@@ -300,7 +328,14 @@ export class ConversationStore {
     this.persistedTools = null;
     this.persistedCalls = { message_id: null, count: 0 };
     this.persistedReplies = { count: -1, last: null };
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'compaction'").toArray()[0];
+    this.persistedCompaction = compactionKey(row ? (JSON.parse(row.v) as Compaction | null) : null);
   }
+}
+
+/** A compaction is never changed once made: when and where it cut tell it apart. */
+function compactionKey(c: Compaction | null): string | null {
+  return c ? `${c.at}:${c.upto}` : null;
 }
 
 export function outboxKey(effect: OutboundEffect): string {
@@ -319,5 +354,9 @@ export function outboxKey(effect: OutboundEffect): string {
       return `metrics:${effect.message_id}`;
     case "deliver_reply":
       return `deliver:${effect.key}`;
+    case "compact":
+      return `compact:${effect.call_id}`;
+    case "record_denial":
+      return `denial:${effect.request_id}`;
   }
 }

@@ -3,6 +3,7 @@ import { conversationFor, hubFor, metricsShardFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
 import { runBuiltin } from "./builtin-runner.js";
+import { summarize } from "./compaction-call.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
@@ -112,6 +113,18 @@ export class EffectRunner {
       }
       case "deliver_reply":
         return this.deliverReply(id, effect);
+      case "compact": {
+        const event = await summarize(state, this.store, this.modelCalls, effect);
+        // Cancelled meanwhile, or already applied (a re-driven row): nothing waits for it.
+        if (this.host.state.run?.compacting?.call_id !== effect.call_id) return this.store.finishOutbox(id);
+        return this.host.apply(event, id);
+      }
+      case "record_denial": {
+        const { type: _type, ...denial } = effect;
+        await hubFor(this.env, state.agent_id).recordDenial({ ...denial, conversation_id: state.conversation_id });
+        this.store.finishOutbox(id);
+        return;
+      }
       case "record_metrics": {
         const shard = metricsShardFor(this.env, state.conversation_id);
         if (shard) {
@@ -192,5 +205,6 @@ function dispatchCommand(state: LoopState, effect: DispatchEffect): DispatchComm
     tool: effect.tool,
     parameters: effect.parameters,
     timeout_ms: effect.timeout_ms,
+    ...(effect.approval ? { approval: effect.approval } : {}),
   };
 }

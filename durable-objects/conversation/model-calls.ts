@@ -1,5 +1,6 @@
 import { toOpenAITool } from "../../protocol/index.js";
-import type { LoopState } from "./core/index.js";
+import { modelMessages } from "./core/compaction.js";
+import type { ChatMessage, LoopState } from "./core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
 import { type ModelVars, modelSettings } from "./model-settings.js";
 
@@ -49,7 +50,22 @@ export class ModelCalls {
     return settings.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${settings.error}`;
   }
 
+  /** A compaction's summary call: no tools, and its text is not streamed to the conversation's clients. */
+  summarize(callId: string, messages: ChatMessage[]): Promise<LlmResult> | null {
+    return this.request(callId, messages, [], null);
+  }
+
   private start(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
+    // The model's view: after a compaction, the summary and the latest turns (compaction.ts).
+    return this.request(callId, modelMessages(state), withTools ? apiTools(state.tools) : [], this.onDelta);
+  }
+
+  private request(
+    callId: string,
+    messages: ChatMessage[],
+    tools: ReturnType<typeof apiTools>,
+    onDelta: ((delta: string) => void) | null,
+  ): Promise<LlmResult> | null {
     const settings = modelSettings(this.env);
     if (!settings.ok || !settings.value.baseURL) return null;
     const s = settings.value;
@@ -62,11 +78,11 @@ export class ModelCalls {
         timeoutMs: s.timeoutMs,
         toolProtocol: s.toolProtocol,
       },
-      { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
+      { messages, tools },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
         // Stored as events (not loop state), a few times a second: see DeltaBuffer.
-        onDelta: this.onDelta,
+        ...(onDelta ? { onDelta } : {}),
       },
     );
   }

@@ -1,5 +1,6 @@
 import type { ToolOutcome } from "../../protocol/index.js";
 import type { ToolStatsInput } from "../metrics/tool-metrics.js";
+import { hasColumn } from "./ledger.js";
 import { redact } from "./redact.js";
 
 /** One tool invocation as the audit log keeps it, with the ids that tie it to its conversation and command. */
@@ -8,18 +9,33 @@ export type AuditEntry = {
   agent_id: string;
   tool: string;
   parameters: Record<string, unknown>;
-  result: "success" | "error";
+  /** blocked: an approval decision stopped the call before it reached the device */
+  result: "success" | "error" | "blocked";
   error_type: string | null;
   exit_code: number | null;
   elapsed_ms: number | null;
   request_id: string;
   conversation_id: string;
+  /** who let an approval-required call run or blocked it: "person", "timeout", "rule:<id>"; null = no approval needed */
+  approval: string | null;
+  /** why a blocked call was blocked */
+  reason?: string;
 };
 
 /** Per-tool numbers from this hub's audit rows; merged across devices by the metrics route. */
 export type ToolStats = ToolStatsInput;
 
 export type AuditQuery = { tool?: string; since?: number; limit: number };
+
+/** A device call an approval decision blocked, as the conversation reports it. */
+export type DenialRecord = {
+  request_id: string;
+  conversation_id: string;
+  tool: string;
+  parameters: Record<string, unknown>;
+  decided_by: string;
+  reason: string;
+};
 
 type Row = {
   ts: number;
@@ -32,6 +48,8 @@ type Row = {
   elapsed_ms: number | null;
   request_id: string;
   conversation_id: string;
+  approval: string | null;
+  error: string | null;
 };
 
 /** One row per finished tool invocation, in the device's hub; parameters redacted before storing. */
@@ -42,15 +60,10 @@ export class AuditLog {
       parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER, elapsed_ms REAL,
       request_id TEXT NOT NULL, conversation_id TEXT NOT NULL)`);
     sql.exec("CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts)");
-    // Added after the first release: the error text, for "last error" in the tool metrics.
-    if (
-      !sql
-        .exec<{ name: string }>("PRAGMA table_info(audit)")
-        .toArray()
-        .some((c) => c.name === "error")
-    ) {
-      sql.exec("ALTER TABLE audit ADD COLUMN error TEXT");
-    }
+    // Added after the first release: the error text, for "last error" in the tool metrics, and
+    // who approved or blocked the call.
+    if (!hasColumn(sql, "audit", "error")) sql.exec("ALTER TABLE audit ADD COLUMN error TEXT");
+    if (!hasColumn(sql, "audit", "approval")) sql.exec("ALTER TABLE audit ADD COLUMN approval TEXT");
   }
 
   /** Per-tool metrics (count, success rate, latency), from the audit rows since `since` (newest 5000 per tool for latency). */
@@ -64,7 +77,8 @@ export class AuditLog {
         ts: number;
         error: string | null;
       }>(
-        "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? ORDER BY ts DESC LIMIT 50000",
+        // Blocked calls never ran: they are not the tool's successes or failures.
+        "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? AND result != 'blocked' ORDER BY ts DESC LIMIT 50000",
         since,
       )
       .toArray();
@@ -111,11 +125,12 @@ export class AuditLog {
     outcome: ToolOutcome;
     request_id: string;
     conversation_id: string;
+    approval?: string | null;
   }): void {
     const o = e.outcome;
     this.sql.exec(
-      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error, approval)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       e.ts,
       e.agent_id,
       e.tool,
@@ -127,6 +142,32 @@ export class AuditLog {
       e.request_id,
       e.conversation_id,
       o.status === "error" ? o.error.slice(0, 500) : null,
+      e.approval ?? null,
+    );
+  }
+
+  /** Whether a row for this request was written in the last day (a denial reported twice after a restart). */
+  hasRequest(requestId: string): boolean {
+    return (
+      this.sql
+        .exec("SELECT 1 FROM audit WHERE ts >= ? AND request_id = ? LIMIT 1", Date.now() - 86_400_000, requestId)
+        .toArray().length > 0
+    );
+  }
+
+  /** A call an approval decision blocked: it never reached the device, but the log says who stopped it. */
+  recordDenial(e: DenialRecord & { ts: number; agent_id: string }): void {
+    this.sql.exec(
+      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error, approval)
+       VALUES (?, ?, ?, ?, 'blocked', NULL, NULL, NULL, ?, ?, ?, ?)`,
+      e.ts,
+      e.agent_id,
+      e.tool,
+      JSON.stringify(redact(e.parameters)),
+      e.request_id,
+      e.conversation_id,
+      e.reason.slice(0, 500),
+      e.decided_by,
     );
   }
 
@@ -163,11 +204,13 @@ function toEntry(r: Row): AuditEntry {
     agent_id: r.agent_id,
     tool: r.tool,
     parameters: JSON.parse(r.parameters) as Record<string, unknown>,
-    result: r.result as "success" | "error",
+    result: r.result as AuditEntry["result"],
     error_type: r.error_type,
     exit_code: r.exit_code,
     elapsed_ms: r.elapsed_ms,
     request_id: r.request_id,
     conversation_id: r.conversation_id,
+    approval: r.approval ?? null,
+    ...(r.result === "blocked" && r.error ? { reason: r.error } : {}),
   };
 }

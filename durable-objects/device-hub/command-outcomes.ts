@@ -35,6 +35,7 @@ export class CommandOutcomes {
       outcome,
       request_id: row.request_id,
       conversation_id: row.conversation_id,
+      approval: row.approval ?? null,
     });
     return true;
   }

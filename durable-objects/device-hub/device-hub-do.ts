@@ -17,7 +17,7 @@ import { conversationFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import { type AuditEntry, AuditLog, type AuditQuery, type ToolStats } from "./audit-log.js";
+import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
 import { CLOSE } from "./close-codes.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
@@ -250,7 +250,18 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
       const deadline = now + cmd.timeout_ms + graceMs;
       const state = sent ? "sent" : "queued";
-      this.ledger.stage({ request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at: now });
+      const approval = cmd.approval ?? null;
+      this.ledger.stage({
+        request_id,
+        conversation_id,
+        tool_call_id,
+        tool,
+        frame,
+        state,
+        deadline,
+        created_at: now,
+        approval,
+      });
       answers.push({ accepted: true, state });
       earliestDeadline = Math.min(earliestDeadline, deadline);
     }
@@ -333,6 +344,11 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {
     return this.audit.query(q);
+  }
+
+  async recordDenial(d: DenialRecord): Promise<void> {
+    if (this.audit.hasRequest(d.request_id)) return; // a re-driven report
+    this.audit.recordDenial({ ...d, ts: Date.now(), agent_id: this.store.agentId() ?? "unknown" });
   }
 
   async toolMetrics(since: number): Promise<ToolStats[]> {

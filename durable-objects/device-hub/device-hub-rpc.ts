@@ -1,5 +1,5 @@
 import type { SkillManifest } from "../../protocol/index.js";
-import type { AuditEntry, AuditQuery, ToolStats } from "./audit-log.js";
+import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
 import type { DeviceRecord } from "./device-record.js";
 import type { IssuedToken, TokenInfo } from "./device-tokens.js";
 
@@ -21,6 +21,8 @@ export interface DeviceHubRpc {
   /** Revoke a token and close, at once, any socket that authenticated with it (4001). */
   revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }>;
   queryAudit(q: AuditQuery): Promise<AuditEntry[]>;
+  /** A call an approval decision blocked before it reached the device: an audit row, once per request id. */
+  recordDenial(d: DenialRecord): Promise<void>;
   toolMetrics(since: number): Promise<ToolStats[]>;
   /** Everything the alarm does, for a given `now` (tests pass a later one instead of waiting). */
   runChecks(now: number): Promise<void>;
@@ -33,6 +35,8 @@ export type DispatchCommand = {
   tool: string;
   parameters: Record<string, unknown>;
   timeout_ms: number;
+  /** who approved an approval-required call ("person", "rule:<id>"), for the audit log */
+  approval?: string;
 };
 
 export type DispatchAnswer = { accepted: boolean; state: string };

@@ -18,6 +18,8 @@ export type LedgerRow = {
   created_at: number;
   outcome: ToolOutcome | null;
   delivered: boolean;
+  /** who approved an approval-required call ("person", "rule:<id>"), for its audit row */
+  approval?: string | null;
 };
 
 /** A command as the hub first records it: no outcome yet, not delivered. */
@@ -34,6 +36,7 @@ type RawRow = {
   created_at: number;
   outcome: string | null;
   delivered: number;
+  approval: string | null;
 };
 
 /** Done and delivered commands are kept this long, so a late duplicate is recognised. */
@@ -66,6 +69,8 @@ export class Ledger {
       delivered INTEGER NOT NULL DEFAULT 0
     )`);
     sql.exec("CREATE INDEX IF NOT EXISTS ledger_open ON ledger(state, deadline)");
+    // Added after the first release: who approved the call, carried to its audit row.
+    if (!hasColumn(sql, "ledger", "approval")) sql.exec("ALTER TABLE ledger ADD COLUMN approval TEXT");
     // Done rows are kept an hour (to recognise late duplicates), so at a high call rate most rows
     // are done: the lookups made on every dispatch use partial indexes over the few that are not.
     sql.exec("CREATE INDEX IF NOT EXISTS ledger_pending ON ledger(deadline) WHERE state != 'done'");
@@ -109,8 +114,8 @@ export class Ledger {
   /** A request id already known is left as it is: a re-dispatch changes nothing. */
   private insertRow(row: NewCommand): void {
     const cursor = this.sql.exec(
-      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
+      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at, approval)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING`,
       row.request_id,
       row.conversation_id,
       row.tool_call_id,
@@ -119,6 +124,7 @@ export class Ledger {
       row.state,
       row.deadline,
       row.created_at,
+      row.approval ?? null,
     );
     if (cursor.rowsWritten > 0 && row.state !== "done") this.openRows.set(row.request_id, newRow(row));
   }
@@ -210,6 +216,13 @@ export class Ledger {
       out[r.state] = r.n;
     return out;
   }
+}
+
+export function hasColumn(sql: SqlStorage, table: string, column: string): boolean {
+  return sql
+    .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+    .toArray()
+    .some((c) => c.name === column);
 }
 
 /** A command's row as first written: no outcome yet, not delivered. */

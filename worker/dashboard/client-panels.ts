@@ -44,10 +44,11 @@ export const PANELS_JS = String.raw`
   }
 
   // ---- pending approvals and questions ------------------------------------------------------
-  function decide(conversationId, callId, approve, reasonInput, host) {
+  function decide(conversationId, callId, approve, reasonInput, host, always) {
     var buttons = host.querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
     var body = { approve: approve };
+    if (always) body.scope = approve ? "always" : "deny_always";
     if (reasonInput && reasonInput.value) body.reason = reasonInput.value;
     return api("/v1/conversations/" + encodeURIComponent(conversationId) + "/approvals/" + encodeURIComponent(callId), { method: "POST", body: body })
       .then(function () { host.appendChild(el("p", { role: "status", text: approve ? "Approved." : "Denied." })); refreshApprovals(); })
@@ -71,6 +72,9 @@ export const PANELS_JS = String.raw`
     var reason = el("input", { id: id, type: "text", placeholder: "reason (optional)", "aria-label": "Reason for " + call.name + " " + call.id });
     host.appendChild(el("button", { type: "button", "class": "approve", "data-approve": call.id, "aria-label": "Approve " + call.name + " " + call.id, text: "Approve", onclick: function () { decide(conversationId, call.id, true, reason, host); } }));
     host.appendChild(el("button", { type: "button", "class": "deny", "data-deny": call.id, "aria-label": "Deny " + call.name + " " + call.id, text: "Deny", onclick: function () { decide(conversationId, call.id, false, reason, host); } }));
+    // Remembered for this tool on this device (an approval rule, listed below).
+    host.appendChild(el("button", { type: "button", "data-approve-always": call.id, "aria-label": "Always approve " + call.name + " on this device", text: "Always", onclick: function () { decide(conversationId, call.id, true, reason, host, true); } }));
+    host.appendChild(el("button", { type: "button", "data-deny-always": call.id, "aria-label": "Always deny " + call.name + " on this device", text: "Never", onclick: function () { decide(conversationId, call.id, false, reason, host, true); } }));
     host.appendChild(reason);
     return host;
   }

@@ -1,5 +1,6 @@
 import { CHARTS_JS } from "./client-charts.js";
 import { CHAT_JS } from "./client-chat.js";
+import { LONG_LIVED_JS } from "./client-long-lived.js";
 import { PANELS_JS } from "./client-panels.js";
 import { TIMELINE_JS } from "./client-timeline.js";
 
@@ -100,7 +101,7 @@ export const DASHBOARD_JS = String.raw`"use strict";
     host.appendChild(el("span", { "class": "dot" + (ok ? " on" : ""), "aria-hidden": "true" }));
     host.appendChild(document.createTextNode(text));
   }
-${PANELS_JS}${TIMELINE_JS}${CHAT_JS}${CHARTS_JS}
+${PANELS_JS}${TIMELINE_JS}${CHAT_JS}${CHARTS_JS}${LONG_LIVED_JS}
   // ---- polling ------------------------------------------------------------------------------
   function refreshDevices() {
     return api("/v1/devices").then(function (r) {

@@ -1,3 +1,5 @@
+import { LONG_LIVED_HTML } from "./client-long-lived.js";
+
 /**
  * The dashboard's HTML shell: landmarks and empty regions that /dashboard.js fills from the API.
  * Nothing here is data, so it can be a constant.
@@ -59,7 +61,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       <figure><figcaption id="cap-latency-time">Latency over time (avg / max, ms)</figcaption><div id="chart-latency-time"></div></figure>
       <figure><figcaption id="cap-success-time">Success rate over time (%)</figcaption><div id="chart-success-time"></div></figure>
     </div>
-  </section>
+  </section>${LONG_LIVED_HTML}
 </main>
 </body>
 </html>`;

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { allMetricsShards, conversationFor } from "../../durable-objects/addresses.js";
+import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
+import { ApprovalDecision, ruleExpiry } from "../../protocol/approval-rules.js";
 import { Identifier } from "../../protocol/index.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
@@ -72,20 +73,57 @@ conversations.post("/:id/cancel", async (c) => {
   return c.json(result, 200);
 });
 
-const ApprovalBody = z.object({ approve: z.boolean(), reason: z.string().max(2000).optional() }).strict();
 const AnswerBody = z.object({ answer: z.string().min(1).max(32_000) }).strict();
 
-/** POST /v1/conversations/:id/approvals/:tool_call_id `{approve, reason?}` */
+/**
+ * POST /v1/conversations/:id/approvals/:tool_call_id `{approve, reason?, scope?, pattern?, expires_*?}`.
+ * A scope of `always` or `deny_always` is stored as an approval rule for the call's tool on its
+ * device (only calls whose arguments match `pattern`, when given) before the decision is applied,
+ * and revoked again if the call was not waiting after all.
+ */
 conversations.post("/:id/approvals/:call", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
-  const body = await readJsonBody(c, ApprovalBody);
+  const body = await readJsonBody(c, ApprovalDecision);
   if (!body.ok) return body.response;
-  const res = await conversationFor(c.env, id).approve(c.req.param("call"), body.value.approve, body.value.reason);
-  if (!res.found)
-    return problemResponse(404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
+  const d = body.value;
+  const approve = d.scope === "deny_always" ? false : d.approve === true;
+  const callId = c.req.param("call");
+  const stub = conversationFor(c.env, id);
+  const missing = () => problemResponse(404, "Not found", `no pending call '${callId}' in conversation '${id}'`);
+  let rule = null;
+  if (d.scope !== "once") {
+    const view = await stub.getConversation();
+    const call = view?.pending_tool_calls.find((p) => p.id === callId);
+    if (!view || !call) return missing();
+    const expires_at = ruleExpiry(d, Date.now());
+    if (expires_at !== null && expires_at <= Date.now())
+      return problemResponse(400, "Invalid decision", "the expiry is in the past", {
+        errors: [{ path: "expires_at", message: "must be in the future" }],
+      });
+    rule = await approvalRulesOf(c.env).create({
+      effect: approve ? "allow" : "deny",
+      agent_id: view.agent_id,
+      tool: call.name,
+      pattern: d.pattern ?? null,
+      expires_at,
+      reason: d.reason ?? null,
+      created_by: `${id}/${callId}`,
+    });
+  }
+  const match = rule && {
+    rule_id: rule.rule_id,
+    effect: rule.effect,
+    agent_id: rule.agent_id,
+    tool: rule.tool,
+    pattern: rule.pattern,
+    expires_at: rule.expires_at,
+  };
+  const res = await stub.approve(callId, approve, d.reason, match ?? undefined);
+  if (rule && !res.applied) await approvalRulesOf(c.env).revoke(rule.rule_id);
+  if (!res.found) return missing();
   if (!res.applied) return problemResponse(409, "Conflict", "that call is not waiting for approval");
-  return c.json({ conversation_id: id, tool_call_id: c.req.param("call"), approved: body.value.approve });
+  return c.json({ conversation_id: id, tool_call_id: callId, approved: approve, scope: d.scope, rule });
 });
 
 /** POST /v1/conversations/:id/answers/:tool_call_id `{answer}` — the user's answer to a `question`. */

@@ -1,3 +1,6 @@
+import { recordDenial } from "./approval-rules.js";
+import { onApproval } from "./approvals.js";
+import { beforeModelCall, calibrate, onCompacted, onCompactionFailed } from "./compaction.js";
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from "./loop-config.js";
 import {
   afterSettle,
@@ -49,16 +52,12 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
   const effects: Effect[] = [];
   const run = state.run;
   switch (event.type) {
-    case "user_message":
-      if (run)
-        state.queue.push({
-          message_id: event.message_id,
-          text: event.text,
-          tools: event.tools,
-          ...(event.config ? { config: event.config } : {}),
-        });
-      else startRun(state, effects, event.message_id, event.text, event.tools, event.config, now);
+    case "user_message": {
+      const { type: _type, ...msg } = event;
+      if (run) state.queue.push(msg);
+      else startRun(state, effects, msg, now);
       break;
+    }
     case "llm_response":
       if (run?.awaiting_llm === event.call_id) onLlmTurn(state, effects, run, event.turn, now);
       break;
@@ -89,24 +88,15 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       }
       break;
     }
-    case "approval": {
-      const call = findCall(run, event.tool_call_id);
-      if (call && call.state === "awaiting_approval") {
-        effects.push({ type: "clear_deadline", key: approvalKey(call) });
-        if (event.approve) {
-          call.state = "queued";
-          dispatchQueued(state, effects, now);
-        } else {
-          settle(state, effects, call, {
-            status: "blocked",
-            tool: call.name,
-            reason: `Denied by a person${event.reason ? `: ${event.reason}` : ""}`,
-          });
-          afterSettle(state, effects, now);
-        }
-      }
+    case "approval":
+      onApproval(state, effects, event, now);
       break;
-    }
+    case "compacted":
+      onCompacted(state, effects, event, now);
+      break;
+    case "compaction_failed":
+      onCompactionFailed(state, effects, event);
+      break;
     case "tool_progress": {
       const call = findCall(run, event.tool_call_id);
       if (call && call.state === "dispatched") {
@@ -138,6 +128,7 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       }
       break;
   }
+  beforeModelCall(state, effects, event);
   return { state, effects };
 }
 
@@ -166,6 +157,7 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
   run.awaiting_llm = null;
   run.tokens_in += turn.usage?.prompt_tokens ?? 0;
   run.tokens_out += turn.usage?.completion_tokens ?? 0;
+  calibrate(state, run, turn.usage);
   effects.push({
     type: "emit_event",
     event: { type: "message_end", iteration: run.iteration, content: turn.content, tool_calls: turn.toolCalls.length },
@@ -222,7 +214,7 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
       function: { name: c.name, arguments: c.arguments },
     })),
   });
-  run.round = turn.toolCalls.map((c, index) => prepareCall(state, run, c, index));
+  run.round = turn.toolCalls.map((c, index) => prepareCall(state, run, c, index, now));
   run.round_started_at = now;
   for (const call of run.round) {
     effects.push({
@@ -236,7 +228,10 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
     });
   }
   for (const call of run.round) {
-    if (call.state === "done" && call.outcome) emitEnd(effects, call, call.outcome, state.config);
+    if (call.state === "done" && call.outcome) {
+      emitEnd(effects, call, call.outcome, state.config);
+      recordDenial(effects, call);
+    }
     if (call.state === "awaiting_approval") {
       effects.push({
         type: "emit_event",

@@ -42,7 +42,7 @@ export function policyFor(
 const compiled = new Map<string, RegExp | null>();
 const MAX_COMPILED = 256;
 
-function safeRegex(pattern: string, flags = ""): RegExp | null {
+export function safeRegex(pattern: string, flags = ""): RegExp | null {
   const key = `${flags}/${pattern}`;
   let re = compiled.get(key);
   if (re === undefined) {

@@ -26,6 +26,12 @@ export type LoopConfig = {
   max_wall_ms: number | null;
   /** append "Sources: tool1, tool2" to answers that used tools */
   citations: boolean;
+  /** the model's context window in tokens; null = never compact (see compaction.ts) */
+  context_tokens: number | null;
+  /** compact before a model call whose estimated input passes this fraction of the window */
+  compact_at: number;
+  /** how many of the latest turns (a user message and what followed it) stay word for word */
+  keep_recent_turns: number;
 };
 
 /** Secrets that must never be stored in the history, whatever the tool printed. */
@@ -54,4 +60,7 @@ export const DEFAULT_LOOP_CONFIG: LoopConfig = {
   max_tokens: null,
   max_wall_ms: null,
   citations: false,
+  context_tokens: null,
+  compact_at: 0.75,
+  keep_recent_turns: 4,
 };

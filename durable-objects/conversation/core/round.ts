@@ -1,5 +1,6 @@
 import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 import { parseToolArguments, validateArguments } from "../../../protocol/validate-arguments.js";
+import { decideByRule, recordDenial } from "./approval-rules.js";
 import { beforeToolCall, policyFor, redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
 import { approvalKey, budgetKey, callLlm, deadlineKey, overBudget, stopWith } from "./run.js";
@@ -27,6 +28,7 @@ export function prepareCall(
   run: Run,
   call: { id: string; name: string; arguments: string },
   index: number,
+  now: number,
 ): RoundCall {
   const spec = state.tools.find((t) => t.name === call.name);
   const base: RoundCall = {
@@ -52,13 +54,11 @@ export function prepareCall(
   const hook = beforeToolCall(state.config, call.name, valid.value);
   if (hook.action === "block")
     return { ...base, args: valid.value, outcome: { status: "blocked", tool: call.name, reason: hook.reason } };
-  const awaiting = policyFor(state.config, call.name, spec.policy) === "requires_approval";
-  return {
-    ...base,
-    args: hook.args,
-    timeout_ms: effectiveTimeout(spec, hook.args),
-    state: awaiting ? "awaiting_approval" : "queued",
-  };
+  const ready: RoundCall = { ...base, args: hook.args, timeout_ms: effectiveTimeout(spec, hook.args), state: "queued" };
+  // An approval-required call is first put to the deployment's approval rules.
+  return policyFor(state.config, call.name, spec.policy) === "requires_approval"
+    ? decideByRule(state, ready, now)
+    : ready;
 }
 
 /** A model may ask for a longer timeout through `timeout_ms`, up to the tool's max. */
@@ -91,7 +91,11 @@ export function dispatchQueued(state: LoopState, effects: Effect[], now: number)
       parameters: call.args,
       timeout_ms: call.timeout_ms,
     };
-    effects.push(call.kind === "device" ? { type: "dispatch_tool", ...payload } : { type: "run_builtin", ...payload });
+    effects.push(
+      call.kind === "device"
+        ? { type: "dispatch_tool", ...payload, ...(call.decided_by ? { approval: call.decided_by } : {}) }
+        : { type: "run_builtin", ...payload },
+    );
     effects.push({
       type: "set_deadline",
       key: deadlineKey(call),
@@ -147,6 +151,7 @@ export function onDeadline(state: LoopState, effects: Effect[], key: string, now
     settle(state, effects, call, outcome, false);
     afterSettle(state, effects, now);
   } else if (call.state === "awaiting_approval" && approvalKey(call) === key) {
+    call.decided_by = "timeout";
     settle(
       state,
       effects,
@@ -154,6 +159,7 @@ export function onDeadline(state: LoopState, effects: Effect[], key: string, now
       { status: "blocked", tool: call.name, reason: "Nobody approved the call before its approval deadline" },
       false,
     );
+    recordDenial(effects, call);
     afterSettle(state, effects, now);
   }
 }

@@ -1,6 +1,5 @@
-import type { ToolSpec } from "../../../protocol/index.js";
 import type { LoopConfig } from "./loop-config.js";
-import type { Effect, FinishedReply, LoopState, RoundCall, Run, StopReason } from "./types.js";
+import type { Effect, FinishedReply, LoopState, QueuedMessage, RoundCall, Run, StopReason } from "./types.js";
 
 /**
  * A run is one user message's turn, from its first model call to its reply: starting it, the next
@@ -24,16 +23,11 @@ export function budgetKey(run: Pick<Run, "message_id">): string {
   return `budget:${run.message_id}`;
 }
 
-export function startRun(
-  state: LoopState,
-  effects: Effect[],
-  message_id: string,
-  text: string,
-  tools: ToolSpec[],
-  config: Partial<LoopConfig> | undefined,
-  now: number,
-): void {
+export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage, now: number): void {
+  const { message_id, text, tools, config } = msg;
   if (config) state.config = { ...state.config, ...config };
+  // The rules in force when the message arrived (kept when the message did not bring any).
+  if (msg.approval_rules) state.approval_rules = msg.approval_rules;
   if (state.messages.length === 0 && state.config.system_prompt)
     state.messages.push({ role: "system", content: state.config.system_prompt });
   state.messages.push({ role: "user", content: text });
@@ -57,7 +51,8 @@ export function startRun(
     wall_saved_ms: 0,
     round_started_at: null,
   };
-  effects.push({ type: "emit_event", event: { type: "message_start", message_id, text } });
+  const schedule = msg.schedule_id ? { schedule_id: msg.schedule_id } : {};
+  effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule } });
   if (state.config.max_wall_ms !== null)
     effects.push({ type: "set_deadline", key: budgetKey(state.run), at: now + state.config.max_wall_ms });
   callLlm(state.run, effects, true);
@@ -141,7 +136,7 @@ export function finish(
   });
   state.status = status;
   const next = state.queue.shift();
-  if (next) startRun(state, effects, next.message_id, next.text, next.tools, next.config, now);
+  if (next) startRun(state, effects, next, now);
 }
 
 export function recordReply(state: LoopState, effects: Effect[], reply: FinishedReply): void {

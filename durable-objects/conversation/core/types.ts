@@ -1,3 +1,4 @@
+import type { ApprovalRuleMatch } from "../../../protocol/approval-rules.js";
 import type {
   ConversationEventData,
   ConversationStatus,
@@ -35,6 +36,8 @@ export type RoundCall = {
   kind: ToolSpec["kind"] | "question";
   state: "awaiting_approval" | "queued" | "dispatched" | "done";
   outcome: CallOutcome | null;
+  /** who let an approval-required call run or blocked it: "person", "timeout" or "rule:<id>" */
+  decided_by?: string;
 };
 
 /** The turn being worked on: one user message, until it has a reply. */
@@ -59,6 +62,33 @@ export type Run = {
   max_concurrency: number;
   wall_saved_ms: number;
   round_started_at: number | null;
+  /** the summary call under way before the model call `awaiting_llm` (see compaction.ts) */
+  compacting?: PendingCompaction | null;
+  /** the estimated input tokens of the model call under way, before calibration */
+  estimate?: number;
+};
+
+/** Older turns replaced, in the model's view only, by a summary the model wrote. */
+export type Compaction = {
+  /** messages before this index are summarized (the full history stays in `messages`) */
+  upto: number;
+  /** a user message before `upto` still shown word for word: the turn being answered */
+  pinned: number | null;
+  /** the summary as the model reads it (open todos included) */
+  summary: string;
+  at: number;
+  /** estimated input tokens of the model's view before and after */
+  tokens_before: number;
+  tokens_after: number;
+};
+
+export type PendingCompaction = {
+  call_id: string;
+  upto: number;
+  pinned: number | null;
+  tokens_before: number;
+  /** the model call that waits for the summary */
+  with_tools: boolean;
 };
 
 /** What one finished run cost and did; aggregated into the deployment's metrics. */
@@ -93,7 +123,15 @@ export type FinishedReply = {
   metrics?: RunMetrics;
 };
 
-export type QueuedMessage = { message_id: string; text: string; tools: ToolSpec[]; config?: Partial<LoopConfig> };
+export type QueuedMessage = {
+  message_id: string;
+  text: string;
+  tools: ToolSpec[];
+  config?: Partial<LoopConfig>;
+  approval_rules?: ApprovalRuleMatch[];
+  /** the schedule whose run this message is */
+  schedule_id?: string;
+};
 
 export type LoopState = {
   conversation_id: string;
@@ -105,6 +143,12 @@ export type LoopState = {
   run: Run | null;
   queue: QueuedMessage[];
   replies: FinishedReply[];
+  /** absent in states stored before compaction existed */
+  compaction?: Compaction | null;
+  /** the provider's reported prompt tokens over our estimate, smoothed (see compaction.ts) */
+  token_ratio?: number;
+  /** the deployment's remembered approval decisions for this device (see approvals.ts) */
+  approval_rules?: ApprovalRuleMatch[];
 };
 
 // ---- events in, effects out ------------------------------------------------------------
@@ -120,13 +164,26 @@ export type LlmTurn = {
 };
 
 export type LoopEvent =
-  | { type: "user_message"; message_id: string; text: string; tools: ToolSpec[]; config?: Partial<LoopConfig> }
+  | {
+      type: "user_message";
+      message_id: string;
+      text: string;
+      tools: ToolSpec[];
+      config?: Partial<LoopConfig>;
+      /** the approval rules in force for this device when the message arrived */
+      approval_rules?: ApprovalRuleMatch[];
+      /** the schedule whose run this message is */
+      schedule_id?: string;
+    }
   | { type: "llm_response"; call_id: string; turn: LlmTurn }
   | { type: "llm_failed"; call_id: string; error: string }
   | { type: "tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
   | { type: "tool_progress"; tool_call_id: string; partial: unknown }
   | { type: "deadline"; key: string }
-  | { type: "approval"; tool_call_id: string; approve: boolean; reason?: string }
+  /** a person's decision; with `rule`, remembered for later calls that match it */
+  | { type: "approval"; tool_call_id: string; approve: boolean; reason?: string; rule?: ApprovalRuleMatch }
+  | { type: "compacted"; call_id: string; summary: string; open_todos?: string[] }
+  | { type: "compaction_failed"; call_id: string; error: string }
   | { type: "answer"; tool_call_id: string; text: string }
   | { type: "cancel"; reason?: string };
 
@@ -140,6 +197,8 @@ export type Effect =
       tool: string;
       parameters: Record<string, unknown>;
       timeout_ms: number;
+      /** set when the call needed approval: who gave it ("person" or "rule:<id>"), for the audit log */
+      approval?: string;
     }
   /** a built-in or webhook tool, run by the orchestrator itself */
   | {
@@ -151,6 +210,17 @@ export type Effect =
       timeout_ms: number;
     }
   | { type: "cancel_tool"; request_id: string }
+  /** summarize `messages[from, upto)` (and the summary before) for the model call that waits */
+  | { type: "compact"; call_id: string; from: number; upto: number; context_tokens: number }
+  /** a device call an approval decision blocked: written to the device's audit log */
+  | {
+      type: "record_denial";
+      request_id: string;
+      tool: string;
+      parameters: Record<string, unknown>;
+      decided_by: string;
+      reason: string;
+    }
   | { type: "set_deadline"; key: string; at: number }
   | { type: "clear_deadline"; key: string }
   | { type: "emit_event"; event: ConversationEventData }

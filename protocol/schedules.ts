@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { MAX_MESSAGE_TEXT } from "./http-bodies.js";
+import { Identifier, ToolName } from "./ids.js";
+
+/**
+ * Schedules: a message posted on a timer, through the same front door as `POST /v1/messages`.
+ * Shared by the API (`/v1/schedules`), the scheduler's Durable Object and the CLI.
+ */
+
+/**
+ * `POST /v1/schedules`. Exactly one of `agent_id` / `pool`, and exactly one of `cron` (5 or 6
+ * fields, in `timezone`, UTC by default), `every_seconds`, or `at` (one run, an ISO date or unix
+ * ms). With `conversation_id` every run goes to that conversation; without, each run starts a new one.
+ */
+export const ScheduleRequest = z
+  .object({
+    agent_id: Identifier.optional(),
+    pool: Identifier.optional(),
+    /** with a pool: tools the chosen device must have */
+    tools: z.array(ToolName).max(64).optional(),
+    text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
+    cron: z.string().min(1).max(200).optional(),
+    every_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(366 * 86_400)
+      .optional(),
+    at: z.union([z.number().int().positive(), z.string().datetime({ offset: true })]).optional(),
+    conversation_id: Identifier.optional(),
+    timezone: z.string().min(1).max(64).optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if ((s.agent_id === undefined) === (s.pool === undefined))
+      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id or pool" });
+    const timings = [s.cron, s.every_seconds, s.at].filter((t) => t !== undefined).length;
+    if (timings !== 1)
+      ctx.addIssue({ code: "custom", path: ["cron"], message: "give exactly one of cron, every_seconds or at" });
+    if (s.timezone !== undefined && s.cron === undefined)
+      ctx.addIssue({ code: "custom", path: ["timezone"], message: "timezone applies to cron only" });
+  });
+export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
+
+/** The last run of a schedule, as the API shows it. */
+export const ScheduleRun = z.object({
+  /** the time the run was due (ISO) */
+  tick: z.string(),
+  /** when it was posted (ISO) */
+  at: z.string(),
+  outcome: z.enum(["posted", "skipped_overlap", "refused", "failed"]),
+  conversation_id: z.string().nullable(),
+  message_id: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type ScheduleRun = z.infer<typeof ScheduleRun>;
+
+/** A schedule as `GET /v1/schedules[/:id]` shows it; times are ISO dates. */
+export const ScheduleView = z.object({
+  schedule_id: z.string(),
+  agent_id: z.string().nullable(),
+  pool: z.string().nullable(),
+  text: z.string(),
+  cron: z.string().nullable(),
+  timezone: z.string().nullable(),
+  every_seconds: z.number().nullable(),
+  at: z.string().nullable(),
+  conversation_id: z.string().nullable(),
+  /** done: a one-off (`at`) schedule that has run */
+  state: z.enum(["active", "paused", "done"]),
+  next_run_at: z.string().nullable(),
+  created_at: z.string(),
+  /** runs posted */
+  runs: z.number(),
+  /** ticks skipped because the previous run was still going */
+  skipped_overlap: z.number(),
+  /** ticks that passed while the runtime was down, beyond the one run made on recovery */
+  missed: z.number(),
+  /** runs the front door refused or that failed to post */
+  failures: z.number(),
+  last_run: ScheduleRun.nullable(),
+});
+export type ScheduleView = z.infer<typeof ScheduleView>;

@@ -1,0 +1,176 @@
+import { conversationFor } from "../../durable-objects/addresses.js";
+import { conversationSettings } from "../../durable-objects/conversation/conversation-settings.js";
+import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
+import type { MessageRequest } from "../../protocol/index.js";
+import type { WorkerConfig } from "../config.js";
+import type { Env } from "../env.js";
+import { claimIdempotencyKey } from "./idempotency.js";
+import { admitAgent, admitSender } from "./rate-limits.js";
+import { routeMessage } from "./route-target.js";
+
+/** What the front door was given, once the request is authenticated and its body validated. */
+export type MessageInput = {
+  sender: string;
+  idempotencyKey: string | null;
+  /** the body as sent: an idempotency key repeated with another body is refused */
+  rawBody: string;
+  msg: MessageRequest;
+  /** `?wait=N`: seconds to wait for the reply; null answers 202 at once */
+  waitSeconds: number | null;
+  /** the schedule whose run this message is */
+  scheduleId?: string;
+};
+
+export type MessageOutcome =
+  | { ok: true; status: 200 | 202; body: string; content_type: string; replayed: boolean }
+  | {
+      ok: false;
+      status: number;
+      title: string;
+      detail: string;
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    };
+
+const refuse = (
+  status: number,
+  title: string,
+  detail: string,
+  extra?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): MessageOutcome => ({
+  ok: false,
+  status,
+  title,
+  detail,
+  ...(extra ? { extra } : {}),
+  ...(headers ? { headers } : {}),
+});
+
+/** Tokens a text is estimated to take (characters / 4, as the loop's compaction counts). */
+const textTokens = (text: string) => Math.ceil(text.length / 4);
+
+/**
+ * The front door after authentication: size limits → idempotency claim → sender limit → routing →
+ * agent limits → the conversation → the optional wait. `POST /v1/messages` and every scheduled run
+ * go through it, so both get the same limits, routing and refusal counts. Everything before the
+ * claim is free of side effects; after it, any refusal releases the key so a retry can run.
+ */
+export async function acceptMessage(env: Env, config: WorkerConfig, input: MessageInput): Promise<MessageOutcome> {
+  const { msg } = input;
+  if (msg.text.length > config.MAX_TEXT_CHARS) {
+    return refuse(
+      413,
+      "Text too long",
+      `text has ${msg.text.length} characters; the limit is ${config.MAX_TEXT_CHARS}`,
+      {
+        errors: [{ path: "text", message: `at most ${config.MAX_TEXT_CHARS} characters` }],
+      },
+    );
+  }
+  const settings = conversationSettings(env);
+  const window = settings.ok ? settings.value.loop.context_tokens : undefined;
+  if (window && textTokens(msg.text) > window) {
+    // No summary can make room for it: the model would never see the message whole.
+    return refuse(
+      413,
+      "Text larger than the model's context",
+      `text is about ${textTokens(msg.text)} tokens; the model's context window (LLM_CONTEXT_TOKENS) is ${window}`,
+      { errors: [{ path: "text", message: `at most about ${window * 4} characters for this model` }] },
+    );
+  }
+
+  const claim = await claimIdempotencyKey(env, input.sender, input.idempotencyKey, input.rawBody);
+  if (claim.kind === "replay")
+    return { ok: true, ...(claim.response as StoredResponse), replayed: true } as MessageOutcome;
+  if (claim.kind === "in_progress") {
+    return refuse(
+      409,
+      "Request in progress",
+      "a request with this idempotency key is still being processed; retry later",
+      {},
+      { "retry-after": String(claim.retry_after_s) },
+    );
+  }
+  if (claim.kind === "mismatch")
+    return refuse(422, "Idempotency key reused", "this idempotency key was used with a different body");
+
+  let stored = false;
+  try {
+    const senderOk = await admitSender(env, config, input.sender);
+    if (!senderOk.ok)
+      return refuse(
+        429,
+        "Too many requests",
+        `sender '${input.sender}': ${senderOk.detail}`,
+        {},
+        retryAfter(senderOk.retry_after_s),
+      );
+
+    const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
+    const target = await routeMessage(env, config, msg, conversation_id);
+    if (!target.ok) {
+      const extra = target.field ? { errors: [{ path: target.field, message: target.detail }] } : {};
+      return refuse(
+        target.status,
+        target.title,
+        target.detail,
+        extra,
+        target.status === 503 ? { "retry-after": "5" } : {},
+      );
+    }
+    const agent_id = target.agent_id;
+    const agentOk = await admitAgent(env, config, agent_id, conversation_id);
+    if (!agentOk.ok) {
+      const title = agentOk.reason === "rate" ? "Too many requests for this agent" : "Too many open conversations";
+      return refuse(429, title, `agent '${agent_id}': ${agentOk.detail}`, {}, retryAfter(agentOk.retry_after_s));
+    }
+
+    const message_id = `msg_${crypto.randomUUID()}`;
+    const stub = conversationFor(env, conversation_id);
+    const accepted = await stub.postMessage({
+      conversation_id,
+      agent_id,
+      message_id,
+      text: msg.text,
+      ...(msg.options ? { options: msg.options } : {}),
+      ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
+      // A pool may move a conversation to another device when its device goes away.
+      rebind: msg.pool !== undefined,
+      ...(input.scheduleId ? { schedule_id: input.scheduleId } : {}),
+    });
+    if (!accepted.ok)
+      return refuse(accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
+
+    // The run has started: from here on a repeat must get a stored answer, never a second run.
+    stored = true;
+    let response: StoredResponse = {
+      status: 202,
+      body: JSON.stringify({ conversation_id, message_id, agent_id }),
+      content_type: "application/json",
+    };
+    try {
+      if (input.waitSeconds !== null) {
+        const reply = await stub.waitForReply(message_id, input.waitSeconds * 1000);
+        response = { status: 200, body: JSON.stringify(reply), content_type: "application/json" };
+      }
+    } finally {
+      // If the wait failed, a repeat gets the 202: the message was accepted all the same.
+      await claim.finish(response);
+    }
+    return {
+      ok: true,
+      status: response.status as 200 | 202,
+      body: response.body,
+      content_type: response.content_type,
+      replayed: false,
+    };
+  } finally {
+    // Refused or failed before a run started: forget the key so the sender's retry is processed.
+    if (!stored) await claim.release().catch(() => {});
+  }
+}
+
+function retryAfter(seconds: number): Record<string, string> {
+  return { "retry-after": String(seconds) };
+}

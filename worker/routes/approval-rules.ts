@@ -1,0 +1,82 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { approvalRulesOf } from "../../durable-objects/addresses.js";
+import { ApprovalRuleRequest, ruleExpiry } from "../../protocol/approval-rules.js";
+import { Identifier, ToolName } from "../../protocol/index.js";
+import { problemResponse } from "../../runtime/problem.js";
+import type { Env } from "../env.js";
+import { countRejections } from "../middleware/count-rejections.js";
+import { requireToken } from "../middleware/require-token.js";
+import { readJsonBody } from "../read-body.js";
+
+/**
+ * `/v1/approval-rules`: the deployment's remembered approval decisions. They are made by a
+ * decision with scope `always` / `deny_always` (POST …/approvals/:call) or here directly, and
+ * answer approval-required calls without asking (durable-objects/conversation/core/approval-rules.ts).
+ *
+ *   GET    /v1/approval-rules?agent_id=&tool=&include_inactive=true → {rules}
+ *   POST   /v1/approval-rules {effect, tool, agent_id?, pattern?, expires_*?, reason?} → 201 rule
+ *   GET    /v1/approval-rules/:id                                    → the rule
+ *   DELETE /v1/approval-rules/:id                                    → {rule_id, revoked}
+ */
+export const approvalRules = new Hono<{ Bindings: Env }>();
+
+approvalRules.use("*", countRejections("/v1/approval-rules"));
+approvalRules.use("*", requireToken("API_TOKEN", "ADMIN_TOKEN"));
+
+const ListQuery = z
+  .object({
+    agent_id: Identifier.optional(),
+    tool: ToolName.optional(),
+    include_inactive: z.enum(["true", "false"]).optional(),
+  })
+  .strict();
+
+approvalRules.get("/", async (c) => {
+  const q = ListQuery.safeParse(c.req.query());
+  if (!q.success)
+    return problemResponse(
+      400,
+      "Invalid query",
+      q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+    );
+  const { include_inactive, ...filter } = q.data;
+  const rules = await approvalRulesOf(c.env).list({ ...filter, include_inactive: include_inactive === "true" });
+  return c.json({ rules });
+});
+
+approvalRules.post("/", async (c) => {
+  const body = await readJsonBody(c, ApprovalRuleRequest);
+  if (!body.ok) return body.response;
+  const r = body.value;
+  const expires_at = ruleExpiry(r, Date.now());
+  if (expires_at !== null && expires_at <= Date.now())
+    return problemResponse(400, "Invalid rule", "the expiry is in the past", {
+      errors: [{ path: "expires_at", message: "must be in the future" }],
+    });
+  const rule = await approvalRulesOf(c.env).create({
+    effect: r.effect,
+    agent_id: r.agent_id ?? null,
+    tool: r.tool,
+    pattern: r.pattern ?? null,
+    expires_at,
+    reason: r.reason ?? null,
+    created_by: "api",
+  });
+  return c.json(rule, 201);
+});
+
+approvalRules.get("/:id", async (c) => {
+  const id = c.req.param("id");
+  if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
+  const rule = await approvalRulesOf(c.env).get(id);
+  return rule ? c.json(rule) : problemResponse(404, "Not found", `no approval rule '${id}'`);
+});
+
+approvalRules.delete("/:id", async (c) => {
+  const id = c.req.param("id");
+  if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
+  const res = await approvalRulesOf(c.env).revoke(id);
+  if (!res.found) return problemResponse(404, "Not found", `no approval rule '${id}'`);
+  return c.json({ rule_id: id, revoked: true, already_revoked: !res.revoked });
+});
