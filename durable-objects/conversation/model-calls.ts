@@ -1,7 +1,7 @@
 import { toOpenAITool } from "../../protocol/index.js";
 import type { LoopState } from "./core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
-import { type ModelVars, modelSettings } from "./model-settings.js";
+import { type ModelEnv, modelSettings } from "./model-settings.js";
 
 /**
  * A message's tool list in the API's shape, made once per list: the state keeps the same array
@@ -19,7 +19,7 @@ export class ModelCalls {
   private early: { callId: string; result: Promise<LlmResult> } | null = null;
 
   constructor(
-    private readonly env: ModelVars,
+    private readonly env: ModelEnv,
     /** the model's streamed text, as it arrives */
     private readonly onDelta: (delta: string) => void,
   ) {}
@@ -46,23 +46,36 @@ export class ModelCalls {
   /** Why no call can be made, for the `llm_failed` event. */
   unavailableReason(): string {
     const settings = modelSettings(this.env);
-    return settings.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${settings.error}`;
+    return settings.ok ? (settings.value.unavailable ?? "no model is configured") : `configuration: ${settings.error}`;
   }
 
   private start(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
     const settings = modelSettings(this.env);
-    if (!settings.ok || !settings.value.baseURL) return null;
-    const s = settings.value;
+    if (!settings.ok || settings.value.unavailable !== null || !settings.value.provider) return null;
+    const s = { ...settings.value, provider: settings.value.provider };
+    // Anthropic refuses a history holding tool calls unless tools are defined, so a call without
+    // tools keeps them and forbids their use instead.
+    const keepTools = withTools || (s.provider === "anthropic" && s.toolProtocol === "native");
     return callLlm(
       {
-        baseURL: s.baseURL!,
+        provider: s.provider,
+        ...(s.baseURL ? { baseURL: s.baseURL } : {}),
         apiKey: s.apiKey,
         model: s.model,
         maxRetries: s.maxRetries,
         timeoutMs: s.timeoutMs,
         toolProtocol: s.toolProtocol,
+        promptCaching: s.promptCaching,
+        ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+        ...(s.gatewayToken ? { gatewayToken: s.gatewayToken } : {}),
+        ...(s.gatewayId ? { gatewayId: s.gatewayId } : {}),
+        ...(this.env.AI ? { ai: this.env.AI } : {}),
       },
-      { messages: state.messages, tools: withTools ? apiTools(state.tools) : [] },
+      {
+        messages: state.messages,
+        tools: keepTools ? apiTools(state.tools) : [],
+        ...(withTools ? {} : keepTools ? { toolChoice: "none" as const } : {}),
+      },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
         // Stored as events (not loop state), a few times a second: see DeltaBuffer.
