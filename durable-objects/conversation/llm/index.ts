@@ -1,5 +1,6 @@
 /** The LLM edge of the conversation loop: runs in workerd and Node alike (no platform imports). */
 export { ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_DEFAULT_MODEL } from "./anthropic-client.js";
+export type { AnthropicRequestParams } from "./anthropic-request.js";
 export { anthropicRequestJson, anthropicToolId } from "./anthropic-request.js";
 export { AnthropicStreamAssembler, fromAnthropicMessage } from "./anthropic-stream.js";
 export { callLlm, LLM_DEFAULTS } from "./llm-client.js";
