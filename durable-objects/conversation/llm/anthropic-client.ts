@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import { anthropicLlmError } from "./anthropic-errors.js";
 import { anthropicRequestJson } from "./anthropic-request.js";
@@ -17,7 +17,17 @@ import type { LlmConfig } from "./types.js";
  * included) and connection failures, honouring `retry-after` / `retry-after-ms`, with the same
  * cap on how long one call sleeps (retry-after-cap.ts). An `error` event inside a 200 stream is
  * not retried: part of the answer may already have been shown.
+ *
+ * The SDK is loaded on the first call: it is most of the worker's code, and a deployment on
+ * another provider should not pay for evaluating it at every isolate start.
  */
+
+type Sdk = typeof import("@anthropic-ai/sdk");
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = () => {
+  sdk ??= import("@anthropic-ai/sdk");
+  return sdk;
+};
 
 export const ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5";
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
@@ -26,8 +36,10 @@ export async function callAnthropic(config: LlmConfig, call: PreparedCall): Prom
   if (!config.apiKey)
     return { ok: false, error: { kind: "invalid_response", message: "ANTHROPIC_API_KEY is not set" } };
   let client: Anthropic;
+  let module: Sdk;
   try {
-    client = anthropicClient(config, call);
+    module = await loadSdk();
+    client = anthropicClient(module, config, call);
   } catch (e) {
     return {
       ok: false,
@@ -45,12 +57,12 @@ export async function callAnthropic(config: LlmConfig, call: PreparedCall): Prom
       stream,
       caching: config.promptCaching ?? true,
     });
-  return call.stream ? streamTurn(client, body(true), call) : completeTurn(client, body(false), call);
+  return call.stream ? streamTurn(module, client, body(true), call) : completeTurn(module, client, body(false), call);
 }
 
 const JSON_BODY = { "content-type": "application/json" };
 
-async function streamTurn(client: Anthropic, body: string, call: PreparedCall): Promise<ProviderOutcome> {
+async function streamTurn(module: Sdk, client: Anthropic, body: string, call: PreparedCall): Promise<ProviderOutcome> {
   const assembler = new AnthropicStreamAssembler(call.idSeed);
   const read = await readStream<unknown>({
     open: (signal) => client.post<Stream<unknown>>("/v1/messages", { body, headers: JSON_BODY, stream: true, signal }),
@@ -59,7 +71,8 @@ async function streamTurn(client: Anthropic, body: string, call: PreparedCall): 
     signal: call.signal,
   });
   if (!read.ok) {
-    const error = "thrown" in read.error ? anthropicLlmError(read.error.thrown, call.maxRetryAfterMs) : read.error;
+    const error =
+      "thrown" in read.error ? anthropicLlmError(module, read.error.thrown, call.maxRetryAfterMs) : read.error;
     return { ok: false, error };
   }
   if (!assembler.sawMessage) {
@@ -74,7 +87,12 @@ async function streamTurn(client: Anthropic, body: string, call: PreparedCall): 
   return { ok: true, turn: assembler.finish() };
 }
 
-async function completeTurn(client: Anthropic, body: string, call: PreparedCall): Promise<ProviderOutcome> {
+async function completeTurn(
+  module: Sdk,
+  client: Anthropic,
+  body: string,
+  call: PreparedCall,
+): Promise<ProviderOutcome> {
   let message: unknown;
   try {
     message = await client.post("/v1/messages", {
@@ -83,7 +101,7 @@ async function completeTurn(client: Anthropic, body: string, call: PreparedCall)
       ...(call.signal ? { signal: call.signal } : {}),
     });
   } catch (e) {
-    return { ok: false, error: anthropicLlmError(e, call.maxRetryAfterMs) };
+    return { ok: false, error: anthropicLlmError(module, e, call.maxRetryAfterMs) };
   }
   const converted = fromAnthropicMessage(message, call.idSeed);
   if (!converted.ok) return { ok: false, error: { kind: "invalid_response", message: converted.error } };
@@ -95,10 +113,10 @@ async function completeTurn(client: Anthropic, body: string, call: PreparedCall)
 const clients = new Map<string, Anthropic>();
 const MAX_CACHED_CLIENTS = 16;
 
-function anthropicClient(config: LlmConfig, call: PreparedCall): Anthropic {
+function anthropicClient(module: Sdk, config: LlmConfig, call: PreparedCall): Anthropic {
   const { maxRetries, timeoutMs, maxRetryAfterMs } = call;
   const make = () =>
-    new Anthropic({
+    new module.default({
       // Always given: without a key the SDK would look for credentials in the environment.
       apiKey: config.apiKey,
       ...(config.baseURL ? { baseURL: config.baseURL } : {}),

@@ -1,4 +1,4 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { APIError } from "@anthropic-ai/sdk";
 import { retryAfterMillis } from "./retry-after-cap.js";
 import type { LlmError } from "./types.js";
 
@@ -6,9 +6,15 @@ import type { LlmError } from "./types.js";
  * Whatever the Anthropic client (or its stream) threw, as a value the loop can reason about.
  * The same classes as the openai client's (llm-errors.ts), from the other SDK. The API names
  * the kind of failure in the body (`overloaded_error` with 529, `rate_limit_error` with 429…);
- * it goes into the message, so a run that fails says why.
+ * it goes into the message, so a run that fails says why. The classes come from the SDK as
+ * anthropic-client.ts loaded it.
  */
-export function anthropicLlmError(error: unknown, maxRetryAfterMs: number): LlmError {
+export function anthropicLlmError(
+  sdk: typeof import("@anthropic-ai/sdk"),
+  error: unknown,
+  maxRetryAfterMs: number,
+): LlmError {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = sdk;
   if (error instanceof APIConnectionTimeoutError) return { kind: "timeout", message: "LLM request timed out" };
   if (error instanceof APIUserAbortError) return { kind: "network", message: "LLM request aborted" };
   if (error instanceof APIConnectionError) {
