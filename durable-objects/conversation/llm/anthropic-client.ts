@@ -1,5 +1,4 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import { anthropicLlmError } from "./anthropic-errors.js";
 import { anthropicRequestJson } from "./anthropic-request.js";
 import { AnthropicStreamAssembler, fromAnthropicMessage } from "./anthropic-stream.js";
@@ -22,10 +21,12 @@ import type { LlmConfig } from "./types.js";
  * another provider should not pay for evaluating it at every isolate start.
  */
 
-type Sdk = typeof import("@anthropic-ai/sdk");
+type Sdk = typeof import("@anthropic-ai/sdk") & { Stream: typeof import("@anthropic-ai/sdk/core/streaming").Stream };
 let sdk: Promise<Sdk> | undefined;
 const loadSdk = () => {
-  sdk ??= import("@anthropic-ai/sdk");
+  sdk ??= Promise.all([import("@anthropic-ai/sdk"), import("@anthropic-ai/sdk/core/streaming")]).then(
+    ([main, streaming]) => ({ ...main, Stream: streaming.Stream }),
+  );
   return sdk;
 };
 
@@ -65,7 +66,12 @@ const JSON_BODY = { "content-type": "application/json" };
 async function streamTurn(module: Sdk, client: Anthropic, body: string, call: PreparedCall): Promise<ProviderOutcome> {
   const assembler = new AnthropicStreamAssembler(call.idSeed);
   const read = await readStream<unknown>({
-    open: (signal) => client.post<Stream<unknown>>("/v1/messages", { body, headers: JSON_BODY, stream: true, signal }),
+    open: async (signal) => {
+      const response = await client
+        .post("/v1/messages", { body, headers: JSON_BODY, stream: true, signal })
+        .asResponse();
+      return messageEvents(module, response);
+    },
     onItem: (event) => call.onDelta(assembler.push(event)),
     idleMs: call.timeoutMs,
     signal: call.signal,
@@ -85,6 +91,30 @@ async function streamTurn(module: Sdk, client: Anthropic, body: string, call: Pr
     };
   }
   return { ok: true, turn: assembler.finish() };
+}
+
+/**
+ * The stream's events, parsed. The SDK's own reader drops events that come without an `event:`
+ * name; the API always names them, but every event's data also carries its `type`, so servers
+ * that leave the names out (proxies, stand-ins) are read too. An `error` event throws the SDK's
+ * APIError, as its reader would.
+ */
+async function* messageEvents(module: Sdk, response: Response): AsyncGenerator<unknown> {
+  for await (const sse of module.Stream.rawEvents(response)) {
+    if (sse.event === "ping" || sse.data.trim() === "") continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(sse.data);
+    } catch {
+      throw new SyntaxError(`unreadable stream event: ${sse.data.slice(0, 200)}`);
+    }
+    const event = typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
+    if (sse.event === "error" || event.type === "error") {
+      throw new module.APIError(undefined, event, undefined, response.headers);
+    }
+    if (event.type === undefined && sse.event) event.type = sse.event;
+    yield event;
+  }
 }
 
 async function completeTurn(

@@ -184,6 +184,24 @@ describe("anthropic provider", () => {
     expect(error).toMatchObject({ kind: "timeout" });
   });
 
+  it("reads a stream whose events come without `event:` names (each data names its type)", async () => {
+    const data = [
+      { type: "message_start", message: { usage: { input_tokens: 3 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "unnamed" } },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
+    ];
+    const sse = data.map((d) => `data: ${JSON.stringify(d)}\n\n`).join("");
+    const fetchStandIn: typeof fetch = async () =>
+      new Response(sse, { headers: { "content-type": "text/event-stream" } });
+    const turn = turnOf(await callLlm(config, { messages: ask("hi") }, { fetch: fetchStandIn }));
+    expect(turn).toMatchObject({
+      content: "unnamed",
+      finishReason: "stop",
+      usage: { prompt_tokens: 3, completion_tokens: 2 },
+    });
+  });
+
   it("says so when no key is configured, without a request", async () => {
     const error = errorOf(await callLlm({ ...config, apiKey: "" }, { messages: ask("hi") }));
     expect(error.message).toBe("ANTHROPIC_API_KEY is not set");
