@@ -20,6 +20,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
+            // The `AI` binding is remote-only; tests use stand-ins and never log in to Cloudflare.
+            remoteBindings: false,
             miniflare: {
               bindings: {
                 API_TOKEN: "test-api-token",

@@ -139,7 +139,7 @@ function argumentText(call: ResolvedCall): string {
 }
 
 /** Two or three words per delta, as real streams roughly do. */
-function splitText(text: string): string[] {
+export function splitText(text: string): string[] {
   const words = text.match(/\s*\S+\s*/g) ?? [text];
   const pieces: string[] = [];
   for (let i = 0; i < words.length; i += 2) pieces.push(words.slice(i, i + 2).join(""));
@@ -147,7 +147,7 @@ function splitText(text: string): string[] {
 }
 
 /** Two or three pieces (anything of 2+ characters), so clients are exercised on assembly. */
-function splitArguments(text: string): string[] {
+export function splitArguments(text: string): string[] {
   if (text.length < 2) return [text];
   const pieces = Math.min(3, text.length);
   const size = Math.ceil(text.length / pieces);

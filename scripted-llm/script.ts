@@ -31,6 +31,8 @@ export const ScriptQuirks = z
     text_tool_call: z.enum(["json", "xml"]),
     /** pause this long after the first stream chunk (stalled-stream tests) */
     stall_after_first_chunk_ms: z.number().int().min(0),
+    /** Anthropic format: stop as a token cap does (stop_reason "max_tokens", the last call's input cut off) */
+    max_tokens_stop: z.boolean(),
   })
   .partial()
   .strict();
@@ -52,6 +54,8 @@ export const ScriptError = z
     /** fail this many times, then answer normally; absent = always fail */
     times: z.number().int().min(1).optional(),
     message: z.string().optional(),
+    /** Anthropic format: answer 200 and send the error as an `error` event inside the stream */
+    in_stream: z.boolean().optional(),
   })
   .strict();
 
@@ -79,6 +83,7 @@ export const ScriptBody = z.object({ rules: ScriptRules }).strict();
 export type ScriptQuirks = z.infer<typeof ScriptQuirks>;
 export type ScriptToolCall = z.infer<typeof ScriptToolCall>;
 export type ScriptTurn = z.infer<typeof ScriptTurn>;
+export type ScriptError = z.infer<typeof ScriptError>;
 export type ScriptRule = z.infer<typeof ScriptRule>;
 /** What a caller writes (defaults not yet applied). */
 export type ScriptRuleInput = z.input<typeof ScriptRule>;

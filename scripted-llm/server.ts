@@ -1,31 +1,33 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chooseTurn } from "./choose-turn.js";
-import { viewConversation } from "./conversation-view.js";
-import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
+import { answerMessages } from "./anthropic-answer.js";
+import { headersOf, readJson, sendJson } from "./http-io.js";
+import { answerChatCompletions, openAiError } from "./openai-answer.js";
 import { ScriptBody, type ScriptRule, type ScriptRuleInput, ScriptRules } from "./script.js";
+import type { ScriptedRequest, ServerState } from "./server-state.js";
 
 /**
- * The scripted model: an OpenAI-compatible Chat Completions server speaking the real wire
- * format, answering from a script. The only stand-in our tests use for an LLM.
+ * The scripted model: a server speaking the real wire formats of OpenAI's Chat Completions and
+ * Anthropic's Messages API, answering from a script. The only stand-in our tests use for an LLM.
  *
- *   POST /v1/chat/completions   streaming (SSE) and not
- *   GET  /v1/models
+ *   POST …/chat/completions     OpenAI format, streaming (SSE) and not
+ *   POST …/v1/messages          Anthropic format, streaming (SSE with event names) and not
+ *   GET  …/models
  *   POST /__script  {rules}     replace the script (400 on a bad one)
- *   GET  /__requests            every chat request received, in order: [{at, body}]
+ *   GET  /__requests            every model request received, in order: [{at, format, path, headers, body}]
  *   POST /__reset               forget recorded requests and failure counters (script stays)
+ *
+ * Model routes match by how the path ends, so a base URL of any shape works: `/v1`, or an AI
+ * Gateway's `/v1/{account}/{gateway}/openai`, `…/workers-ai/v1`, `…/anthropic`.
  */
 
-/**
- * One chat request as received. `received_ms` / `answered_ms` are sub-millisecond clock readings
- * (ms since the epoch) of when its body had arrived and when the whole answer had been written,
- * for benchmarks that time the gaps between model calls.
- */
-export type ScriptedRequest = { at: string; body: unknown; received_ms: number; answered_ms?: number };
+export type { ScriptedRequest } from "./server-state.js";
 
 export type ScriptedLlm = {
   /** Base URL ending in /v1, ready for OPENAI_BASE_URL. */
   url: string;
+  /** http://host:port, ready for ANTHROPIC_BASE_URL (the Anthropic client adds /v1 itself) */
+  origin: string;
   port: number;
   setRules(rules: ScriptRuleInput[]): void;
   requests(): ScriptedRequest[];
@@ -35,15 +37,13 @@ export type ScriptedLlm = {
 
 export type ScriptedLlmOptions = { port?: number; host?: string; rules?: ScriptRuleInput[] };
 
-const MAX_BODY_BYTES = 20 * 1024 * 1024;
-
 export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> {
-  const state = {
+  const state: ServerState = {
     rules: parseRulesOrThrow(options.rules ?? []),
     requests: [] as ScriptedRequest[],
-    /** failures served so far per scripted turn, for `error.times` */
     failures: new Map<string, number>(),
     responses: 0,
+    cachePrefixes: new Set<string>(),
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((e: unknown) => {
@@ -64,6 +64,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}/v1`,
+    origin: `http://${urlHost}:${port}`,
     port,
     setRules: (rules) => {
       state.rules = parseRulesOrThrow(rules);
@@ -72,6 +73,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     reset: () => {
       state.requests = [];
       state.failures.clear();
+      state.cachePrefixes.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -81,26 +83,23 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   };
 }
 
-type ServerState = {
-  rules: ScriptRule[];
-  requests: ScriptedRequest[];
-  failures: Map<string, number>;
-  responses: number;
-};
-
 async function handle(state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
   const route = `${req.method} ${path}`;
+  const record = { path, headers: headersOf(req) };
+  if (req.method === "POST" && path.endsWith("/chat/completions")) {
+    return answerChatCompletions(state, req, res, { ...record, format: "openai" });
+  }
+  if (req.method === "POST" && path.endsWith("/v1/messages")) {
+    return answerMessages(state, req, res, { ...record, format: "anthropic" });
+  }
+  if (req.method === "GET" && path.endsWith("/models")) {
+    return sendJson(res, 200, {
+      object: "list",
+      data: [{ id: "scripted", object: "model", created: 0, owned_by: "edgeloop" }],
+    });
+  }
   switch (route) {
-    case "POST /v1/chat/completions":
-    case "POST /chat/completions":
-      return chatCompletions(state, req, res);
-    case "GET /v1/models":
-    case "GET /models":
-      return sendJson(res, 200, {
-        object: "list",
-        data: [{ id: "scripted", object: "model", created: 0, owned_by: "edgeloop" }],
-      });
     case "POST /__script": {
       const body = await readJson(req);
       const parsed = body.ok ? ScriptBody.safeParse(body.value) : null;
@@ -119,73 +118,11 @@ async function handle(state: ServerState, req: IncomingMessage, res: ServerRespo
     case "POST /__reset":
       state.requests = [];
       state.failures.clear();
+      state.cachePrefixes.clear();
       return sendJson(res, 200, { ok: true });
     default:
       return sendJson(res, 404, openAiError(`no route for ${route}`, "invalid_request_error"));
   }
-}
-
-async function chatCompletions(state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readJson(req);
-  if (!body.ok) return sendJson(res, 400, openAiError(body.error, "invalid_request_error"));
-  const record: ScriptedRequest = { at: new Date().toISOString(), body: body.value, received_ms: preciseNow() };
-  state.requests.push(record);
-  res.once("finish", () => (record.answered_ms = preciseNow()));
-  const request = (typeof body.value === "object" && body.value !== null ? body.value : {}) as Record<string, unknown>;
-  if (!Array.isArray(request.messages)) {
-    return sendJson(res, 400, openAiError("'messages' is required", "invalid_request_error"));
-  }
-  const view = viewConversation(request);
-  const choice = chooseTurn(state.rules, view);
-  const { turn } = choice;
-  if (turn.delay_ms) await sleep(turn.delay_ms);
-  if (turn.error && choice.kind === "scripted") {
-    const key = `${choice.ruleIndex}:${choice.turnIndex}:${view.user}`;
-    const served = state.failures.get(key) ?? 0;
-    if (turn.error.times === undefined || served < turn.error.times) {
-      state.failures.set(key, served + 1);
-      const headers: Record<string, string> = {};
-      if (turn.error.retry_after !== undefined) headers["retry-after"] = String(turn.error.retry_after);
-      const type =
-        turn.error.status === 429
-          ? "rate_limit_exceeded"
-          : turn.error.status >= 500
-            ? "server_error"
-            : "invalid_request_error";
-      return sendJson(
-        res,
-        turn.error.status,
-        openAiError(turn.error.message ?? `scripted ${turn.error.status}`, type),
-        headers,
-      );
-    }
-  }
-  const resolved = resolveTurn(choice, { ...view, matchGroups: choice.matchGroups });
-  state.responses++;
-  const streamOptions = request.stream_options as { include_usage?: unknown } | undefined;
-  const meta: ResponseMeta = {
-    id: `chatcmpl-scripted-${state.responses}`,
-    model: typeof request.model === "string" ? request.model : "scripted",
-    created: Math.floor(Date.now() / 1000),
-    // Like real providers, the prompt count includes the tool definitions sent with the messages.
-    promptTokens: Math.max(1, Math.ceil((JSON.stringify(request.messages).length + toolsLength(request.tools)) / 4)),
-    includeUsage: streamOptions?.include_usage === true,
-  };
-  if (request.stream !== true) return sendJson(res, 200, completionBody(resolved, meta));
-
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  const chunks = streamChunks(resolved, meta);
-  for (const [i, chunk] of chunks.entries()) {
-    if (res.destroyed) return;
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    // Yield between events so they leave as separate writes, like a real token stream.
-    await sleep(i === 0 && resolved.quirks.stall_after_first_chunk_ms ? resolved.quirks.stall_after_first_chunk_ms : 0);
-  }
-  res.end("data: [DONE]\n\n");
-}
-
-function toolsLength(tools: unknown): number {
-  return Array.isArray(tools) && tools.length > 0 ? JSON.stringify(tools).length : 0;
 }
 
 function parseRulesOrThrow(rules: ScriptRuleInput[]): ScriptRule[] {
@@ -195,37 +132,3 @@ function parseRulesOrThrow(rules: ScriptRuleInput[]): ScriptRule[] {
   }
   return parsed.data;
 }
-
-function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on("data", (part: Buffer) => {
-      size += part.length;
-      if (size <= MAX_BODY_BYTES) parts.push(part);
-    });
-    req.on("error", (e) => resolve({ ok: false, error: e.message }));
-    req.on("end", () => {
-      if (size > MAX_BODY_BYTES) return resolve({ ok: false, error: "request body too large" });
-      const text = Buffer.concat(parts).toString("utf8");
-      try {
-        resolve({ ok: true, value: text === "" ? {} : JSON.parse(text) });
-      } catch (e) {
-        resolve({ ok: false, error: `body is not JSON: ${(e as Error).message}` });
-      }
-    });
-  });
-}
-
-function openAiError(message: string, type: string) {
-  return { error: { message, type, param: null, code: type } };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-const preciseNow = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

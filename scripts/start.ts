@@ -11,8 +11,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultRules } from "../scripted-llm/default-script.js";
-import { startScriptedLlm } from "../scripted-llm/server.js";
+import { chooseLocalModel } from "./local-model.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const PORT = Number(process.env.PORT ?? 8787);
@@ -84,26 +83,15 @@ async function main(): Promise<void> {
   const adminToken = process.env.ADMIN_TOKEN || `admin-${randomBytes(12).toString("hex")}`;
   const deviceToken = `dev-${randomBytes(12).toString("hex")}`;
 
-  let baseURL = process.env.OPENAI_BASE_URL;
-  let model = process.env.LLM_MODEL ?? "gpt-4o-mini";
   const vars: Record<string, string> = {
     API_TOKEN: apiToken,
     ADMIN_TOKEN: adminToken,
     DEVICE_TOKENS: `${AGENT_ID}:${deviceToken}`,
   };
-  if (baseURL) {
-    say(`LLM: ${model} at ${baseURL}`);
-    if (process.env.OPENAI_API_KEY) vars.OPENAI_API_KEY = process.env.OPENAI_API_KEY;
-  } else {
-    const llm = await startScriptedLlm({ port: 0, rules: defaultRules });
-    closers.push(() => llm.close());
-    baseURL = llm.url;
-    model = "edgeloop-scripted";
-    say("LLM: none configured (OPENAI_BASE_URL is unset), so using the bundled scripted model.");
-    say(`     Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to use a real one.`);
-  }
-  vars.OPENAI_BASE_URL = baseURL;
-  vars.LLM_MODEL = model;
+  const model = await chooseLocalModel(process.env);
+  if (model.close) closers.push(model.close);
+  for (const line of model.lines) say(line);
+  Object.assign(vars, model.vars);
 
   say(`Starting the worker (wrangler dev) on ${URL_BASE} ...`);
   run(
@@ -111,6 +99,8 @@ async function main(): Promise<void> {
     join(ROOT, "node_modules/.bin/wrangler"),
     [
       "dev",
+      // Remote bindings (Workers AI) only when that is the model: they need a Cloudflare login.
+      ...(model.remoteBindings ? [] : ["--local"]),
       "--ip",
       "127.0.0.1",
       "--port",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ModelVars, modelSettings } from "../durable-objects/conversation/model-settings.js";
+import { type ModelEnv, modelSettings } from "../durable-objects/conversation/model-settings.js";
 import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
 import { MAX_MESSAGE_TEXT } from "../protocol/index.js";
 import { intVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
@@ -97,7 +97,7 @@ export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; err
  * of misbehaving, and that includes the model's and the device hubs' vars: they run in objects the
  * client never sees, so the front door is where a bad one can be reported.
  */
-export const readConfig = oncePerEnv((env: WorkerVars & ModelVars & HubVars): ConfigResult => {
+export const readConfig = oncePerEnv((env: WorkerVars & ModelEnv & HubVars): ConfigResult => {
   const worker = parseVars(WorkerVarsSchema, env);
   if (!worker.ok) return worker;
   for (const other of [modelSettings(env), parseHubSettings(env)]) if (!other.ok) return other;

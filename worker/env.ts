@@ -1,6 +1,6 @@
 import type { DurableObjectBindings } from "../durable-objects/bindings.js";
 import type { ConversationVars } from "../durable-objects/conversation/conversation-settings.js";
-import type { ModelVars } from "../durable-objects/conversation/model-settings.js";
+import type { ModelEnv } from "../durable-objects/conversation/model-settings.js";
 import type { HubVars } from "../durable-objects/device-hub/hub-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { WorkerVars } from "./config.js";
@@ -10,4 +10,4 @@ import type { WorkerVars } from "./config.js";
  * the Durable Object namespaces, and the vars of each part that reads them, declared beside the
  * code that parses them.
  */
-export interface Env extends DurableObjectBindings, WorkerVars, ConversationVars, ModelVars, HubVars, SchedulerVars {}
+export interface Env extends DurableObjectBindings, WorkerVars, ConversationVars, ModelEnv, HubVars, SchedulerVars {}

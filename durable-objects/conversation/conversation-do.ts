@@ -23,13 +23,13 @@ import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
 import { EventStream } from "./event-stream.js";
 import { ModelCalls } from "./model-calls.js";
-import { type ModelVars, modelSettings } from "./model-settings.js";
+import { type ModelEnv, modelSettings } from "./model-settings.js";
 import { ReplyWaiters } from "./reply-waiters.js";
 import { type Step, StepRecorder } from "./step-recorder.js";
 import { conversationTools } from "./tool-list.js";
 
 /** What a conversation reads from its environment: the objects it addresses and its own vars. */
-export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelVars;
+export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelEnv;
 
 /** While an outbound effect runs, look again this often: a restart loses in-memory work. */
 const WATCHDOG_MS = 30_000;

@@ -2,7 +2,7 @@ import { toOpenAITool } from "../../protocol/index.js";
 import { modelMessages } from "./core/compaction.js";
 import type { ChatMessage, LoopState } from "./core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";
-import { type ModelVars, modelSettings } from "./model-settings.js";
+import { type ModelEnv, modelSettings } from "./model-settings.js";
 
 /**
  * A message's tool list in the API's shape, made once per list: the state keeps the same array
@@ -20,7 +20,7 @@ export class ModelCalls {
   private early: { callId: string; result: Promise<LlmResult> } | null = null;
 
   constructor(
-    private readonly env: ModelVars,
+    private readonly env: ModelEnv,
     /** the model's streamed text, as it arrives */
     private readonly onDelta: (delta: string) => void,
   ) {}
@@ -47,38 +47,52 @@ export class ModelCalls {
   /** Why no call can be made, for the `llm_failed` event. */
   unavailableReason(): string {
     const settings = modelSettings(this.env);
-    return settings.ok ? "OPENAI_BASE_URL is not set" : `configuration: ${settings.error}`;
+    return settings.ok ? (settings.value.unavailable ?? "no model is configured") : `configuration: ${settings.error}`;
   }
 
   /** A compaction's summary call: no tools, and its text is not streamed to the conversation's clients. */
   summarize(callId: string, messages: ChatMessage[]): Promise<LlmResult> | null {
-    return this.request(callId, messages, [], null);
+    return this.request(callId, messages, [], false, null);
   }
 
   private start(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
     // The model's view: after a compaction, the summary and the latest turns (compaction.ts).
-    return this.request(callId, modelMessages(state), withTools ? apiTools(state.tools) : [], this.onDelta);
+    return this.request(callId, modelMessages(state), state.tools, withTools, this.onDelta);
   }
 
   private request(
     callId: string,
     messages: ChatMessage[],
-    tools: ReturnType<typeof apiTools>,
+    tools: LoopState["tools"],
+    withTools: boolean,
     onDelta: ((delta: string) => void) | null,
   ): Promise<LlmResult> | null {
     const settings = modelSettings(this.env);
-    if (!settings.ok || !settings.value.baseURL) return null;
-    const s = settings.value;
+    if (!settings.ok || settings.value.unavailable !== null || !settings.value.provider) return null;
+    const s = { ...settings.value, provider: settings.value.provider };
+    // Anthropic refuses a history holding tool calls unless tools are defined, so a call without
+    // tools keeps them and forbids their use instead.
+    const keepTools = tools.length > 0 && (withTools || (s.provider === "anthropic" && s.toolProtocol === "native"));
     return callLlm(
       {
-        baseURL: s.baseURL!,
+        provider: s.provider,
+        ...(s.baseURL ? { baseURL: s.baseURL } : {}),
         apiKey: s.apiKey,
         model: s.model,
         maxRetries: s.maxRetries,
         timeoutMs: s.timeoutMs,
         toolProtocol: s.toolProtocol,
+        promptCaching: s.promptCaching,
+        ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+        ...(s.gatewayToken ? { gatewayToken: s.gatewayToken } : {}),
+        ...(s.gatewayId ? { gatewayId: s.gatewayId } : {}),
+        ...(this.env.AI ? { ai: this.env.AI } : {}),
       },
-      { messages, tools },
+      {
+        messages,
+        tools: keepTools ? apiTools(tools) : [],
+        ...(withTools ? {} : keepTools ? { toolChoice: "none" as const } : {}),
+      },
       {
         idSeed: callId.replace(/[^A-Za-z0-9]/g, "").slice(-24),
         // Stored as events (not loop state), a few times a second: see DeltaBuffer.

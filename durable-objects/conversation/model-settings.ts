@@ -1,43 +1,115 @@
 import { z } from "zod";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
+import { type AiRunner, ANTHROPIC_DEFAULT_MODEL, type LlmProvider, WORKERS_AI_DEFAULT_MODEL } from "./llm/index.js";
+
+/**
+ * The vars (and the one binding) that choose and reach the model, parsed for ConversationDO's
+ * model calls (model-calls.ts) and checked by the worker's front door (worker/config.ts).
+ *
+ * The provider is LLM_PROVIDER when set; unset, it follows what is configured: an
+ * OPENAI_BASE_URL means `openai` (as before providers existed), else an ANTHROPIC_API_KEY means
+ * `anthropic`, else the `AI` binding means `workers-ai` — so a deployment with nothing
+ * configured uses Workers AI. Locally `npm start` and the tests always configure a model (the
+ * scripted one when none is given), so the binding, which needs a Cloudflare login, is never
+ * picked there by default.
+ */
 
 const ModelVarsSchema = z.object({
+  LLM_PROVIDER: z.enum(["openai", "anthropic", "workers-ai"]).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_API_KEY: z.string().optional(),
-  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** without `/v1`: https://api.anthropic.com, or an AI Gateway's …/anthropic */
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  /** unset: the provider's default (OPENAI_DEFAULT_MODEL, ANTHROPIC_DEFAULT_MODEL, WORKERS_AI_DEFAULT_MODEL) */
+  LLM_MODEL: z.string().min(1).optional(),
+  /** the answer's token cap (anthropic and workers-ai; openai sends none) */
+  LLM_MAX_TOKENS: intVar(1, 1_000_000).optional(),
   LLM_MAX_RETRIES: intVar(0, 10).default(3),
   LLM_TIMEOUT_MS: intVar(1000, 600_000).default(120_000),
   /** `text` for models without native tool calling: tools are described in the prompt */
   LLM_TOOL_PROTOCOL: z.enum(["native", "text"]).default("native"),
+  /** anthropic: cache breakpoints on the tools, the system prompt and the history */
+  LLM_PROMPT_CACHING: z.enum(["true", "false"]).default("true"),
+  /** workers-ai: the AI Gateway the binding's calls go through */
+  AI_GATEWAY_ID: z.string().min(1).optional(),
+  /** an authenticated AI Gateway's token, sent as `cf-aig-authorization` (openai, anthropic) */
+  AI_GATEWAY_TOKEN: z.string().min(1).optional(),
 });
 
 /** The vars that choose and reach the model. */
 export type ModelVars = VarsOf<typeof ModelVarsSchema.shape>;
+/** Those vars and the Workers AI binding (wrangler.toml `[ai] binding = "AI"`). */
+export type ModelEnv = ModelVars & { AI?: AiRunner };
+
+export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
 
 export type ModelSettings = {
-  /** unset: no model is configured, and model calls fail saying so */
+  /** null: nothing configured at all */
+  provider: LlmProvider | null;
+  /** why model calls cannot be made with these settings; null when they can */
+  unavailable: string | null;
   baseURL: string | null;
   apiKey: string;
   model: string;
+  maxTokens: number | undefined;
   maxRetries: number;
   timeoutMs: number;
   toolProtocol: "native" | "text";
+  promptCaching: boolean;
+  gatewayId: string | undefined;
+  gatewayToken: string | undefined;
 };
 
 /** Parsed once per isolate. The worker refuses requests naming a bad var; a conversation's model calls fail naming it. */
-export const modelSettings = oncePerEnv((env: ModelVars): Parsed<ModelSettings> => {
+export const modelSettings = oncePerEnv((env: ModelEnv): Parsed<ModelSettings> => {
   const vars = parseVars(ModelVarsSchema, env);
   if (!vars.ok) return vars;
   const v = vars.value;
-  return {
-    ok: true,
-    value: {
-      baseURL: v.OPENAI_BASE_URL ?? null,
-      apiKey: v.OPENAI_API_KEY ?? "not-needed",
-      model: v.LLM_MODEL,
-      maxRetries: v.LLM_MAX_RETRIES,
-      timeoutMs: v.LLM_TIMEOUT_MS,
-      toolProtocol: v.LLM_TOOL_PROTOCOL,
-    },
+  const hasBinding = env.AI !== undefined && env.AI !== null;
+  const provider: LlmProvider | null =
+    v.LLM_PROVIDER ??
+    (v.OPENAI_BASE_URL ? "openai" : v.ANTHROPIC_API_KEY ? "anthropic" : hasBinding ? "workers-ai" : null);
+  const common = {
+    provider,
+    maxTokens: v.LLM_MAX_TOKENS,
+    maxRetries: v.LLM_MAX_RETRIES,
+    timeoutMs: v.LLM_TIMEOUT_MS,
+    toolProtocol: v.LLM_TOOL_PROTOCOL,
+    promptCaching: v.LLM_PROMPT_CACHING === "true",
+    gatewayId: v.AI_GATEWAY_ID,
+    gatewayToken: v.AI_GATEWAY_TOKEN,
   };
+  switch (provider) {
+    case "anthropic":
+      return ok({
+        ...common,
+        unavailable: v.ANTHROPIC_API_KEY ? null : "ANTHROPIC_API_KEY is not set",
+        baseURL: v.ANTHROPIC_BASE_URL ?? null,
+        apiKey: v.ANTHROPIC_API_KEY ?? "",
+        model: v.LLM_MODEL ?? ANTHROPIC_DEFAULT_MODEL,
+      });
+    case "workers-ai":
+      return ok({
+        ...common,
+        unavailable: hasBinding ? null : 'LLM_PROVIDER is workers-ai but the worker has no "AI" binding',
+        baseURL: null,
+        apiKey: "",
+        model: v.LLM_MODEL ?? WORKERS_AI_DEFAULT_MODEL,
+      });
+    default:
+      return ok({
+        ...common,
+        unavailable: v.OPENAI_BASE_URL
+          ? null
+          : provider === null
+            ? 'no model is configured: set LLM_PROVIDER (openai, anthropic, or workers-ai with the "AI" binding)'
+            : "OPENAI_BASE_URL is not set",
+        baseURL: v.OPENAI_BASE_URL ?? null,
+        apiKey: v.OPENAI_API_KEY ?? "not-needed",
+        model: v.LLM_MODEL ?? OPENAI_DEFAULT_MODEL,
+      });
+  }
 });
+
+const ok = (value: ModelSettings): Parsed<ModelSettings> => ({ ok: true, value });

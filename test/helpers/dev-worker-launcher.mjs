@@ -14,6 +14,8 @@ const worker = await unstable_startWorker({
     Object.entries(vars ?? {}).map(([k, v]) => [k, { type: "plain_text", value: String(v) }]),
   ),
   dev: {
+    // Remote bindings off (the Workers AI binding), as `wrangler dev --local`: no login, no network.
+    remote: false,
     server: { hostname: "127.0.0.1", port },
     inspector: false,
     persist,

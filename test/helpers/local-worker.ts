@@ -78,6 +78,8 @@ function wranglerDevArgs(
   return [
     "dev",
     ...(config ? ["-c", config] : []),
+    // Remote bindings off (the Workers AI binding): no Cloudflare login, no network.
+    "--local",
     "--ip",
     "127.0.0.1",
     "--port",

@@ -1,4 +1,8 @@
 /** The LLM edge of the conversation loop: runs in workerd and Node alike (no platform imports). */
+export { ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_DEFAULT_MODEL } from "./anthropic-client.js";
+export type { AnthropicRequestParams } from "./anthropic-request.js";
+export { anthropicRequestJson, anthropicToolId } from "./anthropic-request.js";
+export { AnthropicStreamAssembler, fromAnthropicMessage } from "./anthropic-stream.js";
 export { callLlm, LLM_DEFAULTS } from "./llm-client.js";
 export { memoByIdentity } from "./memo-by-identity.js";
 export { chatRequestJson, frozenJson } from "./request-json.js";
@@ -16,6 +20,7 @@ export {
 export type { TextToolCall, TextToolCallExtraction } from "./text-tool-calls.js";
 export { extractTextToolCalls, withTextToolCalls } from "./text-tool-calls.js";
 export type {
+  AiRunner,
   ChatMessage,
   ChatTool,
   ChatToolChoice,
@@ -23,9 +28,17 @@ export type {
   LlmConfig,
   LlmError,
   LlmErrorKind,
+  LlmProvider,
   LlmRequest,
   LlmResult,
   LlmToolCall,
   LlmTurn,
   LlmUsage,
 } from "./types.js";
+export {
+  callWorkersAi,
+  WORKERS_AI_DEFAULT_MAX_TOKENS,
+  WORKERS_AI_DEFAULT_MODEL,
+  workersAiError,
+} from "./workers-ai-client.js";
+export { bindingMessages, fromWorkersAiOutput, WorkersAiChunks } from "./workers-ai-output.js";

@@ -31,11 +31,28 @@ export type LlmTurn = {
   malformedToolCall?: string;
 };
 
+/** Which API the model is reached through; each has its adapter (docs/providers.md). */
+export type LlmProvider = "openai" | "anthropic" | "workers-ai";
+
+/**
+ * The Workers AI binding (`env.AI`) as the adapter uses it: only `run`, so this layer needs no
+ * Cloudflare types and tests can hand it a stand-in.
+ */
+export interface AiRunner {
+  run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown>;
+}
+
 export type LlmConfig = {
-  baseURL: string;
-  apiKey: string;
+  /** Default "openai". */
+  provider?: LlmProvider;
+  /**
+   * openai: the Chat Completions base URL (required). anthropic: the API's base URL without
+   * `/v1` (default https://api.anthropic.com). An AI Gateway URL works for both.
+   */
+  baseURL?: string;
+  apiKey?: string;
   model: string;
-  /** Retries of 408/409/429/5xx and connection failures, done by the openai client. Default 3. */
+  /** Retries of 408/409/429/5xx (529 included) and connection failures. Default 3. */
   maxRetries?: number;
   /** Per attempt until response headers, then the longest silence allowed inside a stream. */
   timeoutMs?: number;
@@ -52,6 +69,16 @@ export type LlmConfig = {
   /** Send `stream_options.include_usage` (default true); a few servers reject the field. */
   streamUsage?: boolean;
   temperature?: number;
+  /** The answer's token cap: anthropic requires one (default 8192); workers-ai (default 4096). */
+  maxTokens?: number;
+  /** anthropic: cache breakpoints on the tools, the system prompt and the history (default true). */
+  promptCaching?: boolean;
+  /** `cf-aig-authorization: Bearer …` on each request, for an authenticated AI Gateway. */
+  gatewayToken?: string;
+  /** workers-ai: the binding's `env.AI` */
+  ai?: AiRunner;
+  /** workers-ai: send the binding's calls through this AI Gateway */
+  gatewayId?: string;
 };
 
 export type LlmRequest = {
