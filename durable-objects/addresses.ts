@@ -5,6 +5,7 @@ import type { DeviceHubRpc } from "./device-hub/device-hub-rpc.js";
 import type { CountersDO } from "./front-door/counters-do.js";
 import type { IdempotencyDO } from "./front-door/idempotency-do.js";
 import type { LimiterDO } from "./front-door/limiter-do.js";
+import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
 import type { RegistryDO } from "./registry/registry-do.js";
@@ -69,3 +70,7 @@ export function allMetricsShards(env: MetricsBindings) {
   const ns = env.METRICS_SHARD;
   return ns ? Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(ns, i)) : [];
 }
+
+/** One object per session of the fleet's MCP server. */
+export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =>
+  stub<McpSessionDO>(env.MCP_SESSION, sessionId);

@@ -13,4 +13,6 @@ export interface DurableObjectBindings {
   METRICS_SHARD?: DurableObjectNamespace;
   /** how many shards hold the loop metrics and the conversation index (default 8) */
   METRICS_SHARDS?: string;
+  /** the fleet's MCP server sessions (`POST /mcp`), one object per Mcp-Session-Id */
+  MCP_SESSION: DurableObjectNamespace;
 }

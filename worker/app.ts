@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { problemResponse } from "../runtime/problem.js";
 import type { Env } from "./env.js";
+import { mcp } from "./mcp/mcp-route.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
@@ -18,6 +19,7 @@ app.route("/v1/devices", devices);
 app.route("/v1/audit", audit);
 app.route("/v1/limits", limits);
 app.route("/v1/metrics", metrics);
+app.route("/mcp", mcp);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -1,5 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
+import {
+  type ContentBlock,
+  type ConversationEvent,
+  type ToolOutcome,
+  toolSpecsFromSkills,
+  type WaitReply,
+} from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
 import { hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
@@ -8,6 +14,8 @@ import type { DurableObjectBindings } from "../bindings.js";
 import type {
   ConversationRpc,
   ConversationView,
+  DirectCallInput,
+  DirectCallReply,
   FoundApplied,
   PostMessageAnswer,
   PostMessageInput,
@@ -125,6 +133,26 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       ...(input.options ? { config: input.options } : {}),
     });
     return { ok: true };
+  }
+
+  async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
+    const busy = this.state?.run && this.state.run.message_id !== input.message_id;
+    if (this.state && (this.state.agent_id !== input.agent_id || busy))
+      return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is in use` };
+    const settings = conversationSettings(this.env);
+    if (!settings.ok) return { ok: false, status: 500, error: settings.error };
+    // Only the device's own tools: a direct call never reaches the orchestrator's built-ins.
+    const tools = toolSpecsFromSkills(await hubFor(this.env, input.agent_id).getSkills(input.agent_id));
+    this.state ??= initialState(input.conversation_id, input.agent_id, settings.value.loop);
+    const call = { id: input.tool_call_id, name: input.tool, arguments: JSON.stringify(input.arguments) };
+    this.apply({ type: "tool_call", message_id: input.message_id, call, tools });
+    return { ok: true };
+  }
+
+  async waitForCall(messageId: string, timeoutMs: number): Promise<DirectCallReply> {
+    const view = await this.waitForReply(messageId, timeoutMs);
+    const reply = this.state?.replies.find((r) => r.message_id === messageId);
+    return { ...view, outcome: reply?.outcome ?? null };
   }
 
   async approve(toolCallId: string, approve: boolean, reason?: string): Promise<FoundApplied> {

@@ -59,6 +59,11 @@ export type Run = {
   max_concurrency: number;
   wall_saved_ms: number;
   round_started_at: number | null;
+  /**
+   * A direct call (an MCP client's tools/call): the run is one round of one call, made by the
+   * caller instead of the model, and ends with that call's result instead of a model call.
+   */
+  direct?: boolean;
 };
 
 /** What one finished run cost and did; aggregated into the deployment's metrics. */
@@ -91,6 +96,8 @@ export type FinishedReply = {
   tool_calls: ToolCallSummary[];
   iterations: number;
   metrics?: RunMetrics;
+  /** a direct call's outcome, redacted as stored results are */
+  outcome?: CallOutcome;
 };
 
 export type QueuedMessage = { message_id: string; text: string; tools: ToolSpec[]; config?: Partial<LoopConfig> };
@@ -128,7 +135,14 @@ export type LoopEvent =
   | { type: "deadline"; key: string }
   | { type: "approval"; tool_call_id: string; approve: boolean; reason?: string }
   | { type: "answer"; tool_call_id: string; text: string }
-  | { type: "cancel"; reason?: string };
+  | { type: "cancel"; reason?: string }
+  /** run one tool call as its own run, without the model (see `Run.direct`) */
+  | {
+      type: "tool_call";
+      message_id: string;
+      call: { id: string; name: string; arguments: string };
+      tools: ToolSpec[];
+    };
 
 export type Effect =
   /** call the model with the conversation's messages; without tools when `with_tools` is false */
