@@ -62,14 +62,26 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
       extra,
     );
   });
-  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
-    const { requestId, reason } = notification.params;
-    if (requestId === undefined || sessionId === null) return;
-    const started = await mcpSessionFor(env, sessionId).callFor(JSON.stringify(requestId));
-    if (started) await conversationFor(env, started).cancel(`MCP client: ${reason ?? "cancelled"}`);
-    else await cancelDeviceCall(env, sessionId, requestId, reason);
-  });
+  // Handled by the route before the transport sees it (see cancelRequest): here the SDK would only
+  // abort this request's own handlers, and this server instance has none running.
+  server.setNotificationHandler(CancelledNotificationSchema, () => undefined);
   return server;
+}
+
+/**
+ * `notifications/cancelled`: the request it names may be running in another isolate, so it is
+ * found by its conversation — the one a `send_message` noted in the session, or a device call's,
+ * whose id derives from the session and request id — and that run is cancelled.
+ */
+export async function cancelRequest(
+  env: Env,
+  sessionId: string,
+  requestId: string | number,
+  reason: string | undefined,
+): Promise<void> {
+  const started = await mcpSessionFor(env, sessionId).callFor(JSON.stringify(requestId));
+  if (started) await conversationFor(env, started).cancel(`MCP client: ${reason ?? "cancelled"}`);
+  else await cancelDeviceCall(env, sessionId, requestId, reason);
 }
 
 const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {

@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
+  CancelledNotificationSchema,
   type InitializeRequest,
   isInitializeRequest,
   isJSONRPCRequest,
@@ -14,7 +15,7 @@ import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { requireToken } from "../middleware/require-token.js";
 import { readRawBody } from "../read-body.js";
-import { fleetServer } from "./fleet-server.js";
+import { cancelRequest, fleetServer } from "./fleet-server.js";
 
 /**
  * `/mcp`: the fleet as an MCP server over Streamable HTTP (docs/mcp.md). Bearer API token (or the
@@ -54,6 +55,13 @@ mcp.post("/", async (c) => {
     if (!given) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first)");
     if (!(await mcpSessionFor(c.env, given).touch())) return rpcError(404, -32001, "Session not found");
     sessionId = given;
+  }
+
+  // A cancel must be done before the 202 goes out: nothing of this request runs after that.
+  for (const m of messages) {
+    const cancel = CancelledNotificationSchema.safeParse(m);
+    if (cancel.success && cancel.data.params.requestId !== undefined)
+      await cancelRequest(c.env, sessionId, cancel.data.params.requestId, cancel.data.params.reason);
   }
 
   // Stream only what has something to stream: a tools/call that asked for progress.
