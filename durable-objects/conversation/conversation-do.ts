@@ -28,6 +28,7 @@ import { advance, initialState, type LoopEvent, type LoopState } from "./core/in
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
 import { EventStream } from "./event-stream.js";
+import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { ModelCalls } from "./model-calls.js";
 import { type ModelVars, modelSettings } from "./model-settings.js";
 import { ReplyWaiters } from "./reply-waiters.js";
@@ -56,6 +57,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly runner: EffectRunner;
   private readonly modelCalls: ModelCalls;
   private readonly events: EventStream;
+  private readonly remoteMcp: RemoteMcpTools;
   private readonly waiters = new ReplyWaiters();
   private state: LoopState | null = null;
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
@@ -81,14 +83,23 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
     this.events = new EventStream(this.store);
+    this.remoteMcp = new RemoteMcpTools(this.store);
     const self = this;
-    this.runner = new EffectRunner(ctx, env, this.store, this.modelCalls, () => this.settings(), {
-      get state() {
-        return self.state!;
+    this.runner = new EffectRunner(
+      ctx,
+      env,
+      this.store,
+      this.modelCalls,
+      () => this.settings(),
+      {
+        get state() {
+          return self.state!;
+        },
+        apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
+        scheduleAlarm: () => this.scheduleAlarm(),
       },
-      apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
-      scheduleAlarm: () => this.scheduleAlarm(),
-    });
+      this.remoteMcp,
+    );
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
@@ -116,7 +127,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
     const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const tools = conversationTools(skills, settings.value.webhookTools);
+    const { mcpServers, allowHttpWebhookTools } = settings.value;
+    const remote = await this.remoteMcp.specs(mcpServers, allowHttpWebhookTools, input.conversation_id);
+    const tools = conversationTools(skills, settings.value.webhookTools, remote);
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, {
         ...(input.loop ?? {}),

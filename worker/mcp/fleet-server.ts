@@ -5,8 +5,8 @@ import {
   CancelledNotificationSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { conversationFor, mcpSessionFor, registryOf } from "../../durable-objects/addresses.js";
+import { NO_SCHEMA_VALIDATION } from "../../durable-objects/conversation/mcp/no-schema-validation.js";
 import { Identifier } from "../../protocol/index.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
@@ -35,8 +35,6 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
       // stream): clients list again when they want the current set.
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      // The server never validates client data against JSON Schema (no elicitation); the SDK's
-      // default validator compiles code at run time, which Workers forbid.
       jsonSchemaValidator: NO_SCHEMA_VALIDATION,
     },
   );
@@ -83,10 +81,6 @@ export async function cancelRequest(
   if (started) await conversationFor(env, started).cancel(`MCP client: ${reason ?? "cancelled"}`);
   else await cancelDeviceCall(env, sessionId, requestId, reason);
 }
-
-const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
-  getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
-};
 
 async function listDevices(env: Env): Promise<CallToolResult> {
   const devices = (await registryOf(env).list()).map((d) => ({

@@ -49,13 +49,13 @@ export async function callMcpTool(
         case ErrorCode.RequestTimeout:
           return fail("timeout", `Tool '${tool}' timed out after ${timeoutMs}ms`);
         case ErrorCode.ConnectionClosed:
-          return fail("execution_failed", `Tool '${tool}': the MCP server exited during the call`);
+          return fail("execution_failed", "the MCP server exited during the call");
         case ErrorCode.InvalidParams:
           return fail("invalid_params", `Invalid parameters for '${tool}': ${e.message}`);
         case ErrorCode.MethodNotFound:
           return fail("not_found", `Tool '${tool}': ${e.message}`);
       }
     }
-    return fail("execution_failed", `Tool '${tool}' failed: ${e instanceof Error ? e.message : String(e)}`);
+    return fail("execution_failed", `MCP error: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

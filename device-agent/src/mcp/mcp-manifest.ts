@@ -1,7 +1,7 @@
 import type { FilteredTool, SkillManifest, ToolManifest } from "../../../protocol/index.js";
+import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
 import { MCP_SERVER_ENTRY } from "../skills/load-skills.js";
 import type { McpDeclaration } from "../skills/loaded-tool.js";
-import { cutInputSchema } from "./input-schema.js";
 import type { McpToolNames } from "./tool-names.js";
 
 /**

@@ -258,7 +258,9 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
   for (const call of round) {
     const outcome = call.outcome!;
     const text =
-      outcome.status === "blocked" ? JSON.stringify(outcome) : toolMessageText(outcome, call.args, state.agent_id);
+      outcome.status === "blocked"
+        ? JSON.stringify(outcome)
+        : toolMessageText(outcome, call.args, call.kind === "device" ? state.agent_id : null);
     // tool_result_persist: redact before the result is stored or shown to the model again.
     const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
     state.messages.push({ role: "tool", tool_call_id: call.id, content });

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cutInputSchema } from "../../../device-agent/src/mcp/input-schema.js";
 import { McpToolNames, toolNameShape } from "../../../device-agent/src/mcp/tool-names.js";
 import { loadSkills } from "../../../device-agent/src/skills/load-skills.js";
 import { ParametersSchema } from "../../../protocol/index.js";
+import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
 import { validateArguments } from "../../../protocol/validate-arguments.js";
 import { tempDir } from "./helpers.js";
 
