@@ -18,7 +18,7 @@ const TOUCH_WRITE_MS = 60_000;
  * nothing between requests, so the session lives here: opened by `initialize`, checked by every
  * later request (unknown or closed → 404), closed by `DELETE /mcp` or by its alarm after a day
  * unused. The calls a session makes are conversations of their own (worker/mcp/device-call.ts);
- * the session only notes which conversation a `send_message` request started, for its cancel.
+ * the session only notes which conversation each tools/call request started, for its cancel.
  */
 export class McpSessionDO extends DurableObject<unknown> {
   private info: McpSessionInfo | null | undefined;
@@ -40,7 +40,7 @@ export class McpSessionDO extends DurableObject<unknown> {
     return this.info!;
   }
 
-  /** A `send_message` call's conversation, so the request's `notifications/cancelled` can find it. */
+  /** The conversation a tools/call request started, so the request's `notifications/cancelled` can find it. */
   async noteCall(requestKey: string, conversationId: string): Promise<void> {
     if (await this.load()) await this.ctx.storage.put(`call:${requestKey}`, conversationId);
   }

@@ -12,12 +12,15 @@ import { followRun, type ProgressExtra } from "./follow-run.js";
  * ledger (exactly-once by request id), deadlines, the audit row, the conversation's events — and
  * shows up under GET /v1/conversations like any run.
  *
- * The conversation's id comes from the MCP session and the JSON-RPC request id, so a request
- * handled again (or its `notifications/cancelled`, which may reach another isolate) finds the
- * same call.
+ * The conversation's id comes from the MCP session, the JSON-RPC request id and the call itself, so
+ * the same request handled again finds the same call (and the device runs it once), while a client
+ * that wrongly reuses a request id for another call does not get the old call's result. The
+ * session notes which conversation a request started, so its `notifications/cancelled` (which may
+ * reach another isolate) finds it.
  */
-export async function callIds(sessionId: string, requestId: string | number) {
-  const key = (await sha256Hex(`${sessionId}\n${JSON.stringify(requestId)}`)).slice(0, 32);
+export async function callIds(sessionId: string, requestId: string | number, tool: string, args: unknown) {
+  const call = JSON.stringify([sessionId, requestId, tool, args]);
+  const key = (await sha256Hex(call)).slice(0, 32);
   return { conversation_id: `mcp_${key}`, message_id: `msg_${key}`, tool_call_id: `call_${key.slice(0, 24)}` };
 }
 
@@ -28,8 +31,10 @@ export async function callDeviceTool(
   env: Env,
   call: { sessionId: string; requestId: string | number; agentId: string; tool: string; args: Record<string, unknown> },
   extra: ProgressExtra,
+  remember: (conversationId: string) => Promise<void>,
 ): Promise<CallToolResult> {
-  const ids = await callIds(call.sessionId, call.requestId);
+  const ids = await callIds(call.sessionId, call.requestId, `${call.agentId}/${call.tool}`, call.args);
+  await remember(ids.conversation_id);
   const stub = conversationFor(env, ids.conversation_id);
   const accepted = await stub.callTool({ ...ids, agent_id: call.agentId, tool: call.tool, arguments: call.args });
   if (!accepted.ok) return errorResult(accepted.error);
@@ -47,12 +52,4 @@ export async function callDeviceTool(
   if (reply.status === "running")
     return errorResult(`the call is still running: see GET /v1/conversations/${ids.conversation_id}`);
   return errorResult(`${reply.status}: ${reply.reply ?? "no result"}`);
-}
-
-/** `notifications/cancelled` for a device call: cancel its conversation, which cancels the command on the device. */
-export async function cancelDeviceCall(env: Env, sessionId: string, requestId: string | number, reason?: string) {
-  const ids = await callIds(sessionId, requestId);
-  return conversationFor(env, ids.conversation_id).cancel(
-    reason ? `MCP client: ${reason}` : "cancelled by the MCP client",
-  );
 }

@@ -11,7 +11,7 @@ import { Identifier } from "../../protocol/index.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { errorResult } from "./call-results.js";
-import { callDeviceTool, cancelDeviceCall } from "./device-call.js";
+import { callDeviceTool } from "./device-call.js";
 import { fleetToolName, parseFleetToolName } from "./fleet-names.js";
 import { listFleetTools } from "./fleet-tools.js";
 import { sendMessage } from "./send-message.js";
@@ -44,9 +44,10 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const session = sessionId ?? "";
     const requestKey = JSON.stringify(extra.requestId);
+    const remember = (id: string) => mcpSessionFor(env, session).noteCall(requestKey, id);
     switch (name) {
       case "send_message":
-        return sendMessage(env, config, args, extra, (id) => mcpSessionFor(env, session).noteCall(requestKey, id));
+        return sendMessage(env, config, args, extra, remember);
       case "list_devices":
         return listDevices(env);
       case "get_conversation":
@@ -58,6 +59,7 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
       env,
       { sessionId: session, requestId: extra.requestId, agentId: target.agent_id, tool: target.tool, args },
       extra,
+      remember,
     );
   });
   // Handled by the route before the transport sees it (see cancelRequest): here the SDK would only
@@ -68,8 +70,8 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
 
 /**
  * `notifications/cancelled`: the request it names may be running in another isolate, so it is
- * found by its conversation — the one a `send_message` noted in the session, or a device call's,
- * whose id derives from the session and request id — and that run is cancelled.
+ * found through the session, which noted the conversation each tools/call started; that run is
+ * cancelled (a device call's cancel reaches the device).
  */
 export async function cancelRequest(
   env: Env,
@@ -79,7 +81,6 @@ export async function cancelRequest(
 ): Promise<void> {
   const started = await mcpSessionFor(env, sessionId).callFor(JSON.stringify(requestId));
   if (started) await conversationFor(env, started).cancel(`MCP client: ${reason ?? "cancelled"}`);
-  else await cancelDeviceCall(env, sessionId, requestId, reason);
 }
 
 async function listDevices(env: Env): Promise<CallToolResult> {

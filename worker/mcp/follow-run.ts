@@ -17,6 +17,8 @@ export type ProgressExtra = {
 
 /** How often the events are looked at while waiting: the longest a progress line is late. */
 const POLL_MS = 1_000;
+/** Without a progress token there is nothing to tell meanwhile: wait for the reply in long steps. */
+const QUIET_WAIT_MS = 25_000;
 
 export type FollowTarget<R extends WaitReply> = {
   wait(timeoutMs: number): Promise<R>;
@@ -37,7 +39,7 @@ export async function followRun<R extends WaitReply>(
   let started = false;
   for (;;) {
     const left = until - Date.now();
-    const reply = await target.wait(Math.max(0, Math.min(POLL_MS, left)));
+    const reply = await target.wait(Math.max(0, Math.min(report ? POLL_MS : QUIET_WAIT_MS, left)));
     if (report) {
       for (const event of await target.events(seq)) {
         seq = Math.max(seq, event.seq);
