@@ -316,6 +316,10 @@ describe("the fleet as an MCP server, with the official client", () => {
 
     const { transport } = await fleetClient(worker.url);
     const sessionId = transport.sessionId!;
+    const open = { ...auth, "mcp-session-id": sessionId };
+    expect((await post({ ...open, origin: "https://elsewhere.example" })).status).toBe(403);
+    expect((await post({ ...open, "mcp-protocol-version": "1999-01-01" })).status).toBe(400);
+    expect((await post(open)).status).toBe(200);
     await worker.kill();
     worker = await startLocalWorker({
       port: worker.port,
