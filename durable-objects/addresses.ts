@@ -6,6 +6,7 @@ import type { DeviceHubRpc } from "./device-hub/device-hub-rpc.js";
 import type { CountersDO } from "./front-door/counters-do.js";
 import type { IdempotencyDO } from "./front-door/idempotency-do.js";
 import type { LimiterDO } from "./front-door/limiter-do.js";
+import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
 import type { RegistryDO } from "./registry/registry-do.js";
@@ -77,3 +78,7 @@ export const approvalRulesOf = (env: Bindings<"APPROVAL_RULES">) => stub<Approva
 
 /** The deployment's schedules. */
 export const schedulerOf = (env: Bindings<"SCHEDULER">) => stub<SchedulerRpc>(env.SCHEDULER, "global");
+
+/** One object per session of the fleet's MCP server. */
+export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =>
+  stub<McpSessionDO>(env.MCP_SESSION, sessionId);

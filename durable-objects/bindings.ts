@@ -17,4 +17,6 @@ export interface DurableObjectBindings {
   APPROVAL_RULES: DurableObjectNamespace;
   /** the deployment's schedules (one object) */
   SCHEDULER: DurableObjectNamespace;
+  /** the fleet's MCP server sessions (`POST /mcp`), one object per Mcp-Session-Id */
+  MCP_SESSION: DurableObjectNamespace;
 }

@@ -116,8 +116,20 @@ export const ProgressFrame = z.object({
 });
 export type ProgressFrame = z.infer<typeof ProgressFrame>;
 
+/**
+ * The device's manifest changed while it stays connected (an MCP server's tools/list_changed, a
+ * restarted server with other tools): replaces what `hello` advertised, nothing else.
+ */
+export const ManifestUpdateFrame = z.object({
+  type: z.literal("manifest_update"),
+  capabilities: z.array(z.string()).default([]),
+  skills: z.array(SkillManifest).default([]),
+  filtered: z.array(FilteredTool).default([]),
+});
+export type ManifestUpdateFrame = z.infer<typeof ManifestUpdateFrame>;
+
 // Discriminated on `type` (then `status`), so an error names the field that failed.
-export const DeviceFrame = z.discriminatedUnion("type", [HelloFrame, ResultFrame, ProgressFrame]);
+export const DeviceFrame = z.discriminatedUnion("type", [HelloFrame, ResultFrame, ProgressFrame, ManifestUpdateFrame]);
 export type DeviceFrame = z.infer<typeof DeviceFrame>;
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */

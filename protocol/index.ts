@@ -5,6 +5,7 @@ export * from "./events.js";
 export * from "./front-door.js";
 export * from "./http-bodies.js";
 export * from "./ids.js";
+export * from "./mcp-results.js";
 export * from "./openai-tools.js";
 export * from "./parse.js";
 export * from "./skill-manifest.js";

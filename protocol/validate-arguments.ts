@@ -79,7 +79,8 @@ function checkObject(
   path: string,
   problems: Problem[],
 ): JsonObject {
-  const named = normalizeNames(input, Object.keys(properties));
+  // Required names without a property schema are looked up too (they pass through unchecked).
+  const named = normalizeNames(input, [...Object.keys(properties), ...required]);
   const out: JsonObject = {};
   // Schema order, not the model's: binaries receive argv in the schema's order.
   for (const [key, propSchema] of Object.entries(properties)) {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { problemResponse } from "../runtime/problem.js";
 import type { Env } from "./env.js";
+import { mcp } from "./mcp/mcp-route.js";
 import { approvalRules } from "./routes/approval-rules.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
@@ -22,6 +23,7 @@ app.route("/v1/limits", limits);
 app.route("/v1/metrics", metrics);
 app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
+app.route("/mcp", mcp);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

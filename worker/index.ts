@@ -6,6 +6,7 @@ export { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
 export { CountersDO } from "../durable-objects/front-door/counters-do.js";
 export { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";
 export { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
+export { McpSessionDO } from "../durable-objects/mcp-session/mcp-session-do.js";
 export { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 export { RegistryDO } from "../durable-objects/registry/registry-do.js";
 export { SchedulerDO } from "./scheduler-do.js";

@@ -97,10 +97,27 @@ export async function startAgent(
     hiddenPaths: [config.stateDir, ...(config.configFile ? [config.configFile] : [])],
     baseEnv: env,
   });
+  // Only agents with an `[mcp]` skill load the MCP SDK (every tool spawn forks the agent's memory).
+  const mcp =
+    loaded.mcp.length > 0
+      ? new (await import("./mcp/mcp-skills.js")).McpSkills({
+          loaded,
+          workspace: config.workspace,
+          sandboxing: config.sandboxing,
+          bwrap,
+          hiddenPaths: [config.stateDir, ...(config.configFile ? [config.configFile] : [])],
+          toolEnv: config.toolEnv,
+          baseEnv: env,
+          denyRules: buildDenyRules(config.bashDeny, config.bashDenyDefaults),
+          outputCapBytes: config.outputCapBytes,
+          log,
+        })
+      : null;
+  await mcp?.start();
   const version = agentVersion();
   let connection: Transport;
   const dispatcher = new Dispatcher({
-    executor,
+    executor: mcp ? mcp.executorOver(executor) : executor,
     store,
     queue: new WorkQueue(config.maxConcurrent),
     send: (frame) => connection.send(frame),
@@ -116,9 +133,9 @@ export async function startAgent(
         agent_id: config.agentId,
         version,
         capabilities: loaded.capabilities,
-        skills: loaded.skills,
+        skills: mcp?.skills() ?? loaded.skills,
         held: dispatcher.held(),
-        filtered: loaded.filtered,
+        filtered: mcp?.filtered() ?? loaded.filtered,
       }),
     onOpen: () => {
       for (const result of dispatcher.unackedResults()) connection.send(result);
@@ -147,12 +164,21 @@ export async function startAgent(
           reconnectMaxMs: config.reconnectMaxMs,
         });
   connection.start();
+  mcp?.onChange(() =>
+    connection.send({
+      type: "manifest_update",
+      capabilities: loaded.capabilities,
+      skills: mcp.skills(),
+      filtered: mcp.filtered(),
+    }),
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       log.info("shutting down", { in_flight: dispatcher.inFlight, grace_ms: config.shutdownGraceMs });
       await dispatcher.shutdown(config.shutdownGraceMs);
+      await mcp?.stop();
       await store.flush();
       await connection.close();
       log.info("stopped");

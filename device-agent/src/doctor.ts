@@ -79,7 +79,10 @@ export async function runDoctor(config: AgentConfig, print: (line: string) => vo
   for (const skill of loaded.skills)
     ok(`${skill.name} ${skill.version}: ${skill.tools.map((t) => t.name).join(", ") || "(no tools advertised)"}`);
   for (const e of loaded.errors) problem(`${e.file}${e.tool ? ` tool ${e.tool}` : ""}: ${e.reason}`);
-  if (loaded.tools.size === 0) problem("no tools would be advertised");
+  // Not started here: an MCP server's tools are known once the agent runs it.
+  for (const m of loaded.mcp)
+    ok(`${m.skill}: MCP server \`${m.section.command.join(" ")}\` (its tools are listed at start)`);
+  if (loaded.tools.size === 0 && loaded.mcp.length === 0) problem("no tools would be advertised");
   print("filtered tools");
   if (loaded.filtered.length === 0) ok("none");
   for (const f of loaded.filtered) {

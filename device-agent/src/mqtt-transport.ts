@@ -75,7 +75,8 @@ export class MqttTransport {
   send(frame: DeviceFrame): boolean {
     const client = this.client;
     if (!client?.connected) return false;
-    if (frame.type === "hello") {
+    // A manifest update is the same retained message again: `hello()` builds it from the current tools.
+    if (frame.type === "hello" || frame.type === "manifest_update") {
       this.publishCapabilities(client);
       return true;
     }

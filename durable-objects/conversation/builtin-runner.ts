@@ -7,12 +7,13 @@ import { runWebhookTool } from "./builtins/webhook-tools.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
 import type { LoopState } from "./core/index.js";
+import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { startSubtask } from "./subtasks.js";
 
 export type RunBuiltinEffect = Extract<OutboundEffect, { type: "run_builtin" }>;
 
 /**
- * Runs a built-in or a webhook tool inside the conversation. The outcome is the call's result, or
+ * Runs a built-in, a webhook tool or a remote MCP server's tool inside the conversation. The outcome is the call's result, or
  * null when it arrives later (a sub-task's reply). A thrown error is an internal error: logged with
  * its detail under an incident id, while the model only learns that the tool failed, so nothing of
  * the orchestrator's internals leaks into the conversation.
@@ -24,6 +25,7 @@ export async function runBuiltin(
     store: ConversationStore;
     state: LoopState;
     settings: ConversationSettings;
+    remoteMcp: RemoteMcpTools;
   },
 ): Promise<ToolOutcome | null> {
   const { env, store, state, settings } = deps;
@@ -41,6 +43,10 @@ export async function runBuiltin(
       });
       const result = await builtin.run(effect.parameters, ctx);
       return result.kind === "done" ? result.outcome : null;
+    }
+    const remote = deps.remoteMcp.find(effect.tool);
+    if (remote) {
+      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.allowHttpWebhookTools);
     }
     const tool = settings.webhookTools.find((t) => t.name === effect.tool);
     if (!tool) {

@@ -1,6 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
+import {
+  type ContentBlock,
+  type ConversationEvent,
+  type ToolOutcome,
+  toolSpecsFromSkills,
+  type WaitReply,
+} from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
 import { approvalRulesOf, hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
@@ -9,6 +15,8 @@ import type { DurableObjectBindings } from "../bindings.js";
 import type {
   ConversationRpc,
   ConversationView,
+  DirectCallInput,
+  DirectCallReply,
   FoundApplied,
   PostMessageAnswer,
   PostMessageInput,
@@ -22,6 +30,7 @@ import { advance, initialState, type LoopEvent, type LoopState } from "./core/in
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
 import { EventStream } from "./event-stream.js";
+import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { ModelCalls } from "./model-calls.js";
 import { type ModelEnv, modelSettings } from "./model-settings.js";
 import { ReplyWaiters } from "./reply-waiters.js";
@@ -50,6 +59,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly runner: EffectRunner;
   private readonly modelCalls: ModelCalls;
   private readonly events: EventStream;
+  private readonly remoteMcp: RemoteMcpTools;
   private readonly waiters = new ReplyWaiters();
   private state: LoopState | null = null;
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
@@ -75,14 +85,23 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
     this.events = new EventStream(this.store);
+    this.remoteMcp = new RemoteMcpTools(this.store);
     const self = this;
-    this.runner = new EffectRunner(ctx, env, this.store, this.modelCalls, () => this.settings(), {
-      get state() {
-        return self.state!;
+    this.runner = new EffectRunner(
+      ctx,
+      env,
+      this.store,
+      this.modelCalls,
+      () => this.settings(),
+      {
+        get state() {
+          return self.state!;
+        },
+        apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
+        scheduleAlarm: () => this.scheduleAlarm(),
       },
-      apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
-      scheduleAlarm: () => this.scheduleAlarm(),
-    });
+      this.remoteMcp,
+    );
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
@@ -110,7 +129,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
     const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const tools = conversationTools(skills, settings.value.webhookTools);
+    const { mcpServers, allowHttpWebhookTools } = settings.value;
+    const remote = await this.remoteMcp.specs(mcpServers, allowHttpWebhookTools, input.conversation_id);
+    const tools = conversationTools(skills, settings.value.webhookTools, remote);
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, {
         ...(input.loop ?? {}),
@@ -136,6 +157,35 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
     });
     return { ok: true };
+  }
+
+  async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
+    const busy = this.state?.run && this.state.run.message_id !== input.message_id;
+    if (this.state && (this.state.agent_id !== input.agent_id || busy))
+      return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is in use` };
+    const settings = conversationSettings(this.env);
+    if (!settings.ok) return { ok: false, status: 500, error: settings.error };
+    // Only the device's own tools: a direct call never reaches the orchestrator's built-ins.
+    const tools = toolSpecsFromSkills(await hubFor(this.env, input.agent_id).getSkills(input.agent_id));
+    this.state ??= initialState(input.conversation_id, input.agent_id, settings.value.loop);
+    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
+      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
+      : undefined;
+    const call = { id: input.tool_call_id, name: input.tool, arguments: JSON.stringify(input.arguments) };
+    this.apply({
+      type: "tool_call",
+      message_id: input.message_id,
+      call,
+      tools,
+      ...(rules ? { approval_rules: rules } : {}),
+    });
+    return { ok: true };
+  }
+
+  async waitForCall(messageId: string, timeoutMs: number): Promise<DirectCallReply> {
+    const view = await this.waitForReply(messageId, timeoutMs);
+    const reply = this.state?.replies.find((r) => r.message_id === messageId);
+    return { ...view, outcome: reply?.outcome ?? null };
   }
 
   async approve(

@@ -1,7 +1,7 @@
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import type { ParentLink } from "./conversation-store.js";
-import type { Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
+import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
 import type { ReplyTarget } from "./reply-delivery.js";
 
 /**
@@ -25,7 +25,25 @@ export interface ConversationRpc {
   cancel(reason?: string): Promise<{ found: boolean; cancelled: boolean }>;
   deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
   deliverProgress(toolCallId: string, requestId: string, content: ContentBlock[]): Promise<void>;
+  /**
+   * One of the device's tools called directly (the fleet's MCP server), as a run of its own:
+   * validation, hooks, approval, ledger and audit as for a model's call. Idempotent by message id.
+   */
+  callTool(input: DirectCallInput): Promise<PostMessageAnswer>;
+  /** Like waitForReply, with the call's whole outcome (content blocks included) once it is done. */
+  waitForCall(messageId: string, timeoutMs: number): Promise<DirectCallReply>;
 }
+
+export type DirectCallInput = {
+  conversation_id: string;
+  agent_id: string;
+  message_id: string;
+  tool_call_id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+};
+
+export type DirectCallReply = WaitReply & { outcome: CallOutcome | null };
 
 export type PostMessageInput = {
   conversation_id: string;

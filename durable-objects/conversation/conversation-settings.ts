@@ -5,6 +5,7 @@ import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js
 import { CompactionVarsSchema, compactionConfig } from "./compaction-settings.js";
 import type { LoopConfig } from "./core/loop-config.js";
 import { DEFAULT_REDACT_PATTERNS } from "./core/loop-config.js";
+import { type McpServerConfig, parseMcpServers } from "./mcp/mcp-servers-config.js";
 
 const regexList = z.array(z.string().refine((p) => isRegex(p), "not a valid regular expression"));
 
@@ -48,6 +49,7 @@ const LoopVarsSchema = z.object({
 const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape).extend({
   WEBHOOK_TOOLS: z.string().optional(),
   ALLOW_HTTP_WEBHOOK_TOOLS: z.string().optional(),
+  MCP_SERVERS: z.string().optional(),
   REPLY_SIGNING_SECRET: z.string().optional(),
   WEBHOOK_SECRETS: WebhookSecrets,
 });
@@ -59,7 +61,9 @@ export type ConversationSettings = {
   /** the deployment's loop limits and hooks, over the defaults */
   loop: Partial<LoopConfig>;
   webhookTools: WebhookTool[];
-  /** `http://` webhook tool URLs allowed (local testing only) */
+  /** remote MCP servers whose tools conversations may use */
+  mcpServers: McpServerConfig[];
+  /** `http://` URLs allowed for webhook tools and MCP servers (local testing only) */
   allowHttpWebhookTools: boolean;
   /** signs reply_url deliveries: REPLY_SIGNING_SECRET, else the first inbound webhook secret */
   replySigningSecret: string | null;
@@ -72,11 +76,14 @@ export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<C
   const v = vars.value;
   const webhooks = parseWebhookTools(v.WEBHOOK_TOOLS);
   if (!webhooks.ok) return { ok: false, error: `WEBHOOK_TOOLS: ${webhooks.error}` };
+  const mcpServers = parseMcpServers(v.MCP_SERVERS);
+  if (!mcpServers.ok) return { ok: false, error: `MCP_SERVERS: ${mcpServers.error}` };
   return {
     ok: true,
     value: {
       loop: { ...loopConfig(v), ...compactionConfig(v) },
       webhookTools: webhooks.tools,
+      mcpServers: mcpServers.value,
       allowHttpWebhookTools: v.ALLOW_HTTP_WEBHOOK_TOOLS === "true",
       replySigningSecret: v.REPLY_SIGNING_SECRET ?? v.WEBHOOK_SECRETS[0]?.secret ?? null,
     },

@@ -7,6 +7,7 @@ import { summarize } from "./compaction-call.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
+import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import type { ModelCalls } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
 import type { PendingEffect } from "./step-recorder.js";
@@ -44,6 +45,7 @@ export class EffectRunner {
     private readonly modelCalls: ModelCalls,
     private readonly settings: () => ConversationSettings,
     private readonly host: EffectHost,
+    private readonly remoteMcp: RemoteMcpTools,
   ) {}
 
   isInflight(id: number): boolean {
@@ -105,7 +107,7 @@ export class EffectRunner {
         this.store.finishOutbox(id);
         return;
       case "run_builtin": {
-        const deps = { env: this.env, store: this.store, state, settings: this.settings() };
+        const deps = { env: this.env, store: this.store, state, settings: this.settings(), remoteMcp: this.remoteMcp };
         const outcome = await runBuiltin(effect, deps);
         if (!outcome) return this.store.finishOutbox(id);
         const { tool_call_id, request_id } = effect;

@@ -4,14 +4,19 @@ import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js"
 
 /**
  * The tools a message's run offers the model: the device's, then the orchestrator's (built-ins,
- * `question`, the deployment's webhook tools). A device tool wins a name clash.
+ * `question`, the deployment's webhook tools, the remote MCP servers' tools). A device tool wins a
+ * name clash.
  */
-export function conversationTools(skills: SkillManifest[], webhookTools: WebhookTool[]): ToolSpec[] {
+export function conversationTools(
+  skills: SkillManifest[],
+  webhookTools: WebhookTool[],
+  remoteMcpTools: ToolSpec[] = [],
+): ToolSpec[] {
   const deviceTools = toolSpecsFromSkills(skills);
   const taken = new Set(deviceTools.map((t) => t.name));
   return [
     ...deviceTools,
-    ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhookTools)].filter(
+    ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhookTools), ...remoteMcpTools].filter(
       (t) => !taken.has(t.name) && taken.add(t.name),
     ),
   ];

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import {
   DeviceFrame,
   type HelloFrame,
+  type ManifestUpdateFrame,
   PING_FRAME,
   PONG_FRAME,
   type ProgressFrame,
@@ -21,7 +22,7 @@ import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type Too
 import { CLOSE } from "./close-codes.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
-import { DeviceStore, recordFromHello } from "./device-record.js";
+import { DeviceStore, manifestUpdated, recordFromHello } from "./device-record.js";
 import { DeviceSockets, type SocketAttachment } from "./device-sockets.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
 import { HubChecks } from "./hub-checks.js";
@@ -116,7 +117,9 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const frame = parsed.value;
     if (frame.type === "hello") return this.onHello(ws, att, frame);
     // Until the device has said who it is, it gets no commands and may send no results.
-    if (!att.hello) return this.reject(ws, att, `'${frame.type}' before hello`, frame.request_id);
+    if (!att.hello)
+      return this.reject(ws, att, `'${frame.type}' before hello`, "request_id" in frame ? frame.request_id : undefined);
+    if (frame.type === "manifest_update") return this.onManifestUpdate(att, frame);
     if (frame.type === "result") return this.onResult(ws, att, frame);
     return this.onProgress(ws, att, frame);
   }
@@ -157,6 +160,16 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     });
     await this.registry.report("hello");
     await this.checks.schedule();
+  }
+
+  /** New tools for the next message's run; commands already in the ledger are not touched. */
+  private async onManifestUpdate(att: SocketAttachment, frame: ManifestUpdateFrame): Promise<void> {
+    this.store.save(manifestUpdated(this.store.load(att.agent_id), frame));
+    log("info", "device manifest updated", {
+      agent_id: att.agent_id,
+      tools: frame.skills.flatMap((s) => s.tools.map((t) => t.name)).length,
+    });
+    await this.registry.report("manifest_update");
   }
 
   private async onResult(ws: WebSocket, att: SocketAttachment, frame: ResultFrame): Promise<void> {

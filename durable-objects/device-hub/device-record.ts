@@ -1,4 +1,4 @@
-import type { FilteredTool, HelloFrame, SkillManifest } from "../../protocol/index.js";
+import type { FilteredTool, HelloFrame, ManifestUpdateFrame, SkillManifest } from "../../protocol/index.js";
 
 /** What the hub knows about its device, kept across restarts so tools are known while offline. */
 export type DeviceRecord = {
@@ -34,6 +34,10 @@ export function recordFromHello(prev: DeviceRecord, hello: HelloFrame, now: numb
     last_seen: now,
     connected_at: now,
   };
+}
+
+export function manifestUpdated(prev: DeviceRecord, update: ManifestUpdateFrame): DeviceRecord {
+  return { ...prev, capabilities: update.capabilities, skills: update.skills, filtered: update.filtered };
 }
 
 /** How often `last_seen` is written while a device keeps reporting (the live socket shows it meanwhile). */

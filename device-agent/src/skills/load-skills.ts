@@ -9,8 +9,9 @@ import {
   type ToolManifest,
 } from "../../../protocol/index.js";
 import type { SandboxMode } from "../config.js";
+import { McpSection } from "../mcp/mcp-section.js";
 import { checkExecutable, findOnPath } from "./find-executable.js";
-import type { FilteredToolInfo, LoadedTool, SkillLoadError } from "./loaded-tool.js";
+import type { FilteredToolInfo, LoadedTool, McpDeclaration, SkillLoadError } from "./loaded-tool.js";
 import { SkillFile, ToolEntry } from "./skill-toml.js";
 
 export type LoadSkillsOptions = {
@@ -30,7 +31,12 @@ export type LoadedSkills = {
   tools: Map<string, LoadedTool>;
   /** what the agent advertises: the configured list, or the union of the tools' permissions */
   capabilities: string[];
+  /** MCP servers to start; their tools join the skills once listed (mcp/mcp-skills.ts) */
+  mcp: McpDeclaration[];
 };
+
+/** The name `filtered` entries use for a whole MCP server rather than one of its tools. */
+export const MCP_SERVER_ENTRY = "(mcp server)";
 
 /** A folder with a skill.toml is a skill; a folder without one is searched one level down. */
 export function findSkillFiles(folders: string[]): { files: string[]; errors: SkillLoadError[] } {
@@ -66,6 +72,7 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
   const filtered: FilteredToolInfo[] = [];
   const skills: SkillManifest[] = [];
   const candidates: Candidate[] = [];
+  const mcpCandidates: McpDeclaration[] = [];
   const seenSkills = new Set<string>();
 
   for (const file of found.files) {
@@ -82,7 +89,7 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
       errors.push({ file, reason: header.error });
       continue;
     }
-    const { skill, tools } = header.value;
+    const { skill, tools, mcp } = header.value;
     if (seenSkills.has(skill.name)) {
       errors.push({ file, reason: `skill '${skill.name}' is already loaded from another folder` });
       continue;
@@ -97,6 +104,12 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
       ...(workflow ? { workflow } : {}),
       tools: [],
     });
+    if (mcp !== undefined) {
+      const declared = mcpDeclaration(mcp, skill.name, skillDir, opts);
+      if ("reason" in declared) errors.push({ file, tool: MCP_SERVER_ENTRY, reason: declared.reason });
+      else if (declared.sandboxProblem) filtered.push(declared.sandboxProblem);
+      else mcpCandidates.push(declared.declaration);
+    }
 
     tools.forEach((rawTool, i) => {
       const toolName =
@@ -173,7 +186,26 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
   }
 
   // Capabilities: a tool needs ALL its permissions. Unrestricted agents grant what their tools use.
-  const granted = opts.capabilities ?? [...new Set(candidates.flatMap((c) => c.tool.manifest.permissions))].sort();
+  const granted =
+    opts.capabilities ??
+    [
+      ...new Set([
+        ...candidates.flatMap((c) => c.tool.manifest.permissions),
+        ...mcpCandidates.flatMap((m) => m.section.permissions),
+      ]),
+    ].sort();
+  const mcpServers: McpDeclaration[] = [];
+  for (const m of mcpCandidates) {
+    const lacking = m.section.permissions.filter((p) => !granted.includes(p));
+    if (lacking.length === 0) mcpServers.push(m);
+    else
+      filtered.push({
+        skill: m.skill,
+        tool: MCP_SERVER_ENTRY,
+        kind: "capability",
+        reason: `needs permission ${lacking.map((p) => `'${p}'`).join(", ")}, not in the agent's capabilities`,
+      });
+  }
   const tools = new Map<string, LoadedTool>();
   for (const { tool, skillIndex } of candidates) {
     const base = { skill: tool.skill, tool: tool.manifest.name };
@@ -195,7 +227,39 @@ export function loadSkills(folders: string[], opts: LoadSkillsOptions): LoadedSk
     tools.set(tool.manifest.name, tool);
     skills[skillIndex]!.tools.push(tool.manifest);
   }
-  return { skills, filtered, errors, tools, capabilities: granted };
+  return { skills, filtered, errors, tools, capabilities: granted, mcp: mcpServers };
+}
+
+/** The `[mcp]` table checked and its timeouts resolved as a tool's are; or why it cannot be used. */
+function mcpDeclaration(
+  raw: unknown,
+  skill: string,
+  skillDir: string,
+  opts: LoadSkillsOptions,
+): { reason: string } | { declaration: McpDeclaration; sandboxProblem: FilteredToolInfo | null } {
+  const parsed = parseValue(McpSection, raw);
+  if (!parsed.ok) return { reason: `[mcp] ${parsed.error}` };
+  const section = parsed.value;
+  const defaults = CATEGORY_TIMEOUTS[section.category];
+  let maxTimeout = section.max_timeout_ms ?? defaults.max_timeout_ms;
+  let timeout = section.timeout_ms ?? Math.min(defaults.timeout_ms, maxTimeout);
+  if (timeout > maxTimeout) return { reason: `[mcp] timeout_ms ${timeout} is above max_timeout_ms ${maxTimeout}` };
+  if (opts.toolTimeoutCeilingMs !== null) {
+    maxTimeout = Math.min(maxTimeout, opts.toolTimeoutCeilingMs);
+    timeout = Math.min(timeout, maxTimeout);
+  }
+  const unsandboxable =
+    opts.sandboxing === "required" &&
+    (section.sandboxing === "firejail" || (section.sandboxing === "bubblewrap" && !opts.bwrapUsable));
+  const sandboxProblem: FilteredToolInfo | null = unsandboxable
+    ? {
+        skill,
+        tool: MCP_SERVER_ENTRY,
+        kind: "sandbox",
+        reason: `sandboxing = "${section.sandboxing}" cannot be provided here (sandboxing = required)`,
+      }
+    : null;
+  return { declaration: { skill, skillDir, section, timeout_ms: timeout, max_timeout_ms: maxTimeout }, sandboxProblem };
 }
 
 /** A skill may ship its workflow text as WORKFLOW.md; the `skill` built-in hands it to the model. */

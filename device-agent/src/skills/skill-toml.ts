@@ -17,6 +17,8 @@ export const SkillHeader = z
 export const SkillFile = z.object({
   skill: SkillHeader,
   tools: z.array(z.unknown()).default([]),
+  /** an MCP server whose tools are the skill's (mcp/mcp-section.ts), checked on its own */
+  mcp: z.unknown().optional(),
 });
 
 export const ToolOutputMode = z.enum(["text", "content"]);

@@ -1,5 +1,6 @@
 import type { ToolOutcome } from "../../../protocol/index.js";
 import { signHmacWebhook } from "../../../protocol/webhook-signatures.js";
+import { checkOutboundUrl } from "../../../runtime/outbound-url.js";
 import { capUtf8, readCappedBody } from "./capped-body.js";
 import { backoffDelayMs, retryAfterMs } from "./retry-delay.js";
 import { success, toolError } from "./types.js";
@@ -65,19 +66,11 @@ export async function runWebhookTool(
 }
 
 function refuseUrl(tool: WebhookTool, allowHttp: boolean): ToolOutcome | null {
-  let url: URL;
-  try {
-    url = new URL(tool.url);
-  } catch {
-    return toolError(tool.name, `webhook ${tool.name} has an invalid URL`, "invalid_params");
-  }
-  if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && allowHttp) return null;
-  return toolError(
-    tool.name,
-    `webhook ${tool.name} refused: only https URLs are allowed (got ${url.protocol}//${url.host})`,
-    "permission_denied",
-  );
+  const check = checkOutboundUrl(tool.url, { allowHttp });
+  if (check.ok) return null;
+  return check.kind === "invalid"
+    ? toolError(tool.name, `webhook ${tool.name} has an invalid URL`, "invalid_params")
+    : toolError(tool.name, `webhook ${tool.name} refused: ${check.reason}`, "permission_denied");
 }
 
 async function attemptOnce(

@@ -1,29 +1,9 @@
-import { recordDenial } from "./approval-rules.js";
 import { onApproval } from "./approvals.js";
 import { beforeModelCall, calibrate, onCompacted, onCompactionFailed } from "./compaction.js";
+import { startDirectRun } from "./direct-call.js";
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from "./loop-config.js";
-import {
-  afterSettle,
-  cancelOpenCalls,
-  completeRound,
-  dispatchQueued,
-  emitEnd,
-  onDeadline,
-  prepareCall,
-  QUESTION_TOOL,
-  settle,
-} from "./round.js";
-import {
-  approvalKey,
-  callLlm,
-  finish,
-  overBudget,
-  recordReply,
-  startRun,
-  stopWith,
-  withCitations,
-  withStopNote,
-} from "./run.js";
+import { afterSettle, cancelOpenCalls, onDeadline, QUESTION_TOOL, settle, startRound } from "./round.js";
+import { callLlm, finish, overBudget, recordReply, startRun, stopWith, withCitations, withStopNote } from "./run.js";
 import { toolCallCorrectionRequest } from "./tool-messages.js";
 import type { Advanced, Effect, LlmTurn, LoopEvent, LoopState, RoundCall, Run } from "./types.js";
 
@@ -109,6 +89,13 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
     }
     case "deadline":
       onDeadline(state, effects, event.key, now);
+      break;
+    case "tool_call":
+      // One direct call per run; a repeat of one already started or finished changes nothing.
+      if (!run && !state.replies.some((r) => r.message_id === event.message_id)) {
+        if (event.approval_rules) state.approval_rules = event.approval_rules;
+        startDirectRun(state, effects, event.message_id, event.call, event.tools, now);
+      }
       break;
     case "cancel":
       if (run) {
@@ -214,32 +201,5 @@ function onLlmTurn(state: LoopState, effects: Effect[], run: Run, turn: LlmTurn,
       function: { name: c.name, arguments: c.arguments },
     })),
   });
-  run.round = turn.toolCalls.map((c, index) => prepareCall(state, run, c, index, now));
-  run.round_started_at = now;
-  for (const call of run.round) {
-    effects.push({
-      type: "emit_event",
-      event: {
-        type: "tool_execution_start",
-        toolCallId: call.id,
-        toolName: call.name,
-        args: call.args ?? call.raw_arguments,
-      },
-    });
-  }
-  for (const call of run.round) {
-    if (call.state === "done" && call.outcome) {
-      emitEnd(effects, call, call.outcome, state.config);
-      recordDenial(effects, call);
-    }
-    if (call.state === "awaiting_approval") {
-      effects.push({
-        type: "emit_event",
-        event: { type: "approval_required", toolCallId: call.id, toolName: call.name, args: call.args },
-      });
-      effects.push({ type: "set_deadline", key: approvalKey(call), at: now + state.config.approval_timeout_ms });
-    }
-  }
-  dispatchQueued(state, effects, now);
-  if (run.round.every((c) => c.state === "done")) completeRound(state, effects, now);
+  startRound(state, effects, run, turn.toolCalls, now);
 }

@@ -3,7 +3,7 @@ import { parseToolArguments, validateArguments } from "../../../protocol/validat
 import { decideByRule, recordDenial } from "./approval-rules.js";
 import { beforeToolCall, policyFor, redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
-import { approvalKey, budgetKey, callLlm, deadlineKey, overBudget, stopWith } from "./run.js";
+import { approvalKey, budgetKey, callLlm, deadlineKey, finishDirect, overBudget, stopWith } from "./run.js";
 import {
   deadlineOutcome,
   invalidParamsOutcome,
@@ -66,6 +66,48 @@ function effectiveTimeout(spec: ToolSpec, args: Record<string, unknown>): number
   const asked = args.timeout_ms;
   const wanted = typeof asked === "number" && asked > 0 ? asked : spec.timeout_ms;
   return Math.min(Math.round(wanted), spec.max_timeout_ms);
+}
+
+/**
+ * The round of one response's calls (the model's, or a direct call's one): prepared, announced
+ * (start events, approval requests with their deadlines), dispatched; settled at once when every
+ * call was refused before dispatch.
+ */
+export function startRound(
+  state: LoopState,
+  effects: Effect[],
+  run: Run,
+  calls: { id: string; name: string; arguments: string }[],
+  now: number,
+): void {
+  run.round = calls.map((c, index) => prepareCall(state, run, c, index, now));
+  run.round_started_at = now;
+  for (const call of run.round) {
+    effects.push({
+      type: "emit_event",
+      event: {
+        type: "tool_execution_start",
+        toolCallId: call.id,
+        toolName: call.name,
+        args: call.args ?? call.raw_arguments,
+      },
+    });
+  }
+  for (const call of run.round) {
+    if (call.state === "done" && call.outcome) {
+      emitEnd(effects, call, call.outcome, state.config);
+      recordDenial(effects, call);
+    }
+    if (call.state === "awaiting_approval") {
+      effects.push({
+        type: "emit_event",
+        event: { type: "approval_required", toolCallId: call.id, toolName: call.name, args: call.args },
+      });
+      effects.push({ type: "set_deadline", key: approvalKey(call), at: now + state.config.approval_timeout_ms });
+    }
+  }
+  dispatchQueued(state, effects, now);
+  if (run.round.every((c) => c.state === "done")) completeRound(state, effects, now);
 }
 
 export function dispatchQueued(state: LoopState, effects: Effect[], now: number): void {
@@ -225,7 +267,9 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
   for (const call of round) {
     const outcome = call.outcome!;
     const text =
-      outcome.status === "blocked" ? JSON.stringify(outcome) : toolMessageText(outcome, call.args, state.agent_id);
+      outcome.status === "blocked"
+        ? JSON.stringify(outcome)
+        : toolMessageText(outcome, call.args, call.kind === "device" ? state.agent_id : null);
     // tool_result_persist: redact before the result is stored or shown to the model again.
     const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
     state.messages.push({ role: "tool", tool_call_id: call.id, content });
@@ -246,6 +290,10 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
     run.wall_saved_ms += Math.max(0, Math.round(sum - (now - (run.round_started_at ?? now))));
   }
   run.round_started_at = null;
+  if (run.direct) {
+    finishDirect(state, effects, round[0]!, now);
+    return;
+  }
   const allFailed = round.every((c) => c.outcome?.status !== "success");
   run.consecutive_error_rounds = allFailed ? run.consecutive_error_rounds + 1 : 0;
 

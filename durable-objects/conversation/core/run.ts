@@ -1,5 +1,16 @@
+import type { ToolSpec } from "../../../protocol/index.js";
+import { redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
-import type { Effect, FinishedReply, LoopState, QueuedMessage, RoundCall, Run, StopReason } from "./types.js";
+import type {
+  CallOutcome,
+  Effect,
+  FinishedReply,
+  LoopState,
+  QueuedMessage,
+  RoundCall,
+  Run,
+  StopReason,
+} from "./types.js";
 
 /**
  * A run is one user message's turn, from its first model call to its reply: starting it, the next
@@ -31,6 +42,21 @@ export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage
   if (state.messages.length === 0 && state.config.system_prompt)
     state.messages.push({ role: "system", content: state.config.system_prompt });
   state.messages.push({ role: "user", content: text });
+  beginRun(state, effects, message_id, text, tools, now, msg.schedule_id);
+  callLlm(state.run!, effects, true);
+}
+
+/** The run's state, its start event and its wall-time budget; shared with direct calls. */
+export function beginRun(
+  state: LoopState,
+  effects: Effect[],
+  message_id: string,
+  text: string,
+  tools: ToolSpec[],
+  now: number,
+  /** the schedule whose run this message is */
+  scheduleId?: string,
+): Run {
   state.tools = tools;
   state.status = "running";
   state.run = {
@@ -51,11 +77,27 @@ export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage
     wall_saved_ms: 0,
     round_started_at: null,
   };
-  const schedule = msg.schedule_id ? { schedule_id: msg.schedule_id } : {};
+  const schedule = scheduleId ? { schedule_id: scheduleId } : {};
   effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule } });
   if (state.config.max_wall_ms !== null)
     effects.push({ type: "set_deadline", key: budgetKey(state.run), at: now + state.config.max_wall_ms });
-  callLlm(state.run, effects, true);
+  return state.run;
+}
+
+/**
+ * A direct call's round is complete: its result (already appended as the tool message, redacted
+ * and cut for the model) is the reply, and the whole outcome goes with it for the caller.
+ */
+export function finishDirect(state: LoopState, effects: Effect[], call: RoundCall, now: number): void {
+  const last = state.messages[state.messages.length - 1];
+  const text = last?.role === "tool" ? last.content : null;
+  finish(state, effects, "completed", text, "answer", now, { outcome: redactedOutcome(state.config, call.outcome!) });
+}
+
+function redactedOutcome(config: LoopConfig, outcome: CallOutcome): CallOutcome {
+  const json = JSON.stringify(outcome);
+  const redacted = redactForPersist(config, json);
+  return redacted === json ? outcome : (JSON.parse(redacted) as CallOutcome);
 }
 
 export function callLlm(run: Run, effects: Effect[], withTools: boolean): void {
@@ -110,6 +152,7 @@ export function finish(
   reply: string | null,
   stop_reason: StopReason,
   now: number,
+  extra: Pick<FinishedReply, "outcome"> = {},
 ): void {
   const run = state.run!;
   state.run = null;
@@ -133,6 +176,7 @@ export function finish(
     tool_calls: run.tool_calls,
     iterations: run.iteration,
     metrics,
+    ...extra,
   });
   state.status = status;
   const next = state.queue.shift();

@@ -4,7 +4,12 @@ import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
  * What the model reads for a tool outcome. Errors carry a recovery hint so the model is
  * told what went wrong and what it can do next.
  */
-export function toolMessageText(outcome: ToolOutcome, args: Record<string, unknown> | null, agentId: string): string {
+export function toolMessageText(
+  outcome: ToolOutcome,
+  args: Record<string, unknown> | null,
+  /** the device the call went to; null for a tool the orchestrator runs (built-in, webhook, remote MCP) */
+  agentId: string | null,
+): string {
   if (outcome.status === "success") return successText(outcome);
   const tool = outcome.tool;
   switch (outcome.error_type) {
@@ -21,7 +26,9 @@ export function toolMessageText(outcome: ToolOutcome, args: Record<string, unkno
     case "not_found":
       return `Error: ${outcome.error}\nPlease choose an available tool or explain to the user.`;
     case "unavailable":
-      return `Error: Device '${agentId}' is unavailable: ${outcome.error}\nThe tool did not run. Explain to the user or try again later.`;
+      return agentId === null
+        ? `Error: Tool '${tool}' is unavailable: ${outcome.error}\nExplain to the user or try again later.`
+        : `Error: Device '${agentId}' is unavailable: ${outcome.error}\nThe tool did not run. Explain to the user or try again later.`;
     case "cancelled":
       return `Error: Tool '${tool}' was cancelled: ${outcome.error}`;
     default: {

@@ -66,6 +66,11 @@ export type Run = {
   compacting?: PendingCompaction | null;
   /** the estimated input tokens of the model call under way, before calibration */
   estimate?: number;
+  /**
+   * A direct call (an MCP client's tools/call): the run is one round of one call, made by the
+   * caller instead of the model, and ends with that call's result instead of a model call.
+   */
+  direct?: boolean;
 };
 
 /** Older turns replaced, in the model's view only, by a summary the model wrote. */
@@ -121,6 +126,8 @@ export type FinishedReply = {
   tool_calls: ToolCallSummary[];
   iterations: number;
   metrics?: RunMetrics;
+  /** a direct call's outcome, redacted as stored results are */
+  outcome?: CallOutcome;
 };
 
 export type QueuedMessage = {
@@ -185,7 +192,16 @@ export type LoopEvent =
   | { type: "compacted"; call_id: string; summary: string; open_todos?: string[] }
   | { type: "compaction_failed"; call_id: string; error: string }
   | { type: "answer"; tool_call_id: string; text: string }
-  | { type: "cancel"; reason?: string };
+  | { type: "cancel"; reason?: string }
+  /** run one tool call as its own run, without the model (see `Run.direct`) */
+  | {
+      type: "tool_call";
+      message_id: string;
+      call: { id: string; name: string; arguments: string };
+      tools: ToolSpec[];
+      /** the approval rules in force for this device when the call arrived */
+      approval_rules?: ApprovalRuleMatch[];
+    };
 
 export type Effect =
   /** call the model with the conversation's messages; without tools when `with_tools` is false */

@@ -1,0 +1,211 @@
+import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ErrorType,
+  outcomeFromMcpResult,
+  type ParametersSchema,
+  type ToolOutcome,
+  type ToolSpec,
+} from "../../../protocol/index.js";
+import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
+import { log } from "../../../runtime/log.js";
+import { checkOutboundUrl } from "../../../runtime/outbound-url.js";
+import { backoffDelayMs, maxTotalBackoffMs } from "../builtins/retry-delay.js";
+import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
+import type { ConversationStore } from "../conversation-store.js";
+import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
+import { RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
+
+/**
+ * Remote MCP servers' tools as a conversation's tools (`MCP_SERVERS`). Each server is listed once
+ * per conversation and the list kept in the conversation's storage; a `tools/list_changed` from
+ * the server marks it stale and the next message lists again. A server that cannot be listed
+ * offers no tools for that message (and is tried again on the next). Calls run in the
+ * orchestrator (kind "builtin"), so the loop's validation, hooks, approval policy and result caps
+ * apply as to webhook tools; transport failures are retried with backoff, and a server still
+ * unreachable is an `unavailable` error the model reads. Used by ConversationDO (listing) and
+ * builtin-runner.ts (calls).
+ */
+type RemoteTool = { server: string; tool: string; name: string; description: string; parameters: ParametersSchema };
+type Cached = Record<string, { tools: RemoteTool[]; stale: boolean }>;
+
+const CACHE_KEY = "mcp_tools";
+/** Listing happens while a message is being accepted: never let a slow server hold it long. */
+const MAX_LIST_MS = 10_000;
+/** Text kept of a result, as for webhook tools; images get three times that in base64. */
+const MAX_RESULT_BYTES = MAX_WEBHOOK_RESPONSE_BYTES;
+
+export class RemoteMcpTools {
+  private readonly clients: RemoteMcpClients;
+
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    this.clients = new RemoteMcpClients((server) => this.markStale(server));
+  }
+
+  /** The tools of every configured server, from the cache or listed now. */
+  async specs(servers: McpServerConfig[], allowHttp: boolean, conversationId: string): Promise<ToolSpec[]> {
+    if (servers.length === 0) return [];
+    const cached = this.store.getValue<Cached>(CACHE_KEY) ?? {};
+    const listed = await Promise.all(
+      servers.map(async (server) => {
+        const have = cached[server.name];
+        if (have && !have.stale) return [server.name, have] as const;
+        const tools = await this.list(server, allowHttp, conversationId);
+        return [server.name, tools ? { tools, stale: false } : have] as const;
+      }),
+    );
+    const next: Cached = {};
+    for (const [name, entry] of listed) if (entry) next[name] = entry;
+    if (JSON.stringify(next) !== JSON.stringify(cached)) this.store.putValue(CACHE_KEY, next);
+    return servers.flatMap((server) => (next[server.name]?.tools ?? []).map((t) => spec(server, t)));
+  }
+
+  /** The remote tool a model's call names, if it is one (from the cache this conversation listed). */
+  find(name: string): RemoteTool | null {
+    const cached = this.store.getValue<Cached>(CACHE_KEY) ?? {};
+    for (const entry of Object.values(cached)) {
+      const tool = entry.tools.find((t) => t.name === name);
+      if (tool) return tool;
+    }
+    return null;
+  }
+
+  async run(
+    tool: RemoteTool,
+    servers: McpServerConfig[],
+    args: Record<string, unknown>,
+    allowHttp: boolean,
+  ): Promise<ToolOutcome> {
+    const started = Date.now();
+    const fail = (error_type: ErrorType, error: string): ToolOutcome => ({
+      status: "error",
+      tool: tool.name,
+      error,
+      error_type,
+      elapsed_ms: Date.now() - started,
+    });
+    const server = servers.find((s) => s.name === tool.server);
+    if (!server) return fail("not_found", `MCP server '${tool.server}' is no longer configured`);
+    const url = checkOutboundUrl(server.url, { allowHttp });
+    if (!url.ok) return fail("permission_denied", `MCP server '${server.name}' refused: ${url.reason}`);
+    const timeoutMs = server.timeout_secs * 1000;
+    let lastFailure = "";
+    for (let attempt = 0; attempt <= server.max_retries; attempt++) {
+      if (attempt > 0) await this.sleep(backoffDelayMs(attempt - 1));
+      try {
+        const result = await this.clients.callTool(server, tool.tool, args, timeoutMs);
+        return outcomeFromMcpResult(tool.name, result, {
+          maxTextBytes: MAX_RESULT_BYTES,
+          maxImageChars: MAX_RESULT_BYTES * 3,
+          elapsedMs: Date.now() - started,
+        });
+      } catch (e) {
+        if (e instanceof TransportFailure) {
+          lastFailure = e.message;
+          continue;
+        }
+        return failure(e, tool.name, server, fail);
+      }
+    }
+    const attempts = server.max_retries + 1;
+    return fail(
+      "unavailable",
+      `MCP server '${server.name}' could not be reached (${attempts} attempt${attempts === 1 ? "" : "s"}): ${lastFailure}`,
+    );
+  }
+
+  private async list(
+    server: McpServerConfig,
+    allowHttp: boolean,
+    conversationId: string,
+  ): Promise<RemoteTool[] | null> {
+    const url = checkOutboundUrl(server.url, { allowHttp });
+    if (!url.ok) {
+      log("warn", "mcp server refused", { conversation_id: conversationId, server: server.name, reason: url.reason });
+      return null;
+    }
+    try {
+      const tools = await this.clients.listTools(server, Math.min(server.timeout_secs * 1000, MAX_LIST_MS));
+      return this.offered(server, tools, conversationId);
+    } catch (e) {
+      log("warn", "mcp server not listed; its tools are left out of this message", {
+        conversation_id: conversationId,
+        server: server.name,
+        error: String(e),
+      });
+      return null;
+    }
+  }
+
+  private offered(server: McpServerConfig, tools: Tool[], conversationId: string): RemoteTool[] {
+    const out: RemoteTool[] = [];
+    for (const tool of tools) {
+      if (server.allowed_tools && !server.allowed_tools.includes(tool.name)) continue;
+      const name = remoteToolName(server.name, tool.name);
+      if (!name || tool.execution?.taskSupport === "required") {
+        log("info", "mcp tool not offered", {
+          server: server.name,
+          tool: tool.name,
+          reason: name ? "needs MCP tasks" : "name too long",
+        });
+        continue;
+      }
+      const cut = cutInputSchema(tool.inputSchema);
+      if (cut.dropped.length > 0)
+        log("info", "mcp tool schema cut down to what the validator checks", {
+          conversation_id: conversationId,
+          server: server.name,
+          tool: tool.name,
+          dropped: cut.dropped,
+        });
+      const description = (tool.description ?? tool.title ?? `MCP tool '${tool.name}'`).slice(0, 4000);
+      out.push({
+        server: server.name,
+        tool: tool.name,
+        name,
+        description: `[${server.name}] ${description}`,
+        parameters: cut.parameters,
+      });
+    }
+    return out;
+  }
+
+  private markStale(server: string): void {
+    const cached = this.store.getValue<Cached>(CACHE_KEY);
+    const entry = cached?.[server];
+    if (!cached || !entry || entry.stale) return;
+    this.store.putValue(CACHE_KEY, { ...cached, [server]: { ...entry, stale: true } });
+  }
+}
+
+function spec(server: McpServerConfig, tool: RemoteTool): ToolSpec {
+  // The deadline covers the worst case: every attempt using its whole time, plus the backoffs.
+  const budget = (server.max_retries + 1) * server.timeout_secs * 1000 + maxTotalBackoffMs(server.max_retries);
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    timeout_ms: budget,
+    max_timeout_ms: budget,
+    kind: "builtin",
+    policy: policyOf(server, tool.tool),
+  };
+}
+
+/** The server's own answer (or our request's time running out) as the tool error it is. */
+function failure(
+  e: unknown,
+  name: string,
+  server: McpServerConfig,
+  fail: (type: ErrorType, error: string) => ToolOutcome,
+): ToolOutcome {
+  const message = e instanceof Error ? e.message : String(e);
+  const code = e instanceof McpError ? e.code : null;
+  if (code === ErrorCode.RequestTimeout)
+    return fail("timeout", `Tool '${name}' timed out after ${server.timeout_secs}s`);
+  if (code === ErrorCode.InvalidParams) return fail("invalid_params", `Invalid parameters for '${name}': ${message}`);
+  if (code === ErrorCode.MethodNotFound) return fail("not_found", `Tool '${name}': ${message}`);
+  return fail("execution_failed", `MCP server '${server.name}' answered: ${message}`);
+}

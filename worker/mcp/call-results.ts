@@ -1,0 +1,36 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallOutcome } from "../../durable-objects/conversation/core/index.js";
+
+/**
+ * A tool outcome as an MCP `CallToolResult`. Pure; used by the fleet's tools/call.
+ * Success: the content blocks when the device sent some (text and images), else the result text;
+ * stderr and a truncation note follow as text. An error or a blocked call is `isError: true` with
+ * a text that names the error type, so an MCP client's model reads the same facts ours does.
+ */
+export function callToolResult(outcome: CallOutcome): CallToolResult {
+  if (outcome.status === "blocked") {
+    return { isError: true, content: [{ type: "text", text: `blocked: ${outcome.reason}` }] };
+  }
+  if (outcome.status === "error") {
+    const parts = [`${outcome.error_type}: ${outcome.error}`];
+    if (outcome.exit_code !== undefined) parts.push(`exit code: ${outcome.exit_code}`);
+    if (outcome.stderr) parts.push(`stderr:\n${outcome.stderr}`);
+    return { isError: true, content: [{ type: "text", text: parts.join("\n") }] };
+  }
+  const content: CallToolResult["content"] = outcome.content?.length
+    ? outcome.content.map((b) => (b.type === "text" ? { type: "text", text: b.text } : { ...b }))
+    : [{ type: "text", text: outcome.result }];
+  const notes: string[] = [];
+  if (outcome.exit_code !== 0) notes.push(`[exit code ${outcome.exit_code}]`);
+  if (outcome.stderr) notes.push(`[stderr]\n${outcome.stderr}`);
+  if (outcome.truncated)
+    notes.push(
+      `[output truncated on the device: ${outcome.bytes_returned ?? "?"} of ${outcome.bytes_total ?? "?"} bytes]`,
+    );
+  if (notes.length > 0) content.push({ type: "text", text: notes.join("\n") });
+  return { content };
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}

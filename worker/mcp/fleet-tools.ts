@@ -1,0 +1,110 @@
+import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { hubFor, registryOf } from "../../durable-objects/addresses.js";
+import { Identifier, toolSpecsFromSkills } from "../../protocol/index.js";
+import type { Env } from "../env.js";
+import { exposable, fleetToolName } from "./fleet-names.js";
+
+/**
+ * The fleet's MCP tool list: three tools of the fleet itself, then every online device's tools as
+ * `{agent_id}__{tool}` (fleet-names.ts), with the schema and description the device advertised.
+ * Paged by device (`nextCursor`), so a large fleet is not one huge answer. Used by fleet-server.ts.
+ */
+export const DEVICES_PER_PAGE = 20;
+
+export const FLEET_TOOLS: Tool[] = [
+  {
+    name: "send_message",
+    title: "Send a message to a device's agent",
+    description:
+      "Start (or continue) a conversation with the edgeloop agent on a device or a pool of devices. The agent runs its tool loop on the device and this call returns its reply; progress notifications report each tool call while it runs.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        agent_id: { type: "string", description: "the device (give this or pool)" },
+        pool: { type: "string", description: "a pool of devices; one online device of it is picked" },
+        tools: { type: "array", items: { type: "string" }, description: "with a pool: tools the device must have" },
+        text: { type: "string", description: "the message" },
+        conversation_id: { type: "string", description: "continue this conversation (default: a new one)" },
+        wait_seconds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 600,
+          default: 50,
+          description: "how long to wait for the reply before answering that the conversation is still running",
+        },
+      },
+      required: ["text"],
+    },
+  },
+  {
+    name: "list_devices",
+    title: "List devices",
+    description: "Every device this deployment knows: online or not, version, last seen, and its tools as MCP names.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "get_conversation",
+    title: "Get a conversation",
+    description: "A conversation's status, messages, replies and calls waiting for approval.",
+    inputSchema: {
+      type: "object",
+      properties: { conversation_id: { type: "string" } },
+      required: ["conversation_id"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+];
+
+const Cursor = z.object({ after: Identifier });
+
+export async function listFleetTools(env: Env, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
+  const after = cursor === undefined ? null : decodeCursor(cursor);
+  const online = (await registryOf(env).list())
+    .filter((d) => d.online && exposable(d.agent_id))
+    .map((d) => d.agent_id)
+    .sort();
+  const rest = after === null ? online : online.filter((id) => id > after);
+  const page = rest.slice(0, DEVICES_PER_PAGE);
+  const perDevice = await Promise.all(page.map((agentId) => deviceTools(env, agentId)));
+  const tools = [...(after === null ? FLEET_TOOLS : []), ...perDevice.flat()];
+  const last = page[page.length - 1];
+  return rest.length > page.length && last ? { tools, nextCursor: encodeCursor(last) } : { tools };
+}
+
+async function deviceTools(env: Env, agentId: string): Promise<Tool[]> {
+  const specs = toolSpecsFromSkills(await hubFor(env, agentId).getSkills(agentId));
+  const tools: Tool[] = [];
+  for (const spec of specs) {
+    const name = fleetToolName(agentId, spec.name);
+    if (!name) continue;
+    tools.push({
+      name,
+      title: `${spec.name} on ${agentId}`,
+      description: `[device ${agentId}] ${spec.description}`,
+      inputSchema: {
+        type: "object",
+        properties: spec.parameters.properties as Record<string, object>,
+        required: spec.parameters.required,
+      },
+    });
+  }
+  return tools;
+}
+
+function encodeCursor(after: string): string {
+  return btoa(JSON.stringify({ after })).replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string): string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(atob(cursor));
+  } catch {
+    raw = null;
+  }
+  const parsed = Cursor.safeParse(raw);
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, "invalid cursor: pass nextCursor as it was given");
+  return parsed.data.after;
+}
