@@ -1,0 +1,227 @@
+import { getConversation, sendMessage } from "../../test/helpers/api.js";
+import type { LocalWorker } from "../../test/helpers/local-worker.js";
+import { waitUntil } from "../../test/helpers/wait.js";
+import type { BenchEnv } from "../lib/bench-env.js";
+import type { HookArrival } from "../lib/hook-server.js";
+import { gaps, requestTimes } from "../lib/llm-requests.js";
+import { peerChat, peerMessages, startPeerWorker } from "../lib/peer-worker.js";
+import type { ScenarioResult } from "../lib/result.js";
+import { round, roundSummary, summarize } from "../lib/stats.js";
+
+/**
+ * Scenario 7: side by side with the Cloudflare Agents SDK. The same scripted conversation (same
+ * model server, same streamed answers, one tool call per round) through an `AIChatAgent` with a
+ * server-side `echo` tool (bench/peer-agents-sdk) and through edgeloop with its built-in `echo`,
+ * both tools inside the Durable Object, both workers on the same local runtime, messages
+ * alternating. A round = the gap between two model requests of one message, as in scenario 1.
+ *
+ * Survival: a tool that calls a slow hook outside (edgeloop's webhook tool, the peer's tool with
+ * the same body); while it waits, the runtime is killed (kill -9) and started again on the same
+ * state. Reported for each: whether the conversation completes, and how often the hook was called
+ * for that one tool call (and with how many distinct idempotency keys / call ids).
+ */
+export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
+  const rounds = env.quick ? 10 : 20;
+  const blocks = env.quick ? 1 : 6;
+  const survivalReps = env.quick ? 1 : 2;
+  env.llm.setRules([
+    {
+      match: "^bench peer echo",
+      turns: [
+        ...Array.from({ length: rounds }, () => ({ tool_calls: [{ name: "echo", arguments: { text: "hi" } }] })),
+        { content: "done" },
+      ],
+    },
+    { match: "^bench peer survive", turns: [{ tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }] },
+  ]);
+  let peer = await startPeerWorker({ llmUrl: env.llm.url, hookUrl: env.hook.url });
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const survival = { edgeloop: [] as Survival[], sdk: [] as Survival[] };
+  const run = Date.now();
+  try {
+    // One unmeasured message each: the first request of a fresh isolate is not a round's cost.
+    await edgeloopMessage(env, `bench peer echo warm ${run}`, rounds);
+    await peerChat(peer.url, `warm-${run}`, `bench peer echo warm ${run}`);
+    for (let b = 0; b < blocks; b++) {
+      const mine = `bench peer echo ${run} ${b}`;
+      await edgeloopMessage(env, mine, rounds);
+      ours.push(...gaps(requestTimes(env.llm, mine)).slice(0, rounds));
+      const sdk = `bench peer echo ${run} ${b} sdk`;
+      await peerChat(peer.url, `lat-${run}-${b}`, sdk);
+      theirs.push(...gaps(requestTimes(env.llm, sdk)).slice(0, rounds));
+    }
+    for (let r = 0; r < survivalReps; r++) {
+      survival.edgeloop.push(await survivalEdgeloop(env, `bench peer survive ${run} ${r}`));
+      const out = await survivalPeer(env, peer, `bench peer survive ${run} ${r} sdk`, `survive-${run}-${r}`);
+      peer = out.peer;
+      survival.sdk.push(out.result);
+    }
+  } finally {
+    await peer.stop();
+  }
+  const o = summarize(ours);
+  const t = summarize(theirs);
+  const all = (xs: Survival[], f: (s: Survival) => boolean) => xs.every(f);
+  const maxRuns = (xs: Survival[]) => Math.max(...xs.map((s) => s.hook_calls));
+  const maxDistinct = (xs: Survival[]) => Math.max(...xs.map((s) => s.distinct_calls));
+  return {
+    id: "peer_agents_sdk",
+    title: "7. Side by side with the Cloudflare Agents SDK (AIChatAgent, same model, tools in the Durable Object)",
+    repetitions: Math.min(o.n, t.n),
+    metrics: [
+      {
+        name: "round latency, edgeloop / Agents SDK (median)",
+        value: round(o.median / t.median),
+        unit: "ratio",
+        target: { op: "<=", value: 1.0 },
+      },
+      { name: "round latency, edgeloop / Agents SDK (p99)", value: round(o.p99 / t.p99), unit: "ratio" },
+      { name: "edgeloop round median", value: round(o.median), unit: "ms" },
+      { name: "Agents SDK round median", value: round(t.median), unit: "ms" },
+      {
+        name: "edgeloop: conversations completed after a kill mid-tool",
+        value: survival.edgeloop.filter((s) => s.completed).length,
+        unit: "count",
+        target: { op: "==", value: survivalReps },
+      },
+      {
+        name: "edgeloop: hook calls for the interrupted tool call (max)",
+        value: maxRuns(survival.edgeloop),
+        unit: "count",
+        note: `distinct idempotency keys among them: ${maxDistinct(survival.edgeloop)} (a receiver that honours the key runs it once)`,
+      },
+      {
+        name: "edgeloop: distinct executions of the interrupted tool call (max)",
+        value: maxDistinct(survival.edgeloop),
+        unit: "count",
+        target: { op: "==", value: 1 },
+      },
+      {
+        name: "Agents SDK: conversations completed after a kill mid-tool",
+        value: survival.sdk.filter((s) => s.completed).length,
+        unit: "count",
+        note: `of ${survivalReps}`,
+      },
+      {
+        name: "Agents SDK: hook calls for the interrupted tool call (max)",
+        value: maxRuns(survival.sdk),
+        unit: "count",
+        note: `distinct tool call ids among them: ${maxDistinct(survival.sdk)}`,
+      },
+    ],
+    floor:
+      "the Agents SDK itself: an `AIChatAgent` (npm `agents` + `@cloudflare/ai-chat`, AI SDK `ai` v6 `streamText` with `stopWhen`, `@ai-sdk/openai-compatible`) on its own wrangler dev server against the same scripted model, its messages alternating with edgeloop's",
+    details: {
+      rounds_per_message: rounds,
+      blocks,
+      edgeloop_round_ms: roundSummary(o),
+      agents_sdk_round_ms: roundSummary(t),
+      survival,
+      all_edgeloop_completed: all(survival.edgeloop, (s) => s.completed),
+      all_sdk_completed: all(survival.sdk, (s) => s.completed),
+      hook_delay_ms: env.hook.delayMs,
+    },
+  };
+}
+
+type Survival = {
+  completed: boolean;
+  /** kill → the conversation's final answer, or null */
+  restart_to_done_ms: number | null;
+  hook_calls: number;
+  distinct_calls: number;
+  error?: string;
+};
+
+async function edgeloopMessage(env: BenchEnv, text: string, rounds: number): Promise<void> {
+  const { status, body } = await sendMessage(env.worker.url, { agent_id: "bench-dev", text }, 60);
+  if (status !== 200 || body.status !== "completed" || body.tool_calls.length !== rounds)
+    throw new Error(`peer scenario, edgeloop: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+}
+
+/** Waits for the hook's first arrival after `from`, then the arrivals are read again at the end. */
+async function hookStarted(env: BenchEnv, from: number): Promise<void> {
+  await waitUntil(
+    async () => env.hook.arrivals().length,
+    (n) => n > from,
+    { timeoutMs: 30_000, intervalMs: 10, what: "the slow tool to call its hook" },
+  );
+}
+
+function tally(arrivals: HookArrival[], key: (a: HookArrival) => string | null) {
+  return { hook_calls: arrivals.length, distinct_calls: new Set(arrivals.map(key)).size };
+}
+
+async function survivalEdgeloop(env: BenchEnv, text: string): Promise<Survival> {
+  const from = env.hook.arrivals().length;
+  const accepted = await sendMessage(env.worker.url, { agent_id: "bench-dev", text });
+  if (accepted.status !== 202) throw new Error(`survival: POST answered ${accepted.status}`);
+  await hookStarted(env, from);
+  const killedAt = Date.now();
+  await env.restartWorker();
+  let completed = false;
+  let error: string | undefined;
+  try {
+    await waitUntil(
+      () => getConversation(env.worker.url, accepted.body.conversation_id),
+      (c) => c.status === "completed",
+      { timeoutMs: 60_000, intervalMs: 100, what: "edgeloop conversation to complete after the kill" },
+    );
+    completed = true;
+  } catch (e) {
+    error = (e as Error).message.slice(0, 200);
+  }
+  const doneAt = Date.now();
+  await new Promise((r) => setTimeout(r, env.hook.delayMs));
+  return {
+    completed,
+    restart_to_done_ms: completed ? doneAt - killedAt : null,
+    ...tally(env.hook.arrivals().slice(from), (a) => a.idempotency_key),
+    ...(error ? { error } : {}),
+  };
+}
+
+async function survivalPeer(
+  env: BenchEnv,
+  peer: LocalWorker,
+  text: string,
+  name: string,
+): Promise<{ peer: LocalWorker; result: Survival }> {
+  const from = env.hook.arrivals().length;
+  // The request dies with the runtime; its turn is what must survive.
+  peerChat(peer.url, name, text).catch(() => undefined);
+  await hookStarted(env, from);
+  const killedAt = Date.now();
+  await peer.kill();
+  const restarted = await startPeerWorker({
+    llmUrl: env.llm.url,
+    hookUrl: env.hook.url,
+    persistDir: peer.persistDir,
+    port: peer.port,
+  });
+  let completed = false;
+  let error: string | undefined;
+  try {
+    // Reading the messages also wakes the agent, as a reconnecting client would.
+    await waitUntil(
+      () => peerMessages(restarted.url, name),
+      (ms) => ms.some((m) => m.role === "assistant" && m.parts.some((p) => p.type === "text" && p.text === "survived")),
+      { timeoutMs: 60_000, intervalMs: 250, what: "Agents SDK conversation to complete after the kill" },
+    );
+    completed = true;
+  } catch (e) {
+    error = (e as Error).message.slice(0, 200);
+  }
+  const doneAt = Date.now();
+  await new Promise((r) => setTimeout(r, env.hook.delayMs));
+  return {
+    peer: restarted,
+    result: {
+      completed,
+      restart_to_done_ms: completed ? doneAt - killedAt : null,
+      ...tally(env.hook.arrivals().slice(from), (a) => a.tool_call_id),
+      ...(error ? { error } : {}),
+    },
+  };
+}
