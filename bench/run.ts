@@ -12,6 +12,7 @@ import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
 import { costPerRound } from "./scenarios/cost-per-round.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
+import { deviceFootprint } from "./scenarios/device-footprint.js";
 import { fleetLoad } from "./scenarios/fleet-load.js";
 import { largeResults } from "./scenarios/large-results.js";
 import { parallelCalls } from "./scenarios/parallel-calls.js";
@@ -32,6 +33,7 @@ const SCENARIOS: Scenario[] = [
   { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
   { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
+  { id: "device_footprint", run: deviceFootprint, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "peer_agents_sdk", run: peerAgentsSdk, limitMs: { quick: 90_000, full: 240_000 } },
   { id: "cost_per_round", run: costPerRound, limitMs: { quick: 90_000, full: 150_000 } },
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },

@@ -4,15 +4,20 @@ import { type AgentProcess, startAgent } from "../../test/helpers/device-agent.j
 import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
 import { stopDirectSpawn } from "./direct-spawn.js";
-import { type HookServer, startHookServer } from "./hook-server.js";
 import { type FloorWorker, startFloorWorker } from "./floor-worker.js";
+import { type HookServer, startHookServer } from "./hook-server.js";
 
 export const BENCH_SKILLS = join(REPO_ROOT, "bench/fixtures/bench-tools");
 export const FLEET_SIZE = 20;
 
 /** Device ids the worker accepts: the real agents', and the simulated fleet's. */
 export const deviceToken = (agentId: string) => `bench-token-${agentId}`;
-const AGENT_IDS = ["bench-dev", "bench-resume", "bench-cost", ...Array.from({ length: FLEET_SIZE }, (_, i) => `fleet-${i}`)];
+const AGENT_IDS = [
+  "bench-dev",
+  "bench-resume",
+  "bench-cost",
+  ...Array.from({ length: FLEET_SIZE }, (_, i) => `fleet-${i}`),
+];
 
 /**
  * Everything a scenario runs against, started once per run: the scripted model, the product's

@@ -56,7 +56,14 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
     for (const cls of [a.class, "*"]) {
       const t = out.get(cls) ?? zero();
       out.set(cls, t);
-      for (const f of ["rows_read", "rows_written", "statements", "kv_rows_read", "kv_rows_written", "alarms_set"] as const)
+      for (const f of [
+        "rows_read",
+        "rows_written",
+        "statements",
+        "kv_rows_read",
+        "kv_rows_written",
+        "alarms_set",
+      ] as const)
         t[f] += a[f] - (b?.[f] ?? 0);
       for (const f of ["fetch", "alarm", "websocket_message"] as const) t[f] += a.requests[f] - (b?.requests[f] ?? 0);
       for (const [m, n] of Object.entries(a.requests.rpc)) {

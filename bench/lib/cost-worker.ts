@@ -32,5 +32,10 @@ export async function startCostWorker(vars: Record<string, string>): Promise<Loc
   );
   config.main = join(dir, "entry.ts");
   writeFileSync(join(dir, "wrangler.toml"), stringify(config));
-  return startLocalWorker({ config: join(dir, "wrangler.toml"), name: "cost-worker", vars: { ...vars, COST_METER: "on" }, inspector: false });
+  return startLocalWorker({
+    config: join(dir, "wrangler.toml"),
+    name: "cost-worker",
+    vars: { ...vars, COST_METER: "on" },
+    inspector: false,
+  });
 }

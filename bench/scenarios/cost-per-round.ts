@@ -1,3 +1,4 @@
+import { viewConversation } from "../../scripted-llm/conversation-view.js";
 import { startAgent } from "../../test/helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker } from "../../test/helpers/local-worker.js";
 import { waitUntil } from "../../test/helpers/wait.js";
@@ -9,7 +10,6 @@ import { type ModelProxy, startModelProxy } from "../lib/model-proxy.js";
 import { peerChat, startPeerWorker } from "../lib/peer-worker.js";
 import type { Metric, ScenarioResult } from "../lib/result.js";
 import { round } from "../lib/stats.js";
-import { viewConversation } from "../../scripted-llm/conversation-view.js";
 
 /**
  * Scenario 8: what one tool round costs in Cloudflare's billing units, counted (not estimated):
@@ -40,7 +40,10 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   const rules = (prefix: string, tool: string, args: Record<string, unknown>) =>
     [1, long].map((n) => ({
       match: `^${prefix}${n} `,
-      turns: [...Array.from({ length: n }, () => ({ tool_calls: [{ name: tool, arguments: args }] })), { content: "done" }],
+      turns: [
+        ...Array.from({ length: n }, () => ({ tool_calls: [{ name: tool, arguments: args }] })),
+        { content: "done" },
+      ],
     }));
   env.llm.setRules([
     ...rules("bench cost device", "bench_ok", {}),
@@ -85,7 +88,9 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     device = [await edgeloop("device", 1), await edgeloop("device", long)];
     builtin = [await edgeloop("echo", 1), await edgeloop("echo", long)];
     const sdkCase = (n: number) =>
-      measure(peer.value, proxy, `bench cost echo${n} ${run} sdk`, n, (text) => peerChat(peer.value.url, `cost-${n}-${run}`, text));
+      measure(peer.value, proxy, `bench cost echo${n} ${run} sdk`, n, (text) =>
+        peerChat(peer.value.url, `cost-${n}-${run}`, text),
+      );
     sdk = [await sdkCase(1), await sdkCase(long)];
   } finally {
     await agent.stop();
@@ -162,7 +167,12 @@ function roundMetrics(
 ): Metric[] {
   const t = (value: number) => (minRequests === null ? {} : { target: { op: "<=" as const, value } });
   return [
-    { name: `${what}: SQLite rows written`, value: round(r.rows_written, 1), unit: "count", ...t(2 * MIN.rows_written) },
+    {
+      name: `${what}: SQLite rows written`,
+      value: round(r.rows_written, 1),
+      unit: "count",
+      ...t(2 * MIN.rows_written),
+    },
     { name: `${what}: SQLite rows read`, value: round(r.rows_read, 1), unit: "count", ...t(2 * MIN.rows_read) },
     {
       name: `${what}: billed Durable Object requests`,

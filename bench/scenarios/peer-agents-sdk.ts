@@ -32,7 +32,10 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
         { content: "done" },
       ],
     },
-    { match: "^bench peer survive", turns: [{ tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }] },
+    {
+      match: "^bench peer survive",
+      turns: [{ tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }],
+    },
   ]);
   let peer = await startPeerWorker({ llmUrl: env.llm.url, hookUrl: env.hook.url });
   const ours: number[] = [];

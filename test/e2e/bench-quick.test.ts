@@ -10,7 +10,17 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
-const SCENARIOS = ["step_overhead", "parallel_calls", "fleet_load", "device_execution", "resume", "large_results"];
+const SCENARIOS = [
+  "step_overhead",
+  "parallel_calls",
+  "fleet_load",
+  "device_execution",
+  "resume",
+  "large_results",
+  "device_footprint",
+  "peer_agents_sdk",
+  "cost_per_round",
+];
 
 describe("npm run bench -- --quick", () => {
   it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", () => {
