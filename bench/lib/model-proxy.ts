@@ -17,7 +17,7 @@ export async function startModelProxy(targetBaseUrl: string): Promise<ModelProxy
     req.on("data", (p: Buffer) => parts.push(p));
     req.on("end", () => {
       const raw = Buffer.concat(parts);
-      const headerBytes = req.rawHeaders.reduce((n, h, i) => n + Buffer.byteLength(h) + 2, 0);
+      const headerBytes = req.rawHeaders.reduce((n, h) => n + Buffer.byteLength(h) + 2, 0);
       if (req.url?.endsWith("/chat/completions")) {
         let body: unknown = null;
         try {
