@@ -21,6 +21,8 @@ export type CostTotals = {
   alarms_set: number;
   /** RPC calls by "Class.method" */
   rpc_by_method: Record<string, number>;
+  /** by "Class: statement": [count, rows read, rows written] */
+  by_statement: Record<string, [number, number, number]>;
 };
 
 const LINE = /\{"cost_meter":.*\}\}/g;
@@ -46,6 +48,7 @@ const zero = (): CostTotals => ({
   websocket_message: 0,
   alarms_set: 0,
   rpc_by_method: {},
+  by_statement: {},
 });
 
 /** What `after` counted beyond `before`, by class ("*" = all classes). */
@@ -66,6 +69,15 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
       ] as const)
         t[f] += a[f] - (b?.[f] ?? 0);
       for (const f of ["fetch", "alarm", "websocket_message"] as const) t[f] += a.requests[f] - (b?.requests[f] ?? 0);
+      for (const [q, [n, r, w]] of Object.entries(a.by_statement ?? {})) {
+        const [bn, br, bw] = b?.by_statement?.[q] ?? [0, 0, 0];
+        if (n === bn) continue;
+        const key = `${a.class}: ${q}`;
+        const t0 = (t.by_statement[key] ??= [0, 0, 0]);
+        t0[0] += n - bn;
+        t0[1] += r - br;
+        t0[2] += w - bw;
+      }
       for (const [m, n] of Object.entries(a.requests.rpc)) {
         const d = n - (b?.requests.rpc[m] ?? 0);
         t.rpc += d;

@@ -43,6 +43,8 @@ export type CostCounters = {
   kv_rows_written: number;
   alarms_set: number;
   db_bytes: number;
+  /** by statement (its SQL, whitespace folded, first 100 characters): [count, rows read, rows written] */
+  by_statement: Record<string, [number, number, number]>;
 };
 
 const HANDLERS: Record<string, "fetch" | "alarm" | "websocket_message" | null> = {
@@ -59,7 +61,7 @@ const meters = new WeakMap<object, Meter>();
 
 class Meter {
   readonly c: CostCounters;
-  private open: { cursor: Cursor; read: number; written: number }[] = [];
+  private open: { cursor: Cursor; key: string }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -78,6 +80,7 @@ class Meter {
       kv_rows_written: 0,
       alarms_set: 0,
       db_bytes: 0,
+      by_statement: {},
     };
     this.wrapStorage(state.storage);
   }
@@ -85,8 +88,12 @@ class Meter {
   /** Cursors count as they are read; a cursor is folded in once its statement's turn is over. */
   private fold(): void {
     for (const o of this.open) {
-      this.c.rows_read += o.cursor.rowsRead - o.read;
-      this.c.rows_written += o.cursor.rowsWritten - o.written;
+      this.c.rows_read += o.cursor.rowsRead;
+      this.c.rows_written += o.cursor.rowsWritten;
+      const s = (this.c.by_statement[o.key] ??= [0, 0, 0]);
+      s[0]++;
+      s[1] += o.cursor.rowsRead;
+      s[2] += o.cursor.rowsWritten;
     }
     this.open = [];
   }
@@ -97,7 +104,7 @@ class Meter {
     sql.exec = (query, ...bindings) => {
       const cursor = exec.call(sql, query, ...bindings);
       this.c.statements++;
-      this.open.push({ cursor, read: 0, written: 0 });
+      this.open.push({ cursor, key: query.replace(/\s+/g, " ").trim().slice(0, 100) });
       this.settle();
       return cursor;
     };

@@ -119,6 +119,19 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       requests: billedRequests(one.cost) - r.requests,
     };
   };
+  /** Where a round's rows go: per statement, per round, the heaviest first. */
+  const byStatement = ([one, many]: [Case, Case]) => {
+    const keys = new Set([...Object.keys(one.cost.by_statement), ...Object.keys(many.cost.by_statement)]);
+    const rows = [...keys].map((k) => {
+      const [n1, r1, w1] = one.cost.by_statement[k] ?? [0, 0, 0];
+      const [n2, r2, w2] = many.cost.by_statement[k] ?? [0, 0, 0];
+      const per = (a: number, b: number) => round((b - a) / (long - 1), 2);
+      return { statement: k, count: per(n1, n2), rows_read: per(r1, r2), rows_written: per(w1, w2) };
+    });
+    return rows
+      .filter((r) => r.count || r.rows_read || r.rows_written)
+      .sort((a, b) => b.rows_written + b.rows_read - (a.rows_written + a.rows_read));
+  };
   const dev = perRound(device);
   const bi = perRound(builtin);
   const peerRound = perRound(sdk);
@@ -147,6 +160,11 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       rounds_long: long,
       minimum: MIN,
       per_round: { device: dev, builtin: bi, agents_sdk: peerRound },
+      per_round_by_statement: { device: byStatement(device), builtin: byStatement(builtin), agents_sdk: byStatement(sdk) },
+      rpc_per_round: {
+        device: perMethod(device, long),
+        builtin: perMethod(builtin, long),
+      },
       per_message: { device: perMessage(device), builtin: perMessage(builtin), agents_sdk: perMessage(sdk) },
       counted: {
         device_1: device[0],
@@ -158,6 +176,13 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       },
     },
   };
+}
+
+function perMethod([one, many]: [Case, Case], long: number): Record<string, number> {
+  const keys = new Set([...Object.keys(one.cost.rpc_by_method), ...Object.keys(many.cost.rpc_by_method)]);
+  return Object.fromEntries(
+    [...keys].map((k) => [k, round(((many.cost.rpc_by_method[k] ?? 0) - (one.cost.rpc_by_method[k] ?? 0)) / (long - 1), 2)]),
+  );
 }
 
 function roundMetrics(
