@@ -5,6 +5,7 @@ import { FakeDevice } from "../lib/fake-device.js";
 import { echoPlusFetchThroughput, echoThroughput } from "../lib/floor-client.js";
 import { gaps, requestBodies, requestTimes } from "../lib/llm-requests.js";
 import type { ScenarioResult } from "../lib/result.js";
+import { cpuDelta, groupCpuMs } from "../lib/process-cpu.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
 const ROUNDS = 3;
@@ -36,6 +37,8 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const run = Date.now();
   const texts = Array.from({ length: conversations }, (_, i) => `bench fleet ${run} ${i}`);
   let replies: Awaited<ReturnType<typeof sendMessage>>[];
+  const runtime = env.worker.child.proc.pid!;
+  const cpuBefore = groupCpuMs(runtime);
   const started = performance.now();
   try {
     replies = await Promise.all(
@@ -45,6 +48,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
     for (const d of fleet) d.close();
   }
   const wallMs = performance.now() - started;
+  const cpu = cpuDelta(cpuBefore, groupCpuMs(runtime));
 
   const expected = conversations * ROUNDS;
   const succeeded = replies.reduce((n, r) => n + r.body.tool_calls.filter((c) => c.status === "success").length, 0);
@@ -57,6 +61,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const perSecond = (succeeded / wallMs) * 1000;
 
   const middle = requestBodies(env.llm, texts[0]!);
+  const floorCpuBefore = groupCpuMs(env.floor.child.proc.pid!);
   const fair = await echoPlusFetchThroughput(
     env.floor.wsUrl,
     devices,
@@ -65,6 +70,8 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
     `${env.llm.url}/chat/completions`,
     JSON.stringify(middle[Math.floor(middle.length / 2)]),
   );
+  const floorRuntime = env.floor.child.proc.pid!;
+  const floorCpu = cpuDelta(floorCpuBefore, groupCpuMs(floorRuntime));
   const fr = summarize(fair.roundTrips);
   const echo = await echoThroughput(
     env.floor.wsUrl,
@@ -96,6 +103,13 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       { name: "tool calls per second", value: round(perSecond), unit: "per_s" },
       { name: "floor calls per second", value: round(fair.perSecond), unit: "per_s" },
       {
+        name: "runtime CPU per tool call",
+        value: round(cpu.total! / succeeded),
+        unit: "ms",
+        note: `the local runtime's processes (workerd ${round((cpu.workerd ?? 0) / succeeded)} ms); on one thread this bounds calls per second`,
+      },
+      { name: "floor runtime CPU per call", value: round(floorCpu.total! / fair.calls), unit: "ms" },
+      {
         name: "tool calls per second / raw echo frames per second",
         value: round(perSecond / echo.perSecond, 4),
         unit: "ratio",
@@ -115,6 +129,8 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       incomplete_conversations: incomplete,
       wall_ms: round(wallMs),
       round_trip_ms: roundSummary(s),
+      runtime_cpu_ms: cpu,
+      floor_runtime_cpu_ms: floorCpu,
       floor_calls: fair.calls,
       floor_ms: round(fair.ms),
       floor_round_trip_ms: roundSummary(fr),
