@@ -73,7 +73,8 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
         const [bn, br, bw] = b?.by_statement?.[q] ?? [0, 0, 0];
         if (n === bn) continue;
         const key = `${a.class}: ${q}`;
-        const t0 = (t.by_statement[key] ??= [0, 0, 0]);
+        const t0 = t.by_statement[key] ?? [0, 0, 0];
+        t.by_statement[key] = t0;
         t0[0] += n - bn;
         t0[1] += r - br;
         t0[2] += w - bw;

@@ -90,7 +90,8 @@ class Meter {
     for (const o of this.open) {
       this.c.rows_read += o.cursor.rowsRead;
       this.c.rows_written += o.cursor.rowsWritten;
-      const s = (this.c.by_statement[o.key] ??= [0, 0, 0]);
+      const s = this.c.by_statement[o.key] ?? [0, 0, 0];
+      this.c.by_statement[o.key] = s;
       s[0]++;
       s[1] += o.cursor.rowsRead;
       s[2] += o.cursor.rowsWritten;

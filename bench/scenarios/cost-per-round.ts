@@ -72,8 +72,9 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     throw e;
   });
   const run = Date.now();
+  let seq = 0;
   const edgeloop = (kind: string, n: number) =>
-    measure(worker, proxy, `bench cost ${kind}${n} ${run}`, n, async (text) => {
+    measure(worker, proxy, `bench cost ${kind}${n} ${run} ${seq++}`, n, async (text) => {
       const res = await fetch(`${worker.url}/v1/messages`, {
         method: "POST",
         headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
@@ -85,6 +86,11 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   let builtin: [Case, Case];
   let sdk: [Case, Case];
   try {
+    // Unmeasured first messages: what a runtime or an object does once (its first request to a
+    // device's hub, a fresh isolate) is no message's cost.
+    await edgeloop("device", 1);
+    await edgeloop("echo", 1);
+    await peerChat(peer.value.url, `cost-warm-${run}`, `bench cost echo1 ${run} warm`);
     device = [await edgeloop("device", 1), await edgeloop("device", long)];
     builtin = [await edgeloop("echo", 1), await edgeloop("echo", long)];
     const sdkCase = (n: number) =>
@@ -160,7 +166,11 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       rounds_long: long,
       minimum: MIN,
       per_round: { device: dev, builtin: bi, agents_sdk: peerRound },
-      per_round_by_statement: { device: byStatement(device), builtin: byStatement(builtin), agents_sdk: byStatement(sdk) },
+      per_round_by_statement: {
+        device: byStatement(device),
+        builtin: byStatement(builtin),
+        agents_sdk: byStatement(sdk),
+      },
       rpc_per_round: {
         device: perMethod(device, long),
         builtin: perMethod(builtin, long),
@@ -181,7 +191,10 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
 function perMethod([one, many]: [Case, Case], long: number): Record<string, number> {
   const keys = new Set([...Object.keys(one.cost.rpc_by_method), ...Object.keys(many.cost.rpc_by_method)]);
   return Object.fromEntries(
-    [...keys].map((k) => [k, round(((many.cost.rpc_by_method[k] ?? 0) - (one.cost.rpc_by_method[k] ?? 0)) / (long - 1), 2)]),
+    [...keys].map((k) => [
+      k,
+      round(((many.cost.rpc_by_method[k] ?? 0) - (one.cost.rpc_by_method[k] ?? 0)) / (long - 1), 2),
+    ]),
   );
 }
 

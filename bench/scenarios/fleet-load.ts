@@ -4,8 +4,8 @@ import { type BenchEnv, deviceToken, FLEET_SIZE } from "../lib/bench-env.js";
 import { FakeDevice } from "../lib/fake-device.js";
 import { echoPlusFetchThroughput, echoThroughput } from "../lib/floor-client.js";
 import { gaps, requestBodies, requestTimes } from "../lib/llm-requests.js";
-import type { ScenarioResult } from "../lib/result.js";
 import { cpuDelta, groupCpuMs } from "../lib/process-cpu.js";
+import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
 const ROUNDS = 3;

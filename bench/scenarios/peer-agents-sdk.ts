@@ -92,13 +92,14 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
         name: "edgeloop: hook calls for the interrupted tool call (max)",
         value: maxRuns(survival.edgeloop),
         unit: "count",
-        note: `distinct idempotency keys among them: ${maxDistinct(survival.edgeloop)} (a receiver that honours the key runs it once)`,
+        note: "a re-driven webhook call after the restart carries the same Idempotency-Key",
       },
       {
-        name: "edgeloop: distinct executions of the interrupted tool call (max)",
+        name: "edgeloop: distinct idempotency keys among those hook calls (max)",
         value: maxDistinct(survival.edgeloop),
         unit: "count",
         target: { op: "==", value: 1 },
+        note: "1: a receiver that honours the key runs the tool once",
       },
       {
         name: "Agents SDK: conversations completed after a kill mid-tool",
@@ -110,7 +111,7 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
         name: "Agents SDK: hook calls for the interrupted tool call (max)",
         value: maxRuns(survival.sdk),
         unit: "count",
-        note: `distinct tool call ids among them: ${maxDistinct(survival.sdk)}`,
+        note: `distinct tool call ids among them: ${maxDistinct(survival.sdk)}; the SDK's tool gets no idempotency key of its own`,
       },
     ],
     floor:
