@@ -32,6 +32,8 @@ export type BenchEnv = {
   floor: FloorWorker;
   agent: AgentProcess;
   quick: boolean;
+  /** whether the workers run under `wrangler dev` itself, DevTools inspector attached */
+  inspector: boolean;
   /** kill -9 the product's runtime and start it again on the same state and port */
   restartWorker: () => Promise<void>;
   /** start a real agent with the bench skills; stopped with the environment */
@@ -96,6 +98,7 @@ export async function startBenchEnv(quick: boolean, { inspector = false } = {}):
     floor: floorStart.value,
     agent: null as unknown as AgentProcess,
     quick,
+    inspector,
     restartWorker: async () => {
       await env.worker.kill();
       env.worker = await startLocalWorker({

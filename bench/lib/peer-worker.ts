@@ -13,6 +13,7 @@ export async function startPeerWorker(opts: {
   meter?: boolean;
   persistDir?: string;
   port?: number;
+  inspector?: boolean;
 }): Promise<LocalWorker> {
   return startLocalWorker({
     config: join(REPO_ROOT, "bench/peer-agents-sdk/wrangler.toml"),
@@ -26,7 +27,7 @@ export async function startPeerWorker(opts: {
     },
     persistDir: opts.persistDir,
     port: opts.port,
-    inspector: false,
+    inspector: opts.inspector ?? false,
   });
 }
 

@@ -120,7 +120,7 @@ function markdown(r: BenchReport): string {
     "",
     `\`${r.command}\` on ${r.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}, wrangler ${m.wrangler}, ${m.platform}. Took ${r.duration_s} s.`,
     "",
-    `Runtime, for the product's worker and the floor's alike: ${r.runtime}.`,
+    `Runtime, for the product's worker, the floor's and the Agents SDK peer's alike: ${r.runtime}.`,
     "",
     "Absolute times on a shared 2-core machine are noise; the ratios are the result. Each ratio divides",
     "our number by a floor measured in the same run, side by side (the floors are explained under each",

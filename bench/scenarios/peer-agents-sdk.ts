@@ -5,6 +5,7 @@ import type { BenchEnv } from "../lib/bench-env.js";
 import type { HookArrival } from "../lib/hook-server.js";
 import { gaps, requestTimes } from "../lib/llm-requests.js";
 import { peerChat, peerMessages, startPeerWorker } from "../lib/peer-worker.js";
+import { cpuDelta, groupCpuMs } from "../lib/process-cpu.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
@@ -37,9 +38,16 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       turns: [{ tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }],
     },
   ]);
-  let peer = await startPeerWorker({ llmUrl: env.llm.url, hookUrl: env.hook.url });
+  let peer = await startPeerWorker({ llmUrl: env.llm.url, hookUrl: env.hook.url, inspector: env.inspector });
   const ours: number[] = [];
   const theirs: number[] = [];
+  /** CPU of each runtime's processes during its own messages (both workers idle otherwise) */
+  const cpu = { ours: 0, theirs: 0 };
+  const cpuOf = async (pgid: number, work: () => Promise<void>) => {
+    const before = groupCpuMs(pgid);
+    await work();
+    return cpuDelta(before, groupCpuMs(pgid)).total!;
+  };
   const survival = { edgeloop: [] as Survival[], sdk: [] as Survival[] };
   const run = Date.now();
   try {
@@ -48,10 +56,10 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
     await peerChat(peer.url, `warm-${run}`, `bench peer echo warm ${run}`);
     for (let b = 0; b < blocks; b++) {
       const mine = `bench peer echo ${run} ${b}`;
-      await edgeloopMessage(env, mine, rounds);
+      cpu.ours += await cpuOf(env.worker.child.proc.pid!, () => edgeloopMessage(env, mine, rounds));
       ours.push(...gaps(requestTimes(env.llm, mine)).slice(0, rounds));
       const sdk = `bench peer echo ${run} ${b} sdk`;
-      await peerChat(peer.url, `lat-${run}-${b}`, sdk);
+      cpu.theirs += await cpuOf(peer.child.proc.pid!, () => peerChat(peer.url, `lat-${run}-${b}`, sdk));
       theirs.push(...gaps(requestTimes(env.llm, sdk)).slice(0, rounds));
     }
     for (let r = 0; r < survivalReps; r++) {
@@ -80,6 +88,12 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
         target: { op: "<=", value: 1.0 },
       },
       { name: "round latency, edgeloop / Agents SDK (p99)", value: round(o.p99 / t.p99), unit: "ratio" },
+      {
+        name: "runtime CPU per round, edgeloop / Agents SDK",
+        value: round(cpu.ours / cpu.theirs),
+        unit: "ratio",
+        note: `${round(cpu.ours / (rounds * blocks))} vs ${round(cpu.theirs / (rounds * blocks))} ms: each runtime's processes during its own messages, per round (a message's first request included)`,
+      },
       { name: "edgeloop round median", value: round(o.median), unit: "ms" },
       { name: "Agents SDK round median", value: round(t.median), unit: "ms" },
       {
@@ -121,6 +135,7 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       blocks,
       edgeloop_round_ms: roundSummary(o),
       agents_sdk_round_ms: roundSummary(t),
+      runtime_cpu_ms: cpu,
       survival,
       all_edgeloop_completed: all(survival.edgeloop, (s) => s.completed),
       all_sdk_completed: all(survival.sdk, (s) => s.completed),
@@ -203,6 +218,7 @@ async function survivalPeer(
     hookUrl: env.hook.url,
     persistDir: peer.persistDir,
     port: peer.port,
+    inspector: env.inspector,
   });
   let completed = false;
   let error: string | undefined;
