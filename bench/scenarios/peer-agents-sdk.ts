@@ -17,14 +17,16 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * alternating. A round = the gap between two model requests of one message, as in scenario 1.
  *
  * Survival: a tool that calls a slow hook outside (edgeloop's webhook tool, the peer's tool with
- * the same body); while it waits, the runtime is killed (kill -9) and started again on the same
- * state. Reported for each: whether the conversation completes, and how often the hook was called
- * for that one tool call (and with how many distinct idempotency keys / call ids).
+ * the same body). The runtime is killed (kill -9) while the hook waits, or (full runs) while the
+ * model is still answering with the call, and started again on the same state. Reported for each:
+ * whether the conversation completes, and how often the hook was called for that one tool call
+ * (and with how many distinct idempotency keys / call ids).
  */
 export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
   const rounds = env.quick ? 10 : 20;
   const blocks = env.quick ? 1 : 6;
   const survivalReps = env.quick ? 1 : 2;
+  const phases: Phase[] = env.quick ? ["tool"] : ["tool", "model"];
   env.llm.setRules([
     {
       match: "^bench peer echo",
@@ -34,8 +36,12 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       ],
     },
     {
-      match: "^bench peer survive",
+      match: "^bench peer kill-tool ",
       turns: [{ tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }],
+    },
+    {
+      match: "^bench peer kill-model ",
+      turns: [{ delay_ms: 1500, tool_calls: [{ name: "slow_hook", arguments: {} }] }, { content: "survived" }],
     },
   ]);
   let peer = await startPeerWorker({ llmUrl: env.llm.url, hookUrl: env.hook.url, inspector: env.inspector });
@@ -63,10 +69,13 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       theirs.push(...gaps(requestTimes(env.llm, sdk)).slice(0, rounds));
     }
     for (let r = 0; r < survivalReps; r++) {
-      survival.edgeloop.push(await survivalEdgeloop(env, `bench peer survive ${run} ${r}`));
-      const out = await survivalPeer(env, peer, `bench peer survive ${run} ${r} sdk`, `survive-${run}-${r}`);
-      peer = out.peer;
-      survival.sdk.push(out.result);
+      for (const phase of phases) {
+        survival.edgeloop.push(await survivalEdgeloop(env, phase, `bench peer kill-${phase} ${run} ${r}`));
+        const text = `bench peer kill-${phase} ${run} ${r} sdk`;
+        const out = await survivalPeer(env, peer, phase, text, `survive-${phase}-${run}-${r}`);
+        peer = out.peer;
+        survival.sdk.push(out.result);
+      }
     }
   } finally {
     await peer.stop();
@@ -74,8 +83,11 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
   const o = summarize(ours);
   const t = summarize(theirs);
   const all = (xs: Survival[], f: (s: Survival) => boolean) => xs.every(f);
-  const maxRuns = (xs: Survival[]) => Math.max(...xs.map((s) => s.hook_calls));
-  const maxDistinct = (xs: Survival[]) => Math.max(...xs.map((s) => s.distinct_calls));
+  const inTool = (xs: Survival[]) => xs.filter((s) => s.phase === "tool");
+  const maxRuns = (xs: Survival[]) => Math.max(...inTool(xs).map((s) => s.hook_calls));
+  const maxDistinct = (xs: Survival[]) => Math.max(...inTool(xs).map((s) => s.distinct_calls));
+  const modelPhase = (xs: Survival[]) => xs.filter((s) => s.phase === "model").map((s) => s.hook_calls);
+  const kills = survivalReps * phases.length;
   return {
     id: "peer_agents_sdk",
     title: "7. Side by side with the Cloudflare Agents SDK (AIChatAgent, same model, tools in the Durable Object)",
@@ -97,10 +109,11 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       { name: "edgeloop round median", value: round(o.median), unit: "ms" },
       { name: "Agents SDK round median", value: round(t.median), unit: "ms" },
       {
-        name: "edgeloop: conversations completed after a kill mid-tool",
+        name: "edgeloop: conversations completed after a kill mid-round",
         value: survival.edgeloop.filter((s) => s.completed).length,
         unit: "count",
-        target: { op: "==", value: survivalReps },
+        target: { op: "==", value: kills },
+        note: `kills during: ${phases.join(", ")}`,
       },
       {
         name: "edgeloop: hook calls for the interrupted tool call (max)",
@@ -115,11 +128,27 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
         target: { op: "==", value: 1 },
         note: "1: a receiver that honours the key runs the tool once",
       },
+      ...(phases.includes("model")
+        ? [
+            {
+              name: "edgeloop: hook calls when killed while the model answers (max)",
+              value: Math.max(...modelPhase(survival.edgeloop)),
+              unit: "count" as const,
+              target: { op: "==" as const, value: 1 },
+              note: "the call was not yet made: after the restart it must run once",
+            },
+            {
+              name: "Agents SDK: hook calls when killed while the model answers (max)",
+              value: Math.max(...modelPhase(survival.sdk)),
+              unit: "count" as const,
+            },
+          ]
+        : []),
       {
-        name: "Agents SDK: conversations completed after a kill mid-tool",
+        name: "Agents SDK: conversations completed after a kill mid-round",
         value: survival.sdk.filter((s) => s.completed).length,
         unit: "count",
-        note: `of ${survivalReps}`,
+        note: `of ${kills}; kills during: ${phases.join(", ")}`,
       },
       {
         name: "Agents SDK: hook calls for the interrupted tool call (max)",
@@ -137,6 +166,10 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
       agents_sdk_round_ms: roundSummary(t),
       runtime_cpu_ms: cpu,
       survival,
+      hook_calls_when_killed_during_the_model_answer: {
+        edgeloop: modelPhase(survival.edgeloop),
+        agents_sdk: modelPhase(survival.sdk),
+      },
       all_edgeloop_completed: all(survival.edgeloop, (s) => s.completed),
       all_sdk_completed: all(survival.sdk, (s) => s.completed),
       hook_delay_ms: env.hook.delayMs,
@@ -144,7 +177,11 @@ export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
   };
 }
 
+/** Killed while the tool's hook waits, or while the model is still answering with the call. */
+type Phase = "tool" | "model";
+
 type Survival = {
+  phase: Phase;
   completed: boolean;
   /** kill → the conversation's final answer, or null */
   restart_to_done_ms: number | null;
@@ -159,24 +196,34 @@ async function edgeloopMessage(env: BenchEnv, text: string, rounds: number): Pro
     throw new Error(`peer scenario, edgeloop: ${status} ${JSON.stringify(body).slice(0, 300)}`);
 }
 
-/** Waits for the hook's first arrival after `from`, then the arrivals are read again at the end. */
-async function hookStarted(env: BenchEnv, from: number): Promise<void> {
-  await waitUntil(
-    async () => env.hook.arrivals().length,
-    (n) => n > from,
-    { timeoutMs: 30_000, intervalMs: 10, what: "the slow tool to call its hook" },
-  );
+/**
+ * When to kill: the hook's first arrival after `from` (the tool is running), or the model's first
+ * request for `text` (it is still answering: its first turn is delayed).
+ */
+async function killPoint(env: BenchEnv, phase: Phase, from: number, text: string): Promise<void> {
+  if (phase === "tool")
+    await waitUntil(
+      async () => env.hook.arrivals().length,
+      (n) => n > from,
+      { timeoutMs: 30_000, intervalMs: 10, what: "the slow tool to call its hook" },
+    );
+  else
+    await waitUntil(
+      async () => requestTimes(env.llm, text).length,
+      (n) => n > 0,
+      { timeoutMs: 30_000, intervalMs: 10, what: "the model to be asked" },
+    );
 }
 
 function tally(arrivals: HookArrival[], key: (a: HookArrival) => string | null) {
   return { hook_calls: arrivals.length, distinct_calls: new Set(arrivals.map(key)).size };
 }
 
-async function survivalEdgeloop(env: BenchEnv, text: string): Promise<Survival> {
+async function survivalEdgeloop(env: BenchEnv, phase: Phase, text: string): Promise<Survival> {
   const from = env.hook.arrivals().length;
   const accepted = await sendMessage(env.worker.url, { agent_id: "bench-dev", text });
   if (accepted.status !== 202) throw new Error(`survival: POST answered ${accepted.status}`);
-  await hookStarted(env, from);
+  await killPoint(env, phase, from, text);
   const killedAt = Date.now();
   await env.restartWorker();
   let completed = false;
@@ -194,6 +241,7 @@ async function survivalEdgeloop(env: BenchEnv, text: string): Promise<Survival> 
   const doneAt = Date.now();
   await new Promise((r) => setTimeout(r, env.hook.delayMs));
   return {
+    phase,
     completed,
     restart_to_done_ms: completed ? doneAt - killedAt : null,
     ...tally(env.hook.arrivals().slice(from), (a) => a.idempotency_key),
@@ -204,13 +252,14 @@ async function survivalEdgeloop(env: BenchEnv, text: string): Promise<Survival> 
 async function survivalPeer(
   env: BenchEnv,
   peer: LocalWorker,
+  phase: Phase,
   text: string,
   name: string,
 ): Promise<{ peer: LocalWorker; result: Survival }> {
   const from = env.hook.arrivals().length;
   // The request dies with the runtime; its turn is what must survive.
   peerChat(peer.url, name, text).catch(() => undefined);
-  await hookStarted(env, from);
+  await killPoint(env, phase, from, text);
   const killedAt = Date.now();
   await peer.kill();
   const restarted = await startPeerWorker({
@@ -238,6 +287,7 @@ async function survivalPeer(
   return {
     peer: restarted,
     result: {
+      phase,
       completed,
       restart_to_done_ms: completed ? doneAt - killedAt : null,
       ...tally(env.hook.arrivals().slice(from), (a) => a.tool_call_id),
