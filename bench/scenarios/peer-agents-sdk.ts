@@ -226,25 +226,44 @@ async function survivalEdgeloop(env: BenchEnv, phase: Phase, text: string): Prom
   await killPoint(env, phase, from, text);
   const killedAt = Date.now();
   await env.restartWorker();
-  let completed = false;
+  return outcome(
+    env,
+    phase,
+    from,
+    killedAt,
+    (a) => a.idempotency_key,
+    () =>
+      waitUntil(
+        () => getConversation(env.worker.url, accepted.body.conversation_id),
+        (c) => c.status === "completed",
+        { timeoutMs: 60_000, intervalMs: 100, what: "edgeloop conversation to complete after the kill" },
+      ),
+  );
+}
+
+/** After the restart: waits for the conversation to finish, then counts the hook's calls since `from`. */
+async function outcome(
+  env: BenchEnv,
+  phase: Phase,
+  from: number,
+  killedAt: number,
+  key: (a: HookArrival) => string | null,
+  finished: () => Promise<unknown>,
+): Promise<Survival> {
   let error: string | undefined;
   try {
-    await waitUntil(
-      () => getConversation(env.worker.url, accepted.body.conversation_id),
-      (c) => c.status === "completed",
-      { timeoutMs: 60_000, intervalMs: 100, what: "edgeloop conversation to complete after the kill" },
-    );
-    completed = true;
+    await finished();
   } catch (e) {
     error = (e as Error).message.slice(0, 200);
   }
   const doneAt = Date.now();
+  // A re-run started just before the end would still be on its way to the hook.
   await new Promise((r) => setTimeout(r, env.hook.delayMs));
   return {
     phase,
-    completed,
-    restart_to_done_ms: completed ? doneAt - killedAt : null,
-    ...tally(env.hook.arrivals().slice(from), (a) => a.idempotency_key),
+    completed: error === undefined,
+    restart_to_done_ms: error === undefined ? doneAt - killedAt : null,
+    ...tally(env.hook.arrivals().slice(from), key),
     ...(error ? { error } : {}),
   };
 }
@@ -269,29 +288,20 @@ async function survivalPeer(
     port: peer.port,
     inspector: env.inspector,
   });
-  let completed = false;
-  let error: string | undefined;
-  try {
-    // Reading the messages also wakes the agent, as a reconnecting client would.
-    await waitUntil(
-      () => peerMessages(restarted.url, name),
-      (ms) => ms.some((m) => m.role === "assistant" && m.parts.some((p) => p.type === "text" && p.text === "survived")),
-      { timeoutMs: 60_000, intervalMs: 250, what: "Agents SDK conversation to complete after the kill" },
-    );
-    completed = true;
-  } catch (e) {
-    error = (e as Error).message.slice(0, 200);
-  }
-  const doneAt = Date.now();
-  await new Promise((r) => setTimeout(r, env.hook.delayMs));
-  return {
-    peer: restarted,
-    result: {
-      phase,
-      completed,
-      restart_to_done_ms: completed ? doneAt - killedAt : null,
-      ...tally(env.hook.arrivals().slice(from), (a) => a.tool_call_id),
-      ...(error ? { error } : {}),
-    },
-  };
+  // Reading the messages also wakes the agent, as a reconnecting client would.
+  const result = await outcome(
+    env,
+    phase,
+    from,
+    killedAt,
+    (a) => a.tool_call_id,
+    () =>
+      waitUntil(
+        () => peerMessages(restarted.url, name),
+        (ms) =>
+          ms.some((m) => m.role === "assistant" && m.parts.some((p) => p.type === "text" && p.text === "survived")),
+        { timeoutMs: 60_000, intervalMs: 250, what: "Agents SDK conversation to complete after the kill" },
+      ),
+  );
+  return { peer: restarted, result };
 }
