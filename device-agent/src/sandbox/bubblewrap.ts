@@ -7,12 +7,15 @@ export type BwrapStatus = { usable: true; path: string } | { usable: false; reas
 
 /**
  * bwrap on PATH is not enough: kernels or AppArmor profiles that forbid unprivileged user
- * namespaces (Ubuntu 24.04 by default) make every run fail. Run a no-op sandbox once to know.
+ * namespaces (Ubuntu 24.04 by default) make every run fail, and inside many containers a sandbox
+ * can be made but its own /proc cannot be mounted. Run a no-op sandbox with the same mounts a
+ * tool gets (see sandboxArgs) once to know.
  */
 export function probeBwrap(pathEnv = process.env.PATH ?? ""): BwrapStatus {
   const path = findOnPath("bwrap", pathEnv);
   if (!path) return { usable: false, reason: "bwrap is not installed (apt install bubblewrap)" };
-  const probe = spawnSync(path, ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"], {
+  const mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const probe = spawnSync(path, [...mounts, "--unshare-all", "--die-with-parent", "--", "true"], {
     timeout: 5_000,
     encoding: "utf8",
   });
