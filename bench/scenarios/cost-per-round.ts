@@ -90,6 +90,10 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     // device's hub, a fresh isolate) is no message's cost.
     await edgeloop("device", 1);
     await edgeloop("echo", 1);
+    // Every metrics shard started (a conversation's run goes to the shard its id hashes to): a
+    // shard's first use is no round's cost.
+    const listed = await fetch(`${worker.url}/v1/conversations`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    if (!listed.ok) throw new Error(`cost: GET /v1/conversations answered ${listed.status}`);
     await peerChat(peer.value.url, `cost-warm-${run}`, `bench cost echo1 ${run} warm`);
     device = [await edgeloop("device", 1), await edgeloop("device", long)];
     builtin = [await edgeloop("echo", 1), await edgeloop("echo", long)];

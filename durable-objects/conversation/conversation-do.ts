@@ -320,9 +320,12 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
-        this.store.saveState(step.state);
-        if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
-        recorded = this.recorder.record(step);
+        // One log row and the state row for the whole step.
+        recorded = this.store.batch(() => {
+          this.store.saveState(step.state);
+          if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
+          return this.recorder.record(step);
+        });
       });
     } catch (e) {
       // Nothing of the step happened (a step put off by deliverToolResult had already moved the state).
