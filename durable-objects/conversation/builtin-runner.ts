@@ -46,7 +46,7 @@ export async function runBuiltin(
     }
     const remote = deps.remoteMcp.find(effect.tool);
     if (remote) {
-      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.allowHttpWebhookTools);
+      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.outbound);
     }
     const tool = settings.webhookTools.find((t) => t.name === effect.tool);
     if (!tool) {
@@ -61,7 +61,7 @@ export async function runBuiltin(
       request_id: effect.request_id,
       tool_call_id: effect.tool_call_id,
       conversation_id: state.conversation_id,
-      allowHttp: settings.allowHttpWebhookTools,
+      outbound: settings.outbound,
       now: () => Date.now(),
     });
   } catch (e) {

@@ -129,8 +129,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
     const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const { mcpServers, allowHttpWebhookTools } = settings.value;
-    const remote = await this.remoteMcp.specs(mcpServers, allowHttpWebhookTools, input.conversation_id);
+    const { mcpServers, outbound } = settings.value;
+    const remote = await this.remoteMcp.specs(mcpServers, outbound, input.conversation_id);
     const tools = conversationTools(skills, settings.value.webhookTools, remote);
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, {

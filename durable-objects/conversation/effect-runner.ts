@@ -174,8 +174,9 @@ export class EffectRunner {
 
   private async deliverReply(id: number, effect: Extract<OtherEffect, { type: "deliver_reply" }>): Promise<void> {
     const conversation_id = this.host.state.conversation_id;
-    const secret = this.settings().replySigningSecret;
-    const sent = await deliverSigned(effect.url, `${conversation_id}:${effect.key}`, effect.payload, secret);
+    const { replySigningSecret, outbound } = this.settings();
+    const key = `${conversation_id}:${effect.key}`;
+    const sent = await deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound);
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });
       this.store.finishOutbox(id);
