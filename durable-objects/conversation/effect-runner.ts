@@ -4,6 +4,7 @@ import type { DurableObjectBindings } from "../bindings.js";
 import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
 import { runBuiltin } from "./builtin-runner.js";
 import { summarize } from "./compaction-call.js";
+import { loadOwner } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
@@ -137,6 +138,7 @@ export class EffectRunner {
             created_at: effect.at,
             updated_at: effect.at,
             last_text: effect.text?.slice(0, 200) ?? null,
+            owner: loadOwner(this.store)?.id ?? null,
           });
           if (effect.run) await shard.record(effect.message_id, effect.run);
         }
