@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type ApiKeyView, type IssuedKey, KEY_PREFIX, type KeyScope } from "../../protocol/api-keys.js";
 import { sha256Hex } from "../../runtime/digest.js";
+import { log } from "../../runtime/log.js";
 
 /** A key as the admin asked for it (validated by the route; `scopes` filled in with the default). */
 export type NewKey = { name: string; agents: string[]; pools: string[]; scopes: KeyScope[] };
@@ -63,6 +64,7 @@ export class ApiKeysDO extends DurableObject {
     );
     const issued: ApiKeyView = { key_id, ...input, created_at: now, last_used_at: null, revoked_at: null };
     this.active.set(hash, issued);
+    log("info", "api key issued", { key_id, name: input.name, agents: input.agents, pools: input.pools });
     return { ...issued, key };
   }
 
@@ -94,6 +96,7 @@ export class ApiKeysDO extends DurableObject {
     if (row.revoked_at !== null) return { found: true, revoked: false };
     this.sql.exec("UPDATE keys SET revoked_at = ? WHERE key_id = ?", now, keyId);
     this.active.delete(row.hash);
+    log("info", "api key revoked", { key_id: keyId, name: row.name });
     return { found: true, revoked: true };
   }
 }
