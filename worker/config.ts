@@ -69,7 +69,6 @@ const WebhookScopes = jsonVar(
       .refine((g) => g.agents.length + g.pools.length > 0, 'give at least one agent ("*" for every device) or pool'),
   ),
 );
-export type WebhookScope = { agents: string[]; pools: string[] };
 
 export const AUTH_METHODS = ["bearer", "hmac", "standard"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
