@@ -12,12 +12,14 @@ import { approvalRulesOf, hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import { ConversationOwner, notFound } from "./conversation-owner.js";
 import type {
   ConversationRpc,
   ConversationView,
   DirectCallInput,
   DirectCallReply,
   FoundApplied,
+  Ownership,
   PostMessageAnswer,
   PostMessageInput,
   StoredCanvas,
@@ -61,6 +63,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly events: EventStream;
   private readonly remoteMcp: RemoteMcpTools;
   private readonly waiters = new ReplyWaiters();
+  private readonly owner: ConversationOwner;
   private state: LoopState | null = null;
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
   private deferredCommit: (() => void) | null = null;
@@ -77,6 +80,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   constructor(ctx: DurableObjectState, env: ConversationEnv) {
     super(ctx, env);
     this.store = new ConversationStore(ctx.storage.sql);
+    this.owner = new ConversationOwner(this.store);
     this.alarms = new AlarmSchedule(ctx.storage);
     const model = modelSettings(env);
     this.recorder = new StepRecorder(this.store, {
@@ -113,6 +117,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   // ---- RPC from the worker ---------------------------------------------------------------
 
   async postMessage(input: PostMessageInput): Promise<PostMessageAnswer> {
+    if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (this.state && this.state.agent_id !== input.agent_id) {
       const owner = this.state.agent_id;
       if (!input.rebind)
@@ -129,9 +134,11 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
     const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const { mcpServers, allowHttpWebhookTools } = settings.value;
-    const remote = await this.remoteMcp.specs(mcpServers, allowHttpWebhookTools, input.conversation_id);
+    const { mcpServers, outbound } = settings.value;
+    const remote = await this.remoteMcp.specs(mcpServers, outbound, input.conversation_id);
     const tools = conversationTools(skills, settings.value.webhookTools, remote);
+    // Checked again after the awaits above, and claimed in the same turn the state is made.
+    if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, {
         ...(input.loop ?? {}),
@@ -141,7 +148,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     // Remembered approval decisions matter only when a tool may ask for approval.
     const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
+      ? await approvalRulesOf(this.env).forAgent(input.agent_id, this.owner.get()?.id ?? null)
       : undefined;
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
     const { context_tokens, compact_at, keep_recent_turns } = settings.value.loop;
@@ -160,6 +167,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
+    if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
     const busy = this.state?.run && this.state.run.message_id !== input.message_id;
     if (this.state && (this.state.agent_id !== input.agent_id || busy))
       return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is in use` };
@@ -167,9 +175,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
     // Only the device's own tools: a direct call never reaches the orchestrator's built-ins.
     const tools = toolSpecsFromSkills(await hubFor(this.env, input.agent_id).getSkills(input.agent_id));
+    if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     this.state ??= initialState(input.conversation_id, input.agent_id, settings.value.loop);
     const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
+      ? await approvalRulesOf(this.env).forAgent(input.agent_id, this.owner.get()?.id ?? null)
       : undefined;
     const call = { id: input.tool_call_id, name: input.tool, arguments: JSON.stringify(input.arguments) };
     this.apply({
@@ -230,6 +239,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getConversation(): Promise<ConversationView | null> {
     this.writeWaiting();
     return this.state ? { ...conversationView(this.state), compactions: this.store.compactions() } : null;
+  }
+
+  async ownership(): Promise<Ownership> {
+    return { exists: this.state !== null, owner: this.state ? (this.owner.get()?.id ?? null) : null };
   }
 
   async messageState(messageId: string): Promise<"running" | "queued" | "done"> {
