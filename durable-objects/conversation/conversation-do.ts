@@ -1,14 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import {
-  type ContentBlock,
-  type ConversationEvent,
-  type ToolOutcome,
-  toolSpecsFromSkills,
-  type WaitReply,
-} from "../../protocol/index.js";
+import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
-import { approvalRulesOf, hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
@@ -27,7 +20,6 @@ import type {
 import { type ConversationVars, conversationSettings } from "./conversation-settings.js";
 import { ConversationStore } from "./conversation-store.js";
 import { conversationView, waitReplyView } from "./conversation-views.js";
-import { mayNeedApproval } from "./core/approval-rules.js";
 import { advance, initialState, type LoopEvent, type LoopState } from "./core/index.js";
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
@@ -36,8 +28,8 @@ import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { ModelCalls } from "./model-calls.js";
 import { type ModelEnv, modelSettings } from "./model-settings.js";
 import { ReplyWaiters } from "./reply-waiters.js";
+import { approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
 import { type Step, StepRecorder } from "./step-recorder.js";
-import { conversationTools } from "./tool-list.js";
 
 /** What a conversation reads from its environment: the objects it addresses and its own vars. */
 export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelEnv;
@@ -133,10 +125,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const { mcpServers, outbound } = settings.value;
-    const remote = await this.remoteMcp.specs(mcpServers, outbound, input.conversation_id);
-    const tools = conversationTools(skills, settings.value.webhookTools, remote);
+    const tools = await messageTools(this.env, this.remoteMcp, settings.value, input.agent_id, input.conversation_id);
     // Checked again after the awaits above, and claimed in the same turn the state is made.
     if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (!this.state) {
@@ -146,21 +135,16 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       });
       if (input.parent) this.store.putValue("parent", input.parent);
     }
-    // Remembered approval decisions matter only when a tool may ask for approval.
-    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id, this.owner.get()?.id ?? null)
-      : undefined;
+    const config = { ...this.state.config, ...settings.value.loop };
+    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
-    const { context_tokens, compact_at, keep_recent_turns } = settings.value.loop;
-    // The context settings follow the deployment's vars, so a conversation of months sees a new model's window.
-    const context = { compact_at, keep_recent_turns, ...(context_tokens !== undefined ? { context_tokens } : {}) };
     this.apply({
       type: "user_message",
       message_id: input.message_id,
       text: input.text,
       tools,
-      config: { ...definedOnly(context), ...(input.options ?? {}) },
-      ...(rules ? { approval_rules: rules } : {}),
+      config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
+      ...rules,
       ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
     });
     return { ok: true };
@@ -173,21 +157,13 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is in use` };
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    // Only the device's own tools: a direct call never reaches the orchestrator's built-ins.
-    const tools = toolSpecsFromSkills(await hubFor(this.env, input.agent_id).getSkills(input.agent_id));
+    const tools = await deviceTools(this.env, input.agent_id);
     if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     this.state ??= initialState(input.conversation_id, input.agent_id, settings.value.loop);
-    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id, this.owner.get()?.id ?? null)
-      : undefined;
+    const config = { ...this.state.config, ...settings.value.loop };
+    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
     const call = { id: input.tool_call_id, name: input.tool, arguments: JSON.stringify(input.arguments) };
-    this.apply({
-      type: "tool_call",
-      message_id: input.message_id,
-      call,
-      tools,
-      ...(rules ? { approval_rules: rules } : {}),
-    });
+    this.apply({ type: "tool_call", message_id: input.message_id, call, tools, ...rules });
     return { ok: true };
   }
 
@@ -389,8 +365,4 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (times.length === 0) return;
     await this.alarms.atMost(Math.min(...times));
   }
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
