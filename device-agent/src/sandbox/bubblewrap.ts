@@ -30,10 +30,12 @@ export type BwrapPlan = {
   network: boolean;
   /** paths that must not be readable inside (the agent's state dir, its config file) */
   hide: string[];
+  /** more paths the program needs, bound read-only (an MCP server's own files: see mcp/server-binds.ts) */
+  readOnly?: string[];
 };
 
 /** Folders that hold other users' files, secrets and sockets: replaced by empty tmpfs. */
-const MASKED_DIRS = ["/home", "/root", "/run", "/etc/edgeloop", "/var/lib/edgeloop"];
+export const MASKED_DIRS = ["/home", "/root", "/run", "/etc/edgeloop", "/var/lib/edgeloop"];
 
 function inside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
@@ -53,6 +55,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     args.push("--ro-bind", nodePrefix, nodePrefix);
   }
   args.push("--ro-bind", plan.skillDir, plan.skillDir);
+  for (const path of plan.readOnly ?? []) args.push("--ro-bind", path, path);
   // /run is masked, but /etc/resolv.conf often links into it (systemd-resolved, NetworkManager).
   const resolver = plan.network ? resolvConfTarget() : null;
   if (resolver) args.push("--ro-bind", resolver, resolver);
