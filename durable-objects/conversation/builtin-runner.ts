@@ -6,9 +6,10 @@ import { findBuiltin } from "./builtins/index.js";
 import { runWebhookTool } from "./builtins/webhook-tools.js";
 import { loadOwner, NO_OWNER } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
-import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { LoopState } from "./core/index.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
+import type { OutboundEffect } from "./outbound-effects.js";
 import { startSubtask } from "./subtasks.js";
 
 export type RunBuiltinEffect = Extract<OutboundEffect, { type: "run_builtin" }>;

@@ -1,8 +1,8 @@
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import type { Owner } from "../../runtime/access.js";
-import type { ParentLink } from "./conversation-store.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
+import type { ParentLink } from "./outbound-effects.js";
 import type { ReplyTarget } from "./reply-delivery.js";
 
 /**

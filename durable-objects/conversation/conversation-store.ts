@@ -1,43 +1,10 @@
-import type { ConversationEvent, ConversationEventData, ToolOutcome } from "../../protocol/index.js";
-import type { RunRecord } from "../metrics/aggregate.js";
-import type { Compaction, Effect, LoopState } from "./core/index.js";
+import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { Compaction, LoopState } from "./core/index.js";
 import { dropLegacy, type LegacyConversation, readLegacy } from "./legacy-store.js";
 import { frozenJson } from "./llm/index.js";
+import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 import { PendingWork, type StoredWork } from "./pending-work.js";
 import { type LogKey, StepLog } from "./step-log.js";
-
-/** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
-export type NotifyParent = {
-  type: "notify_parent";
-  message_id: string;
-  parent: ParentLink;
-  outcome: ToolOutcome;
-};
-export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
-
-/** A finished run's numbers, written to the metrics shard its conversation hashes to. */
-export type RecordMetrics = {
-  type: "record_metrics";
-  message_id: string;
-  run: RunRecord | null;
-  status: string;
-  text: string | null;
-  at: number;
-};
-
-/** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
-export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
-
-/** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
-export type OutboundEffect =
-  | Extract<
-      Effect,
-      { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" | "compact" | "record_denial" }
-    >
-  | NotifyParent
-  | RecordMetrics
-  | DeliverReply;
-export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /** The state row: the loop state without what has rows or keys of its own, and the pending work. */
 type StateRow = StoredWork & {
@@ -353,27 +320,4 @@ export class ConversationStore {
 /** A compaction is never changed once made: when and where it cut tell it apart. */
 function compactionKey(c: Compaction | null): string | null {
   return c ? `${c.at}:${c.upto}` : null;
-}
-
-export function outboxKey(effect: OutboundEffect): string {
-  switch (effect.type) {
-    case "call_llm":
-      return `llm:${effect.call_id}`;
-    case "dispatch_tool":
-      return `dispatch:${effect.request_id}`;
-    case "cancel_tool":
-      return `cancel:${effect.request_id}`;
-    case "run_builtin":
-      return `builtin:${effect.request_id}`;
-    case "notify_parent":
-      return `parent:${effect.message_id}`;
-    case "record_metrics":
-      return `metrics:${effect.message_id}`;
-    case "deliver_reply":
-      return `deliver:${effect.key}`;
-    case "compact":
-      return `compact:${effect.call_id}`;
-    case "record_denial":
-      return `denial:${effect.request_id}`;
-  }
 }

@@ -6,10 +6,11 @@ import { runBuiltin } from "./builtin-runner.js";
 import { summarize } from "./compaction-call.js";
 import { loadOwner } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
-import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import type { ModelCalls } from "./model-calls.js";
+import type { OutboundEffect } from "./outbound-effects.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
 import type { PendingEffect } from "./step-recorder.js";
 

@@ -1,6 +1,6 @@
 import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
-import type { OutboundEffect } from "./conversation-store.js";
 import type { ChatMessage, Compaction, LoopState } from "./core/index.js";
+import type { OutboundEffect } from "./outbound-effects.js";
 import type { StoredWork } from "./pending-work.js";
 
 /** What a conversation stored in the earlier table layout, read back whole. */

@@ -1,4 +1,4 @@
-import type { OutboundEffect, OutboxRow } from "./conversation-store.js";
+import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 
 /** An outbox entry as the state row keeps it. */
 type StoredEntry = OutboxRow & { key: string };
