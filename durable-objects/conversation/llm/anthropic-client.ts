@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { anthropicLlmError } from "./anthropic-errors.js";
 import { anthropicRequestJson } from "./anthropic-request.js";
 import { AnthropicStreamAssembler, fromAnthropicMessage } from "./anthropic-stream.js";
+import { ClientCache } from "./client-cache.js";
 import type { PreparedCall, ProviderOutcome } from "./provider-call.js";
 import { capRetryAfter } from "./retry-after-cap.js";
 import { readStream } from "./stream-reader.js";
@@ -139,9 +140,7 @@ async function completeTurn(
   return converted;
 }
 
-/** One client per configuration, as for the openai client; a caller's own `fetch` gets a fresh one. */
-const clients = new Map<string, Anthropic>();
-const MAX_CACHED_CLIENTS = 16;
+const clients = new ClientCache<Anthropic>();
 
 function anthropicClient(module: Sdk, config: LlmConfig, call: PreparedCall): Anthropic {
   const { maxRetries, timeoutMs, maxRetryAfterMs } = call;
@@ -157,20 +156,5 @@ function anthropicClient(module: Sdk, config: LlmConfig, call: PreparedCall): An
       // Its own log lines would go to the worker's console as plain text, beside our JSON lines.
       logLevel: "off",
     });
-  if (call.fetch) return make();
-  const key = JSON.stringify([
-    config.baseURL,
-    config.apiKey,
-    config.gatewayToken,
-    maxRetries,
-    timeoutMs,
-    maxRetryAfterMs,
-  ]);
-  let client = clients.get(key);
-  if (!client) {
-    if (clients.size >= MAX_CACHED_CLIENTS) clients.clear();
-    client = make();
-    clients.set(key, client);
-  }
-  return client;
+  return clients.get(config, call, make);
 }

@@ -5,6 +5,7 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
 } from "openai/resources/chat/completions/completions";
+import { ClientCache } from "./client-cache.js";
 import { toLlmError } from "./llm-errors.js";
 import type { PreparedCall, ProviderOutcome } from "./provider-call.js";
 import { chatRequestJson } from "./request-json.js";
@@ -54,12 +55,7 @@ export async function callOpenAi(config: LlmConfig, call: PreparedCall): Promise
   return outcome as ProviderOutcome;
 }
 
-/**
- * Clients are stateless between calls, so one per configuration is reused: building one on every
- * model call was a measurable part of a loop step. A caller's own `fetch` (tests) gets a fresh one.
- */
-const clients = new Map<string, OpenAI>();
-const MAX_CACHED_CLIENTS = 16;
+const clients = new ClientCache<OpenAI>();
 
 function openAiClient(config: LlmConfig, call: PreparedCall): OpenAI {
   const { maxRetries, timeoutMs, maxRetryAfterMs } = call;
@@ -73,22 +69,7 @@ function openAiClient(config: LlmConfig, call: PreparedCall): OpenAI {
       fetch: capRetryAfter(call.fetch ?? ((input, init) => fetch(input, init)), maxRetryAfterMs),
       ...(config.gatewayToken ? { defaultHeaders: { "cf-aig-authorization": `Bearer ${config.gatewayToken}` } } : {}),
     });
-  if (call.fetch) return make();
-  const key = JSON.stringify([
-    config.baseURL,
-    config.apiKey,
-    config.gatewayToken,
-    maxRetries,
-    timeoutMs,
-    maxRetryAfterMs,
-  ]);
-  let client = clients.get(key);
-  if (!client) {
-    if (clients.size >= MAX_CACHED_CLIENTS) clients.clear();
-    client = make();
-    clients.set(key, client);
-  }
-  return client;
+  return clients.get(config, call, make);
 }
 
 type Outcome = ProviderOutcome | { ok: false; error: { thrown: unknown } };
