@@ -26,6 +26,20 @@ export const jsonVar = <T extends z.ZodTypeAny>(schema: T) =>
     }
   });
 
+/**
+ * A JSON var's list of named entries (tools, servers), refusing a name given twice: the later one
+ * would silently shadow the first. The error names the entry's index and the noun.
+ */
+export const uniqueNames = <T extends z.ZodType<{ name: string }>>(entry: T, noun: string) =>
+  z.array(entry).superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((e, i) => {
+      if (seen.has(e.name))
+        ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate ${noun} "${e.name}"` });
+      seen.add(e.name);
+    });
+  });
+
 /** Parse the vars `schema` names from `env`; an empty string counts as unset. */
 export function parseVars<S extends z.ZodObject>(schema: S, env: object): Parsed<z.output<S>> {
   const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string" && v !== ""));

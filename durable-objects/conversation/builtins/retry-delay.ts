@@ -32,3 +32,11 @@ export function maxTotalBackoffMs(retries: number): number {
   for (let i = 0; i < retries; i++) total += Math.max(BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS);
   return total;
 }
+
+/**
+ * A retried call's deadline: every attempt using its whole time limit, plus the longest backoffs
+ * between them, so the loop never times out a call its own retries are still working on.
+ */
+export function retriedCallBudgetMs(attempt: { max_retries: number; timeout_secs: number }): number {
+  return (attempt.max_retries + 1) * attempt.timeout_secs * 1000 + maxTotalBackoffMs(attempt.max_retries);
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ParametersSchema, type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
+import { uniqueNames } from "../../../runtime/vars.js";
 
 /**
  * A webhook tool's definition, read from the `WEBHOOK_TOOLS` var (a JSON array). Because
@@ -25,14 +26,7 @@ export const WebhookTool = z
   .strict();
 export type WebhookTool = z.infer<typeof WebhookTool>;
 
-const WebhookTools = z.array(WebhookTool).superRefine((tools, ctx) => {
-  const seen = new Set<string>();
-  tools.forEach((tool, i) => {
-    if (seen.has(tool.name))
-      ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate tool name "${tool.name}"` });
-    seen.add(tool.name);
-  });
-});
+const WebhookTools = uniqueNames(WebhookTool, "tool name");
 
 function isHttpUrl(value: string): boolean {
   try {

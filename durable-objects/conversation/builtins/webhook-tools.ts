@@ -1,5 +1,5 @@
 import type { ToolSpec } from "../../../protocol/index.js";
-import { maxTotalBackoffMs } from "./retry-delay.js";
+import { retriedCallBudgetMs } from "./retry-delay.js";
 import type { WebhookTool } from "./webhook-config.js";
 
 export { MAX_WEBHOOK_RESPONSE_BYTES, runWebhookTool, type WebhookCallContext } from "./webhook-call.js";
@@ -11,7 +11,7 @@ export { parseWebhookTools, WebhookTool, type WebhookToolsParse } from "./webhoo
  */
 export function webhookToolSpecs(tools: WebhookTool[]): ToolSpec[] {
   return tools.map((tool) => {
-    const budget = (tool.max_retries + 1) * tool.timeout_secs * 1000 + maxTotalBackoffMs(tool.max_retries);
+    const budget = retriedCallBudgetMs(tool);
     return {
       name: tool.name,
       description: tool.description,

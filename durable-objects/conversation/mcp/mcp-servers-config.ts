@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
+import { uniqueNames } from "../../../runtime/vars.js";
 
 /**
  * `MCP_SERVERS`: remote MCP servers (Streamable HTTP) whose tools conversations may use, a JSON
@@ -28,14 +29,7 @@ export const McpServerConfig = z
   .strict();
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
-const McpServers = z.array(McpServerConfig).superRefine((servers, ctx) => {
-  const seen = new Set<string>();
-  servers.forEach((server, i) => {
-    if (seen.has(server.name))
-      ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate server name "${server.name}"` });
-    seen.add(server.name);
-  });
-});
+const McpServers = uniqueNames(McpServerConfig, "server name");
 
 /** Unset or blank means none. Errors name the field within the array (`[0].url: …`). */
 export function parseMcpServers(json: string | undefined): Parsed<McpServerConfig[]> | { ok: false; error: string } {

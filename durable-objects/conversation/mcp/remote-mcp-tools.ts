@@ -9,7 +9,7 @@ import {
 import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
 import { log } from "../../../runtime/log.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
-import { backoffDelayMs, maxTotalBackoffMs } from "../builtins/retry-delay.js";
+import { backoffDelayMs, retriedCallBudgetMs } from "../builtins/retry-delay.js";
 import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
 import type { ConversationStore } from "../conversation-store.js";
 import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
@@ -181,8 +181,7 @@ export class RemoteMcpTools {
 }
 
 function spec(server: McpServerConfig, tool: RemoteTool): ToolSpec {
-  // The deadline covers the worst case: every attempt using its whole time, plus the backoffs.
-  const budget = (server.max_retries + 1) * server.timeout_secs * 1000 + maxTotalBackoffMs(server.max_retries);
+  const budget = retriedCallBudgetMs(server);
   return {
     name: tool.name,
     description: tool.description,
