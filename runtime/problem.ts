@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Problem } from "../protocol/index.js";
 
 /**
@@ -16,4 +17,10 @@ export function problemResponse(
     status,
     headers: { "content-type": "application/problem+json", ...headers },
   });
+}
+
+/** 400 for a query string that does not parse: each issue named by its field, also as `errors`. */
+export function invalidQuery(error: z.ZodError): Response {
+  const errors = error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  return problemResponse(400, "Invalid query", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
 }

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { type ApiKeyView, type IssuedKey, KEY_PREFIX, type KeyScope } from "../../protocol/api-keys.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { log } from "../../runtime/log.js";
+import { randomBase64url, randomHex } from "../../runtime/random-token.js";
 
 /** A key as the admin asked for it (validated by the route; `scopes` filled in with the default). */
 export type NewKey = { name: string; agents: string[]; pools: string[]; scopes: KeyScope[] };
@@ -48,8 +49,8 @@ export class ApiKeysDO extends DurableObject {
 
   async create(input: NewKey, now = Date.now()): Promise<IssuedKey> {
     this.sql.exec("DELETE FROM keys WHERE revoked_at < ?", now - KEEP_REVOKED_MS);
-    const key_id = `key_${hex(crypto.getRandomValues(new Uint8Array(8)))}`;
-    const key = `${KEY_PREFIX}${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+    const key_id = `key_${randomHex(8)}`;
+    const key = `${KEY_PREFIX}${randomBase64url(32)}`;
     const hash = await sha256Hex(key);
     this.sql.exec(
       `INSERT INTO keys (key_id, name, hash, agents, pools, scopes, created_at, last_used_at, revoked_at)
@@ -112,14 +113,4 @@ function view(r: Row): ApiKeyView {
     last_used_at: r.last_used_at,
     revoked_at: r.revoked_at,
   };
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

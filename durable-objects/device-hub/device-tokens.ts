@@ -1,4 +1,5 @@
 import { sha256Hex } from "../../runtime/digest.js";
+import { randomBase64url, randomHex } from "../../runtime/random-token.js";
 
 export type IssuedToken = { token_id: string; token: string; created_at: number };
 export type TokenInfo = { token_id: string; created_at: number; last_used_at: number | null };
@@ -16,8 +17,8 @@ export class DeviceTokens {
   }
 
   async issue(now: number): Promise<IssuedToken> {
-    const token_id = `tok_${hex(crypto.getRandomValues(new Uint8Array(8)))}`;
-    const token = `edl_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+    const token_id = `tok_${randomHex(8)}`;
+    const token = `edl_${randomBase64url(32)}`;
     this.sql.exec(
       "INSERT INTO token (token_id, hash, created_at) VALUES (?, ?, ?)",
       token_id,
@@ -44,14 +45,4 @@ export class DeviceTokens {
       .exec<TokenInfo>("SELECT token_id, created_at, last_used_at FROM token ORDER BY created_at")
       .toArray();
   }
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -5,7 +5,7 @@ import { ANY_AGENT } from "../../protocol/api-keys.js";
 import { ApprovalRuleRequest, ruleExpiry } from "../../protocol/approval-rules.js";
 import { Identifier, ToolName } from "../../protocol/index.js";
 import { canSee, mayReach, type Reach } from "../../runtime/access.js";
-import { problemResponse } from "../../runtime/problem.js";
+import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
@@ -41,12 +41,7 @@ const ListQuery = z
 
 approvalRules.get("/", async (c) => {
   const q = ListQuery.safeParse(c.req.query());
-  if (!q.success)
-    return problemResponse(
-      400,
-      "Invalid query",
-      q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-    );
+  if (!q.success) return invalidQuery(q.error);
   const { include_inactive, ...filter } = q.data;
   const principal = principalOf(c);
   const rules = await approvalRulesOf(c.env).list({

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
 import { AuditQueryParams } from "../../protocol/index.js";
-import { problemResponse } from "../../runtime/problem.js";
+import { invalidQuery } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 
@@ -16,10 +16,7 @@ audit.use("*", requireToken("ADMIN_TOKEN"));
  */
 audit.get("/", async (c) => {
   const parsed = AuditQueryParams.safeParse(c.req.query());
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    return problemResponse(400, "Invalid query", errors.map((e) => `${e.path}: ${e.message}`).join("; "), { errors });
-  }
+  if (!parsed.success) return invalidQuery(parsed.error);
   const { agent_id, limit, ...filter } = parsed.data;
   const query = { ...filter, limit };
   const agents = agent_id ? [agent_id] : (await registryOf(c.env).list()).map((d) => d.agent_id);

@@ -5,7 +5,7 @@ import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversat
 import { ApprovalDecision, ruleExpiry } from "../../protocol/approval-rules.js";
 import { Identifier } from "../../protocol/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
-import { problemResponse } from "../../runtime/problem.js";
+import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
@@ -39,12 +39,7 @@ const ListQuery = z.object({
 /** GET /v1/conversations: the newest conversations, merged from the index shards. */
 conversations.get("/", async (c) => {
   const q = ListQuery.safeParse(c.req.query());
-  if (!q.success)
-    return problemResponse(
-      400,
-      "Invalid query",
-      q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-    );
+  if (!q.success) return invalidQuery(q.error);
   const principal = principalOf(c);
   const query = { ...q.data, ...(principal.scoped ? { owner: principal.id } : {}) };
   const shards = await Promise.all(allMetricsShards(c.env).map((shard) => shard.conversations(query)));

@@ -5,7 +5,7 @@ import { loopMetrics, type Prices, type RunRecord } from "../../durable-objects/
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
 import { Identifier, SinceParam } from "../../protocol/index.js";
-import { problemResponse } from "../../runtime/problem.js";
+import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";
 
@@ -32,12 +32,7 @@ const PriceTable = z.record(
  */
 metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
   const q = Query.safeParse(c.req.query());
-  if (!q.success)
-    return problemResponse(
-      400,
-      "Invalid query",
-      q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-    );
+  if (!q.success) return invalidQuery(q.error);
   let prices: Prices = {};
   if (c.env.LLM_PRICES) {
     try {
