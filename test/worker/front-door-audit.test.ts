@@ -115,7 +115,21 @@ describe("audit log", () => {
     expect((await audit("?tool=cpu_temp&limit=1000")).some((r) => r.request_id === r2)).toBe(true);
 
     expect((await call(`/v1/audit?agent_id=${agent}`, { headers: API })).status).toBe(401);
-    expect((await call("/v1/audit?limit=0", { headers: ADMIN })).status).toBe(400);
+    // Every list route answers a bad query string the same way: 400 problem+json naming the field.
+    const bad: [string, string][] = [
+      ["/v1/audit?limit=0", "limit"],
+      ["/v1/conversations?limit=0", "limit"],
+      ["/v1/metrics?format=xml", "format"],
+      ["/v1/approval-rules?include_inactive=maybe", "include_inactive"],
+    ];
+    for (const [path, field] of bad) {
+      const res = await call(path, { headers: ADMIN });
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      const body = (await res.json()) as { title: string; errors: { path: string }[] };
+      expect(body.title).toBe("Invalid query");
+      expect(body.errors.map((e) => e.path)).toContain(field);
+    }
 
     // Rows past AUDIT_RETENTION_DAYS (30) are pruned by the alarm.
     await runInDurableObject(hub(agent), (o: DeviceHubDO) => o.runChecks(Date.now() + 31 * 24 * 60 * 60 * 1000));
