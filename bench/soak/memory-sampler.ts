@@ -1,0 +1,146 @@
+/**
+ * RSS of the soak's processes over time, from /proc (Linux): the runtime (every process in the
+ * runtime's process group: wrangler's dev server and workerd), the agents (summed, and the largest
+ * one), the bridge and the broker. "Flat" compares the first minute of the load with its last.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import type { Fleet } from "./fleet.js";
+
+export type MemorySample = {
+  t_s: number;
+  runtime_mb: number;
+  /** of which workerd (the rest is wrangler's dev server, a Node process) */
+  workerd_mb: number;
+  agents_mb: number;
+  agent_max_mb: number;
+  agents_up: number;
+  bridge_mb: number;
+  broker_mb: number;
+};
+
+function rssOf(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
+    return line ? Number(line.split(/\s+/)[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sum of RSS over the processes whose process group is `pgid`, and that of the workerd among them. */
+function groupRss(pgid: number): { all: number; workerd: number } {
+  let sum = 0;
+  let workerd = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces), "pid (comm) state ppid pgrp ...".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      const rss = rssOf(Number(name));
+      sum += rss;
+      if (stat.includes("(workerd)")) workerd += rss;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { all: sum, workerd };
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+
+export class MemorySampler {
+  readonly samples: MemorySample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly t0 = Date.now();
+
+  constructor(private readonly fleet: Fleet) {}
+
+  start(everyMs: number): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const runtimePid = this.fleet.runtime().child.proc.pid;
+    const runtime = runtimePid ? groupRss(runtimePid) : { all: 0, workerd: 0 };
+    const agentRss = this.fleet.agents.flatMap((a) => (a.proc.pid && a.proc.running ? [rssOf(a.proc.pid)] : []));
+    const bridgePid = this.fleet.bridge.pid;
+    const brokerPid = this.fleet.broker.pid();
+    this.samples.push({
+      t_s: Math.round((Date.now() - this.t0) / 1000),
+      runtime_mb: round(runtime.all),
+      workerd_mb: round(runtime.workerd),
+      agents_mb: round(agentRss.reduce((n, x) => n + x, 0)),
+      agent_max_mb: round(Math.max(0, ...agentRss)),
+      agents_up: agentRss.length,
+      bridge_mb: round(bridgePid ? rssOf(bridgePid) : 0),
+      broker_mb: round(brokerPid ? rssOf(brokerPid) : 0),
+    });
+  }
+}
+
+export type MemoryWindow = {
+  from_s: number;
+  to_s: number;
+  runtime_mb: number;
+  agent_avg_mb: number;
+  agent_max_mb: number;
+};
+export type MemoryVerdict = {
+  window_s: number;
+  first: MemoryWindow;
+  last: MemoryWindow;
+  runtime_growth: number;
+  agent_growth: number;
+  /** growth of at most this ratio counts as flat */
+  flat_within: number;
+  flat: boolean;
+};
+
+/**
+ * First and last `windowS` seconds of the load phase, as means: the runtime's total RSS, and the
+ * agents' RSS per running agent (agents come and go under chaos, so a sum would measure that).
+ * Samples taken while the runtime was down or starting (under 10 MB) are left out.
+ */
+export function memoryVerdict(
+  samples: MemorySample[],
+  loadFromS: number,
+  loadToS: number,
+  windowS: number,
+  flatWithin: number,
+): MemoryVerdict {
+  const inLoad = samples.filter((s) => s.t_s >= loadFromS && s.t_s <= loadToS && s.runtime_mb > 10);
+  const windowOf = (from: number, to: number): MemoryWindow => {
+    const w = inLoad.filter((s) => s.t_s >= from && s.t_s <= to);
+    const mean = (f: (s: MemorySample) => number) => round(w.reduce((n, s) => n + f(s), 0) / Math.max(1, w.length));
+    return {
+      from_s: from,
+      to_s: to,
+      runtime_mb: mean((s) => s.runtime_mb),
+      agent_avg_mb: mean((s) => s.agents_mb / Math.max(1, s.agents_up)),
+      agent_max_mb: round(Math.max(0, ...w.map((s) => s.agent_max_mb))),
+    };
+  };
+  const first = windowOf(loadFromS, loadFromS + windowS);
+  const last = windowOf(loadToS - windowS, loadToS);
+  const growth = (a: number, b: number) => (a > 0 ? Math.round((b / a) * 100) / 100 : 0);
+  const runtime_growth = growth(first.runtime_mb, last.runtime_mb);
+  const agent_growth = growth(first.agent_avg_mb, last.agent_avg_mb);
+  return {
+    window_s: windowS,
+    first,
+    last,
+    runtime_growth,
+    agent_growth,
+    flat_within: flatWithin,
+    flat: runtime_growth <= flatWithin && agent_growth <= flatWithin,
+  };
+}
