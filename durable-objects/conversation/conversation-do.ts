@@ -113,6 +113,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   // ---- RPC from the worker ---------------------------------------------------------------
 
   async postMessage(input: PostMessageInput): Promise<PostMessageAnswer> {
+    // Posted again (the front door's retry after a crash): taken once, answered as the first time.
+    if (this.state && this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     if (this.state && this.state.agent_id !== input.agent_id) {
       const owner = this.state.agent_id;
       if (!input.rebind)
@@ -143,20 +145,26 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
       ? await approvalRulesOf(this.env).forAgent(input.agent_id)
       : undefined;
+    // A repeat that came in while this one awaited the hub has taken it meanwhile.
+    if (this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
     const { context_tokens, compact_at, keep_recent_turns } = settings.value.loop;
     // The context settings follow the deployment's vars, so a conversation of months sees a new model's window.
     const context = { compact_at, keep_recent_turns, ...(context_tokens !== undefined ? { context_tokens } : {}) };
-    this.apply({
-      type: "user_message",
-      message_id: input.message_id,
-      text: input.text,
-      tools,
-      config: { ...definedOnly(context), ...(input.options ?? {}) },
-      ...(rules ? { approval_rules: rules } : {}),
-      ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
-    });
-    return { ok: true };
+    this.apply(
+      {
+        type: "user_message",
+        message_id: input.message_id,
+        text: input.text,
+        tools,
+        config: { ...definedOnly(context), ...(input.options ?? {}) },
+        ...(rules ? { approval_rules: rules } : {}),
+        ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
+      },
+      undefined,
+      () => this.store.takeMessage(input.message_id, Date.now()),
+    );
+    return { ok: true, agent_id: this.state.agent_id };
   }
 
   async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
@@ -289,9 +297,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     return settings.value;
   }
 
-  private apply(event: LoopEvent, finishedOutbox?: number): void {
+  /** `alsoWrite`: more writes that must land in the step's transaction, or not at all. */
+  private apply(event: LoopEvent, finishedOutbox?: number, alsoWrite?: () => void): void {
     const step = this.advanceBy(event);
-    if (step) this.commitStep(step, finishedOutbox);
+    if (step) this.commitStep(step, finishedOutbox, alsoWrite);
   }
 
   /** The step `event` makes from the current state, after any step still waiting to be written. */
@@ -316,10 +325,11 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (delta) this.events.broadcast([this.store.appendEvent({ type: "message_delta", delta }, Date.now())]);
   }
 
-  private commitStep(step: Step, finishedOutbox?: number): void {
+  private commitStep(step: Step, finishedOutbox?: number, alsoWrite?: () => void): void {
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
+        alsoWrite?.();
         this.store.saveState(step.state);
         if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
         recorded = this.recorder.record(step);

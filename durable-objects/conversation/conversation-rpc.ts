@@ -66,7 +66,8 @@ export type PostMessageInput = {
 };
 
 /** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
-export type PostMessageAnswer = { ok: true } | { ok: false; status: 409 | 500; error: string };
+/** `agent_id`: the device the conversation is bound to (a message posted again may name another one). */
+export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; status: 409 | 500; error: string };
 
 export type FoundApplied = { found: boolean; applied: boolean };
 
