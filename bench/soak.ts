@@ -36,6 +36,8 @@ function arg(name: string): string | undefined {
 
 const quick = process.argv.includes("--quick");
 const keep = process.argv.includes("--keep");
+/** a diagnosis aid: the same load without any fault (memory trends without restarts, say) */
+const noChaos = process.argv.includes("--no-chaos");
 const minutes = Number(arg("minutes") ?? (quick ? "1" : "10"));
 const seed = Number(arg("seed") ?? Math.floor(Math.random() * 2 ** 31));
 const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
@@ -47,6 +49,8 @@ const plan = {
   loadMs: minutes * 60_000,
   concurrency: quick ? 30 : 30,
   messagesPerConversation: (quick ? [1, 2] : [1, 4]) as [number, number],
+  /** the load goes on (up to twice its time) until this many conversations were started */
+  minConversations: 120,
   schedules: quick ? 2 : 3,
   scheduleEverySeconds: quick ? 10 : 20,
   chaosMeanGapMs: quick ? 3_000 : 4_000,
@@ -67,7 +71,9 @@ function percentile(values: number[], p: number): number {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const flags = [quick ? "--quick" : `--minutes ${minutes}`, `--seed ${seed}`].join(" ");
+  const flags = [quick ? "--quick" : `--minutes ${minutes}`, `--seed ${seed}`, ...(noChaos ? ["--no-chaos"] : [])].join(
+    " ",
+  );
   say(`seed ${seed} (replay with: npm run soak -- ${flags})`);
   const random = seededRandom(seed);
   const runTag = seed.toString(36);
@@ -109,7 +115,17 @@ async function main(): Promise<number> {
         `${Math.round((Date.now() - started) / 1000)} s: ${workload.conversations.length} conversations, ${msgs.filter((m) => m.accepted_at).length} messages accepted, ${msgs.filter((m) => m.ended_at).length} replied; ${chaos.events.length} faults`,
       );
     }, 15_000);
-    await chaos.run(Date.now() + plan.loadMs);
+    // The load lasts its time, and (up to twice that) until enough conversations were started:
+    // a long runtime outage early in a quick run must not leave it with too little work checked.
+    const loadStart = Date.now();
+    const going = () => {
+      const elapsed = Date.now() - loadStart;
+      return (
+        elapsed < plan.loadMs || (workload.conversations.length < plan.minConversations && elapsed < 2 * plan.loadMs)
+      );
+    };
+    if (noChaos) while (going()) await sleep(500);
+    else await chaos.run(going);
     workload.stopSending();
     await pauseSchedules(api, schedules);
     const loadToS = Math.round((Date.now() - started) / 1000);

@@ -1,7 +1,8 @@
 /**
  * The chaos driver: at seeded random times it SIGKILLs device agents, the bridge, the broker and
  * the runtime, freezes agents (SIGSTOP, then SIGCONT: a device that hangs with its socket open),
- * and cuts device connections at the proxy (RST while both ends live on). Each killed part is
+ * and cuts device connections at the proxy (RST while both ends live on) or stalls them (no
+ * traffic, no close: a half-open link) before resetting them. Each killed part is
  * started again after a short random pause, on the same state. Faults overlap: the next one does
  * not wait for the last recovery. Every action is logged with its time, for the report and replays.
  */
@@ -14,6 +15,7 @@ export const CHAOS_ACTIONS = [
   "kill_agent",
   "freeze_agent",
   "cut_connections",
+  "stall_connections",
   "kill_bridge",
   "kill_broker",
   "kill_runtime",
@@ -23,7 +25,8 @@ export type ChaosAction = (typeof CHAOS_ACTIONS)[number];
 const WEIGHTS: Record<ChaosAction, number> = {
   kill_agent: 30,
   freeze_agent: 10,
-  cut_connections: 20,
+  cut_connections: 14,
+  stall_connections: 8,
   kill_bridge: 12,
   kill_broker: 12,
   kill_runtime: 10,
@@ -57,12 +60,12 @@ export class ChaosDriver {
     },
   ) {}
 
-  /** Faults until `until`; then waits for every part to be back up. Every action kind happens at least once. */
-  async run(until: number): Promise<void> {
+  /** Faults while `going()`; then waits for every part to be back up. Every action kind happens at least once. */
+  async run(going: () => boolean): Promise<void> {
     const first = this.random.shuffle(CHAOS_ACTIONS.filter((a) => this.possible(a)));
-    while (Date.now() < until) {
+    while (going()) {
       await sleep(this.random.int(Math.round(this.opts.meanGapMs / 2), Math.round((this.opts.meanGapMs * 3) / 2)));
-      if (Date.now() >= until) break;
+      if (!going()) break;
       const action = first.shift() ?? this.weighted();
       this.act(action);
     }
@@ -131,6 +134,14 @@ export class ChaosDriver {
         event.target = "proxy";
         const live = this.fleet.proxy.live();
         event.detail = `cut ${this.fleet.proxy.cut(share, this.random.next)} of ${live} connections`;
+        return;
+      }
+      case "stall_connections": {
+        const share = this.random.pick([0.3, 0.6, 1]);
+        const ms = this.random.int(5_000, 25_000);
+        event.target = "proxy";
+        const live = this.fleet.proxy.live();
+        event.detail = `stalled ${this.fleet.proxy.stall(share, this.random.next, ms)} of ${live} connections for ${ms} ms, then reset them`;
         return;
       }
       case "kill_bridge":

@@ -27,6 +27,8 @@ export type Check = { id: string; what: string; bucket: Bucket; count: number; e
 
 const DEVICE_TOOLS = new Set(["soak_step", "soak_guarded"]);
 const FINAL = new Set(["completed", "failed", "cancelled"]);
+/** The soak tools' timeout (bench/fixtures/soak-tools/skill.toml). */
+const TOOL_TIMEOUT_MS = 30_000;
 
 class Tally {
   readonly checks = new Map<string, Check>();
@@ -40,7 +42,18 @@ class Tally {
   }
 }
 
-export type ToolStats = { calls: number; runs: number; outcomes: Record<string, number>; startsWithoutEnd: number };
+export type ToolStats = {
+  calls: number;
+  runs: number;
+  outcomes: Record<string, number>;
+  startsWithoutEnd: number;
+  /**
+   * Calls that ended `timeout` although the device ran them to the end within the timeout: their
+   * result was there but did not reach the hub in time (the device, the bridge or the runtime was
+   * down past the deadline). Not a failure (the call ran once and said so), but counted.
+   */
+  finishedButTimedOut: number;
+};
 
 export function runChecks(
   audits: Audit[],
@@ -65,7 +78,13 @@ export function runChecks(
   t.add("failed_runs", "messages whose run ended failed (the model is never down in the soak)", "other");
   t.add("schedule_runs", "schedules whose posted runs and conversations do not match", "other");
 
-  const tools: ToolStats = { calls: 0, runs: journals.runs.length, outcomes: {}, startsWithoutEnd: 0 };
+  const tools: ToolStats = {
+    calls: 0,
+    runs: journals.runs.length,
+    outcomes: {},
+    startsWithoutEnd: 0,
+    finishedButTimedOut: 0,
+  };
   const seenRequests = new Set<string>();
   const seenTags = new Set<string>();
 
@@ -91,6 +110,9 @@ export function runChecks(
         const key = call.status === "error" ? `error:${call.error_type ?? "?"}` : (call.status ?? "no result");
         tools.outcomes[key] = (tools.outcomes[key] ?? 0) + 1;
         checkCall(t, a, seg, call, journals, seenRequests, seenTags);
+        const run = journals.byRequest.get(call.request_id)?.[0];
+        if (call.error_type === "timeout" && run?.ended_at && run.ended_at - run.started_at < TOOL_TIMEOUT_MS)
+          tools.finishedButTimedOut++;
       }
   }
   for (const run of journals.runs) {

@@ -81,7 +81,7 @@ function markdown(r: SoakReport): string {
   lines.push(
     "## Tool calls",
     "",
-    `${r.tools.calls} device calls in the histories, ${r.tools.runs} runs in the tools' journals (${r.tools.startsWithoutEnd} started and never finished: stopped by a cancel or a timeout).`,
+    `${r.tools.calls} device calls in the histories, ${r.tools.runs} runs in the tools' journals (${r.tools.startsWithoutEnd} started and never finished: stopped by a cancel or a timeout). ${r.tools.finishedButTimedOut} calls ended as a timeout although the device finished them within the timeout: their result did not reach the hub before the deadline (the agent, the bridge or the runtime was down past it).`,
     "",
     "| outcome in the history | calls |",
     "|---|---|",

@@ -99,7 +99,21 @@ describe("the soak's checks", () => {
   it("find nothing in a clean conversation whose one call ran once", () => {
     const { audit, journals } = clean();
     expect(failures(audit, journals)).toEqual({});
-    expect(runChecks([audit], journals, []).tools).toMatchObject({ calls: 1, runs: 1, outcomes: { success: 1 } });
+    expect(runChecks([audit], journals, []).tools).toMatchObject({
+      calls: 1,
+      runs: 1,
+      outcomes: { success: 1 },
+      finishedButTimedOut: 0,
+    });
+  });
+
+  it("count a call that timed out although its device finished it in time, and fail nothing for it", () => {
+    const { audit, journals } = clean();
+    const reply = audit.view.replies[0];
+    if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: "timeout" }];
+    const { checks, tools } = runChecks([audit], journals, []);
+    expect(checks.filter((c) => c.count > 0).map((c) => c.id)).toEqual([]);
+    expect(tools).toMatchObject({ calls: 1, runs: 1, finishedButTimedOut: 1 });
   });
 
   it("find a call that ran twice, under the same request id or another one", () => {
