@@ -10,11 +10,14 @@ import { REPO_ROOT } from "../test/helpers/processes.js";
 import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
 import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
+import { costPerRound } from "./scenarios/cost-per-round.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
+import { deviceFootprint } from "./scenarios/device-footprint.js";
 import { fleetLoad } from "./scenarios/fleet-load.js";
 import { largeResults } from "./scenarios/large-results.js";
 import { longConversation } from "./scenarios/long-conversation.js";
 import { parallelCalls } from "./scenarios/parallel-calls.js";
+import { peerAgentsSdk } from "./scenarios/peer-agents-sdk.js";
 import { resume } from "./scenarios/resume.js";
 import { stepOverhead } from "./scenarios/step-overhead.js";
 
@@ -24,13 +27,16 @@ type Scenario = {
   limitMs: { quick: number; full: number };
 };
 
-// Resume runs last: it kills and restarts the runtime the others share.
+// The peer scenario and resume kill and restart the runtime the others share: they run last.
 const SCENARIOS: Scenario[] = [
   { id: "step_overhead", run: stepOverhead, limitMs: { quick: 30_000, full: 180_000 } },
   { id: "parallel_calls", run: parallelCalls, limitMs: { quick: 20_000, full: 60_000 } },
   { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
   { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
+  { id: "device_footprint", run: deviceFootprint, limitMs: { quick: 30_000, full: 90_000 } },
+  { id: "peer_agents_sdk", run: peerAgentsSdk, limitMs: { quick: 90_000, full: 240_000 } },
+  { id: "cost_per_round", run: costPerRound, limitMs: { quick: 90_000, full: 150_000 } },
   // Its own worker and model: a small context window the others must not have.
   { id: "long_conversation", run: longConversation, limitMs: { quick: 60_000, full: 600_000 } },
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },

@@ -4,6 +4,7 @@ import { type Command, GLOBAL_OPTIONS } from "./command.js";
 import { conversationsCommand } from "./commands/conversations.js";
 import { answerCommand, decideCommand } from "./commands/decide.js";
 import { devicesCommand } from "./commands/devices.js";
+import { keysCommand } from "./commands/keys.js";
 import { logsCommand } from "./commands/logs.js";
 import { metricsCommand } from "./commands/metrics.js";
 import { rulesCommand } from "./commands/rules.js";
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   answerCommand,
   schedulesCommand,
   rulesCommand,
+  keysCommand,
 ];
 
 function usage(): string {

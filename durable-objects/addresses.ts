@@ -1,4 +1,5 @@
 import type { DurableObject } from "cloudflare:workers";
+import type { ApiKeysDO } from "./api-keys/api-keys-do.js";
 import type { ApprovalRulesDO } from "./approval-rules/approval-rules-do.js";
 import type { DurableObjectBindings } from "./bindings.js";
 import type { ConversationRpc } from "./conversation/conversation-rpc.js";
@@ -82,3 +83,6 @@ export const schedulerOf = (env: Bindings<"SCHEDULER">) => stub<SchedulerRpc>(en
 /** One object per session of the fleet's MCP server. */
 export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =>
   stub<McpSessionDO>(env.MCP_SESSION, sessionId);
+
+/** The deployment's scoped API keys. */
+export const apiKeysOf = (env: Bindings<"API_KEYS">) => stub<ApiKeysDO>(env.API_KEYS, "global");

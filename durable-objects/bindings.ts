@@ -19,4 +19,6 @@ export interface DurableObjectBindings {
   SCHEDULER: DurableObjectNamespace;
   /** the fleet's MCP server sessions (`POST /mcp`), one object per Mcp-Session-Id */
   MCP_SESSION: DurableObjectNamespace;
+  /** the deployment's scoped API keys (`/v1/keys`, one object) */
+  API_KEYS: DurableObjectNamespace;
 }

@@ -49,6 +49,8 @@ export const ApprovalRule = z.object({
   created_by: z.string(),
   reason: z.string().nullable(),
   revoked_at: z.number().nullable(),
+  /** the scoped key (`key:<id>`) whose conversations alone it answers for; null: every conversation */
+  owner: z.string().nullable(),
 });
 export type ApprovalRule = z.infer<typeof ApprovalRule>;
 

@@ -7,6 +7,7 @@ import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
+import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
@@ -24,6 +25,7 @@ app.route("/v1/metrics", metrics);
 app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
+app.route("/v1/keys", keys);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { type ModelEnv, modelSettings } from "../durable-objects/conversation/model-settings.js";
 import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
-import { MAX_MESSAGE_TEXT } from "../protocol/index.js";
-import { intVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
+import { ANY_AGENT } from "../protocol/api-keys.js";
+import { Identifier, MAX_MESSAGE_TEXT } from "../protocol/index.js";
+import { OutboundVarsSchema } from "../runtime/outbound-settings.js";
+import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
 import { WebhookSecrets } from "../runtime/webhook-secrets.js";
 
 /** `pi-1:secret1,pi-2:secret2` → Map(agent id → tokens). A device may have several (rotation). */
@@ -46,6 +48,28 @@ const Pools = z
     return pools;
   });
 
+/**
+ * `WEBHOOK_SCOPES`: webhook senders (the names in WEBHOOK_SECRETS) bound to devices, as a key is:
+ * `{"github":{"agents":["pi-1"],"pools":["lab"]}}` (`"*"` in agents: every device). A bound sender
+ * messages only those devices and may continue only the conversations it started; senders not
+ * named here stay unscoped.
+ */
+const WebhookScopes = jsonVar(
+  z.record(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a sender name from WEBHOOK_SECRETS"),
+    z
+      .object({
+        agents: z
+          .array(z.union([z.literal(ANY_AGENT), Identifier]))
+          .max(256)
+          .default([]),
+        pools: z.array(Identifier).max(64).default([]),
+      })
+      .strict()
+      .refine((g) => g.agents.length + g.pools.length > 0, 'give at least one agent ("*" for every device) or pool'),
+  ),
+);
+
 export const AUTH_METHODS = ["bearer", "hmac", "standard"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
@@ -67,24 +91,27 @@ const MessageAuth = z
     return new Set(methods as AuthMethod[]);
   });
 
-const WorkerVarsSchema = z.object({
-  API_TOKEN: z.string().min(1).optional(),
-  ADMIN_TOKEN: z.string().min(1).optional(),
-  DEVICE_TOKENS: DeviceTokens,
-  MESSAGE_AUTH: MessageAuth,
-  WEBHOOK_SECRETS: WebhookSecrets,
-  WEBHOOK_TOLERANCE_SECONDS: intVar(1, 86_400).default(300),
-  POOLS: Pools,
-  MAX_BODY_BYTES: intVar(1024, 10 * 1024 * 1024).default(256 * 1024),
-  MAX_TEXT_CHARS: intVar(1, MAX_MESSAGE_TEXT).default(MAX_MESSAGE_TEXT),
-  RATE_LIMIT_SENDER_PER_MIN: intVar(1, 1_000_000).default(120),
-  RATE_LIMIT_SENDER_BURST: intVar(1, 1_000_000).default(60),
-  RATE_LIMIT_AGENT_PER_MIN: intVar(1, 1_000_000).default(60),
-  RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30),
-  MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000).default(100),
-  CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400).default(900),
-  LLM_PRICES: z.string().optional(),
-});
+const WorkerVarsSchema = z
+  .object({
+    API_TOKEN: z.string().min(1).optional(),
+    ADMIN_TOKEN: z.string().min(1).optional(),
+    DEVICE_TOKENS: DeviceTokens,
+    MESSAGE_AUTH: MessageAuth,
+    WEBHOOK_SECRETS: WebhookSecrets,
+    WEBHOOK_TOLERANCE_SECONDS: intVar(1, 86_400).default(300),
+    POOLS: Pools,
+    MAX_BODY_BYTES: intVar(1024, 10 * 1024 * 1024).default(256 * 1024),
+    MAX_TEXT_CHARS: intVar(1, MAX_MESSAGE_TEXT).default(MAX_MESSAGE_TEXT),
+    RATE_LIMIT_SENDER_PER_MIN: intVar(1, 1_000_000).default(120),
+    RATE_LIMIT_SENDER_BURST: intVar(1, 1_000_000).default(60),
+    RATE_LIMIT_AGENT_PER_MIN: intVar(1, 1_000_000).default(60),
+    RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30),
+    MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000).default(100),
+    CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400).default(900),
+    LLM_PRICES: z.string().optional(),
+    WEBHOOK_SCOPES: WebhookScopes.optional(),
+  })
+  .extend(OutboundVarsSchema.shape);
 
 /** The vars the worker itself reads (the Durable Objects declare theirs beside them). */
 export type WorkerVars = VarsOf<typeof WorkerVarsSchema.shape>;
@@ -100,6 +127,19 @@ export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; err
 export const readConfig = oncePerEnv((env: WorkerVars & ModelEnv & HubVars): ConfigResult => {
   const worker = parseVars(WorkerVarsSchema, env);
   if (!worker.ok) return worker;
+  const scopeProblem = webhookScopeProblem(worker.value);
+  if (scopeProblem) return { ok: false, error: `WEBHOOK_SCOPES: ${scopeProblem}` };
   for (const other of [modelSettings(env), parseHubSettings(env)]) if (!other.ok) return other;
   return { ok: true, config: worker.value };
 });
+
+/** A bound sender must exist and name existing pools: a typo would otherwise leave a sender unscoped. */
+function webhookScopeProblem(cfg: WorkerConfig): string | null {
+  const senders = new Set(cfg.WEBHOOK_SECRETS.map((s) => s.sender));
+  for (const [sender, grant] of Object.entries(cfg.WEBHOOK_SCOPES ?? {})) {
+    if (!senders.has(sender)) return `sender '${sender}' is not in WEBHOOK_SECRETS`;
+    const unknown = grant.pools.find((p) => !cfg.POOLS.has(p));
+    if (unknown) return `sender '${sender}': no pool '${unknown}' in POOLS`;
+  }
+  return null;
+}

@@ -1,5 +1,6 @@
 import { app } from "./app.js";
 
+export { ApiKeysDO } from "../durable-objects/api-keys/api-keys-do.js";
 export { ApprovalRulesDO } from "../durable-objects/approval-rules/approval-rules-do.js";
 export { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
 export { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";

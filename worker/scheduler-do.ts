@@ -1,38 +1,36 @@
-import { rejectionCounters } from "../durable-objects/addresses.js";
+import { apiKeysOf, rejectionCounters } from "../durable-objects/addresses.js";
 import { SchedulerBase } from "../durable-objects/scheduler/scheduler-do.js";
 import type { Delivery, ScheduledRun } from "../durable-objects/scheduler/scheduler-rpc.js";
 import type { MessageRequest } from "../protocol/index.js";
+import { type Principal, scopedPrincipal, unscoped } from "../runtime/access.js";
 import { log } from "../runtime/log.js";
-import { readConfig } from "./config.js";
+import { readConfig, type WorkerConfig } from "./config.js";
 import type { Env } from "./env.js";
-import { acceptMessage } from "./front-door/accept-message.js";
+import { acceptMessage, type MessageOutcome } from "./front-door/accept-message.js";
 
 /**
  * The scheduler's Durable Object as deployed: the schedules and their alarm
  * (durable-objects/scheduler/scheduler-do.ts), posting each run through the same front door as
- * `POST /v1/messages` (front-door/accept-message.ts), as the sender who made the schedule, with
- * the idempotency key `schedule:<id>:<tick>` so a tick posted twice starts one run.
+ * `POST /v1/messages` (front-door/accept-message.ts), as the principal who made the schedule, with
+ * the idempotency key `schedule:<id>:<tick>` so a tick posted twice starts one run. A schedule made
+ * with a scoped key is checked against that key at every run: revoked (or gone), the run is
+ * refused and counted; its devices and conversations are checked as for any message of the key.
  */
 export class SchedulerDO extends SchedulerBase {
   protected override async deliver(run: ScheduledRun): Promise<Delivery> {
     const env = this.env as Env;
     const cfg = readConfig(env);
     if (!cfg.ok) return { ok: false, error: `server misconfigured: ${cfg.error}` };
-    const msg: MessageRequest = {
-      text: run.text,
-      ...(run.agent_id ? { agent_id: run.agent_id } : {}),
-      ...(run.pool ? { pool: run.pool } : {}),
-      ...(run.tools ? { tools: run.tools } : {}),
-      ...(run.conversation_id ? { conversation_id: run.conversation_id } : {}),
-    };
-    const out = await acceptMessage(env, cfg.config, {
-      sender: run.sender,
-      idempotencyKey: `schedule:${run.schedule_id}:${run.tick}`,
-      rawBody: JSON.stringify(msg),
-      msg,
-      waitSeconds: null,
-      scheduleId: run.schedule_id,
-    });
+    const principal = await runPrincipal(env, cfg.config, run.sender);
+    const out: MessageOutcome = principal
+      ? await acceptMessage(env, cfg.config, {
+          principal,
+          idempotencyKey: `schedule:${run.schedule_id}:${run.tick}`,
+          ...messageOf(run),
+          waitSeconds: null,
+          scheduleId: run.schedule_id,
+        })
+      : { ok: false, status: 403, title: "Key revoked", detail: `the schedule's key (${run.sender}) is revoked` };
     if (out.ok) {
       const body = JSON.parse(out.body) as { conversation_id: string; message_id: string };
       return { ok: true, conversation_id: body.conversation_id, message_id: body.message_id };
@@ -43,4 +41,23 @@ export class SchedulerDO extends SchedulerBase {
       .catch((e: unknown) => log("warn", "rejection not counted", { error: String(e) }));
     return { ok: false, error: `${out.status} ${out.title}: ${out.detail}` };
   }
+}
+
+function messageOf(run: ScheduledRun): { msg: MessageRequest; rawBody: string } {
+  const msg: MessageRequest = {
+    text: run.text,
+    ...(run.agent_id ? { agent_id: run.agent_id } : {}),
+    ...(run.pool ? { pool: run.pool } : {}),
+    ...(run.tools ? { tools: run.tools } : {}),
+    ...(run.conversation_id ? { conversation_id: run.conversation_id } : {}),
+  };
+  return { msg, rawBody: JSON.stringify(msg) };
+}
+
+/** Who a run is posted as, read again at every run; null when the schedule's key is revoked or gone. */
+async function runPrincipal(env: Env, cfg: WorkerConfig, sender: string): Promise<Principal | null> {
+  if (!sender.startsWith("key:")) return unscoped(sender, sender === "admin");
+  const key = await apiKeysOf(env).get(sender.slice("key:".length));
+  if (!key || key.revoked_at !== null) return null;
+  return scopedPrincipal(sender, key, cfg.POOLS);
 }

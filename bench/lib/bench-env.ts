@@ -5,13 +5,19 @@ import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-wor
 import { REPO_ROOT } from "../../test/helpers/processes.js";
 import { stopDirectSpawn } from "./direct-spawn.js";
 import { type FloorWorker, startFloorWorker } from "./floor-worker.js";
+import { type HookServer, startHookServer } from "./hook-server.js";
 
 export const BENCH_SKILLS = join(REPO_ROOT, "bench/fixtures/bench-tools");
 export const FLEET_SIZE = 20;
 
 /** Device ids the worker accepts: the real agents', and the simulated fleet's. */
 export const deviceToken = (agentId: string) => `bench-token-${agentId}`;
-const AGENT_IDS = ["bench-dev", "bench-resume", ...Array.from({ length: FLEET_SIZE }, (_, i) => `fleet-${i}`)];
+const AGENT_IDS = [
+  "bench-dev",
+  "bench-resume",
+  "bench-cost",
+  ...Array.from({ length: FLEET_SIZE }, (_, i) => `fleet-${i}`),
+];
 
 /**
  * Everything a scenario runs against, started once per run: the scripted model, the product's
@@ -20,10 +26,14 @@ const AGENT_IDS = ["bench-dev", "bench-resume", ...Array.from({ length: FLEET_SI
  */
 export type BenchEnv = {
   llm: ScriptedLlm;
+  /** the far end of the webhook tool `slow_hook` (peer scenario) */
+  hook: HookServer;
   worker: LocalWorker;
   floor: FloorWorker;
   agent: AgentProcess;
   quick: boolean;
+  /** whether the workers run under `wrangler dev` itself, DevTools inspector attached */
+  inspector: boolean;
   /** kill -9 the product's runtime and start it again on the same state and port */
   restartWorker: () => Promise<void>;
   /** start a real agent with the bench skills; stopped with the environment */
@@ -31,7 +41,7 @@ export type BenchEnv = {
   stop: () => Promise<void>;
 };
 
-export function workerVars(llmUrl: string): Record<string, string> {
+export function workerVars(llmUrl: string, hookUrl = "http://127.0.0.1:9/hook"): Record<string, string> {
   return {
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "scripted",
@@ -46,6 +56,17 @@ export function workerVars(llmUrl: string): Record<string, string> {
     RATE_LIMIT_AGENT_PER_MIN: "1000000",
     RATE_LIMIT_AGENT_BURST: "1000000",
     MAX_OPEN_CONVERSATIONS_PER_AGENT: "1000000",
+    // A tool that runs inside the conversation's object and has a side effect outside it, for the
+    // peer scenario's survival runs (the Agents SDK peer has the same tool).
+    WEBHOOK_TOOLS: JSON.stringify([
+      {
+        name: "slow_hook",
+        description: "Calls the benchmark's hook and returns its answer.",
+        url: hookUrl,
+        timeout_secs: 30,
+      },
+    ]),
+    ALLOW_HTTP_WEBHOOK_TOOLS: "true",
   };
 }
 
@@ -57,27 +78,31 @@ export function workerVars(llmUrl: string): Record<string, string> {
  */
 export async function startBenchEnv(quick: boolean, { inspector = false } = {}): Promise<BenchEnv> {
   const llm = await startScriptedLlm({ port: 0 });
+  const hook = await startHookServer();
   const agents: AgentProcess[] = [];
   const [workerStart, floorStart] = await Promise.allSettled([
-    startLocalWorker({ vars: workerVars(llm.url), inspector }),
+    startLocalWorker({ vars: workerVars(llm.url, hook.url), inspector }),
     startFloorWorker(inspector),
   ]);
   if (workerStart.status === "rejected" || floorStart.status === "rejected") {
     if (workerStart.status === "fulfilled") await workerStart.value.stop();
     if (floorStart.status === "fulfilled") await floorStart.value.stop();
     await llm.close();
+    await hook.close();
     throw workerStart.status === "rejected" ? workerStart.reason : (floorStart as PromiseRejectedResult).reason;
   }
   const env: BenchEnv = {
     llm,
+    hook,
     worker: workerStart.value,
     floor: floorStart.value,
     agent: null as unknown as AgentProcess,
     quick,
+    inspector,
     restartWorker: async () => {
       await env.worker.kill();
       env.worker = await startLocalWorker({
-        vars: workerVars(llm.url),
+        vars: workerVars(llm.url, hook.url),
         persistDir: env.worker.persistDir,
         port: env.worker.port,
         inspector,
@@ -100,6 +125,7 @@ export async function startBenchEnv(quick: boolean, { inspector = false } = {}):
       await env.worker.stop().catch(() => undefined);
       await env.floor.stop().catch(() => undefined);
       await llm.close();
+      await hook.close();
       stopDirectSpawn();
     },
   };

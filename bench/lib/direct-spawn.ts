@@ -49,14 +49,18 @@ export function directSpawnPid(ballastMb = 0): number {
   return helperFor(ballastMb).proc.pid!;
 }
 
-export function spawnDirect(binary: string, cwd: string, stdin = "{}", ballastMb = 0): Promise<number> {
+export function spawnDirect(binary: string, cwd: string, stdin = "{}", ballastMb = 0, parallel = 1): Promise<number> {
   const { proc, waiting } = helperFor(ballastMb);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     waiting.set(id, (a) => (a.ms !== undefined ? resolve(a.ms) : reject(new Error(a.error ?? "no answer"))));
-    proc.stdin.write(`${JSON.stringify({ id, binary, cwd, stdin })}\n`);
+    proc.stdin.write(`${JSON.stringify({ id, binary, cwd, stdin, n: parallel })}\n`);
   });
 }
+
+/** `n` spawns of `binary` started at once from the lean process; ms until the last one is done. */
+export const spawnParallel = (binary: string, cwd: string, n: number): Promise<number> =>
+  spawnDirect(binary, cwd, "{}", 0, n);
 
 /** Stop the helpers (end of a run). */
 export function stopDirectSpawn(): void {

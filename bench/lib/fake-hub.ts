@@ -13,6 +13,8 @@ import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from 
 export type FakeHub = {
   url: string;
   run: (tool: string, requestId: string, timeoutMs?: number) => Promise<{ result: ResultFrame; ms: number }>;
+  /** resolves with when the `hello` of `agentId` arrived (performance.now()), now or later */
+  hello: (agentId: string) => Promise<number>;
   close: () => Promise<void>;
 };
 
@@ -30,6 +32,8 @@ export async function startFakeHub(): Promise<FakeHub> {
   let socket: WebSocket | null = null;
   /** what waits for each request's result, given the result and when its frame arrived */
   const pending = new Map<string, (r: ResultFrame, arrivedAt: number) => void>();
+  const hellos = new Map<string, number>();
+  const helloWaiters = new Map<string, (at: number) => void>();
   const server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ online: socket !== null }));
@@ -42,7 +46,11 @@ export async function startFakeHub(): Promise<FakeHub> {
       const parsed = parseJson(DeviceFrame, data.toString());
       if (!parsed.ok) return;
       const frame = parsed.value;
-      if (frame.type === "hello") socket = ws;
+      if (frame.type === "hello") {
+        socket = ws;
+        hellos.set(frame.agent_id, arrivedAt);
+        helloWaiters.get(frame.agent_id)?.(arrivedAt);
+      }
       if (frame.type !== "result") return;
       ws.send(JSON.stringify({ type: "ack", request_ids: [frame.request_id] }));
       pending.get(frame.request_id)?.(frame, arrivedAt);
@@ -69,6 +77,11 @@ export async function startFakeHub(): Promise<FakeHub> {
         });
         ws.send(text);
       });
+    },
+    hello: (agentId) => {
+      const at = hellos.get(agentId);
+      if (at !== undefined) return Promise.resolve(at);
+      return new Promise((resolve) => helloWaiters.set(agentId, resolve));
     },
     close: () =>
       new Promise<void>((resolve) => {

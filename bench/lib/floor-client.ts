@@ -90,3 +90,37 @@ export async function echoThroughput(
   for (const s of open) s.close();
   return { perSecond: (sent / ms) * 1000, frames: sent, ms };
 }
+
+/**
+ * The fleet's floor: the step floor's work (a WebSocket round trip in which the DO makes the model
+ * request) at the fleet's concurrency: `sockets` sockets, each to its own DO, each with `window`
+ * lanes of sequential requests, until `total` have come back. Calls per second and round trips.
+ */
+export async function echoPlusFetchThroughput(
+  wsUrl: string,
+  sockets: number,
+  window: number,
+  total: number,
+  url: string,
+  body: string,
+): Promise<{ perSecond: number; calls: number; ms: number; roundTrips: number[] }> {
+  const open = await Promise.all(
+    Array.from({ length: sockets }, (_, i) => FloorSocket.open(wsUrl, `fleet-floor-${i}`)),
+  );
+  const roundTrips: number[] = [];
+  let sent = 0;
+  const started = performance.now();
+  const lane = async (s: FloorSocket) => {
+    while (sent < total) {
+      sent++;
+      roundTrips.push(await echoPlusFetch(s, url, body));
+    }
+  };
+  try {
+    await Promise.all(open.flatMap((s) => Array.from({ length: window }, () => lane(s))));
+  } finally {
+    for (const s of open) s.close();
+  }
+  const ms = performance.now() - started;
+  return { perSecond: (sent / ms) * 1000, calls: sent, ms, roundTrips };
+}

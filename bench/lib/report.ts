@@ -14,6 +14,16 @@ export type Machine = {
   platform: string;
 };
 
+/** One stated target, as checked in a run: every metric with a target, and slots not filled. */
+export type TargetCheck = {
+  scenario: string;
+  metric: string;
+  value: number | null;
+  target: NonNullable<Metric["target"]>;
+  /** null: the scenario that measures it was not in this run */
+  met: boolean | null;
+};
+
 export type BenchReport = {
   date: string;
   quick: boolean;
@@ -25,7 +35,30 @@ export type BenchReport = {
   scenarios: ScenarioResult[];
   /** scenarios that threw, by id */
   failed: { id: string; error: string }[];
+  /** every target of this run (filled in by writeReport) */
+  targets?: TargetCheck[];
+  /** true when every target was measured and met */
+  all_targets_met?: boolean;
 };
+
+export function targetChecks(r: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = r.scenarios.flatMap((s) =>
+    s.metrics.flatMap((m) =>
+      m.target ? [{ scenario: s.id, metric: m.name, value: m.value, target: m.target, met: met(m) }] : [],
+    ),
+  );
+  for (const f of r.failed) {
+    if (!checks.some((c) => c.scenario === f.id))
+      checks.push({
+        scenario: f.id,
+        metric: "(scenario failed)",
+        value: null,
+        target: { op: "==", value: 0 },
+        met: false,
+      });
+  }
+  return checks;
+}
 
 export function machine(): Machine {
   let wrangler = "unknown";
@@ -49,6 +82,8 @@ export function machine(): Machine {
 }
 
 export function writeReport(dir: string, report: BenchReport): void {
+  report.targets = targetChecks(report);
+  report.all_targets_met = report.targets.every((t) => t.met === true);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(dir, "latest.md"), markdown(report));
@@ -69,7 +104,7 @@ function markdown(r: BenchReport): string {
     "",
     `\`${r.command}\` on ${r.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}, wrangler ${m.wrangler}, ${m.platform}. Took ${r.duration_s} s.`,
     "",
-    `Runtime, for the product's worker and the floor's alike: ${r.runtime}.`,
+    `Runtime, for the product's worker, the floor's and the Agents SDK peer's alike: ${r.runtime}.`,
     "",
     "Absolute times on a shared 2-core machine are noise; the ratios are the result. Each ratio divides",
     "our number by a floor measured in the same run, side by side (the floors are explained under each",
@@ -82,6 +117,15 @@ function markdown(r: BenchReport): string {
       return `| ${s.title} | ${head.name}: **${head.value}${UNIT[head.unit]}** | ${verdict(head) || "—"} | ${s.repetitions} |`;
     }),
     ...r.failed.map((f) => `| ${f.id} | **failed**: ${f.error.split("\n")[0]!.slice(0, 200)} | | 0 |`),
+    "",
+    `## Targets: ${(r.targets ?? []).filter((t) => t.met === true).length} of ${(r.targets ?? []).length} met`,
+    "",
+    "| scenario | metric | value | target | |",
+    "|---|---|---|---|---|",
+    ...(r.targets ?? []).map(
+      (t) =>
+        `| ${t.scenario} | ${t.metric} | ${t.value ?? "—"} | ${t.target.op} ${t.target.value} | ${t.met === null ? "not in this run" : t.met ? "✅ met" : "❌ missed"} |`,
+    ),
     "",
   ];
   for (const s of r.scenarios) {

@@ -3,8 +3,9 @@
 // spawn from the benchmark's own process, with its loaders and servers, costs more and would
 // flatter the agent.)
 //
-// Protocol: one JSON line per request on stdin, {"id", "binary", "cwd", "stdin"}; one JSON line per
-// answer on stdout, {"id", "ms"} or {"id", "error"}.
+// Protocol: one JSON line per request on stdin, {"id", "binary", "cwd", "stdin", "n"?}; one JSON line
+// per answer on stdout, {"id", "ms"} or {"id", "error"}. With `n`, that many spawns start at once and
+// `ms` is until the last one's pipes close (the floor of parallel calls).
 //
 // `node spawn-floor.mjs [ballast-MB]`: with a ballast, the process first grows its anonymous memory
 // by that many MB, so its forks cost what a process of the agent's size pays (see
@@ -39,9 +40,11 @@ function runOnce(binary, cwd, stdin) {
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const { id, binary, cwd, stdin } = JSON.parse(line);
+  const { id, binary, cwd, stdin, n = 1 } = JSON.parse(line);
   try {
-    process.stdout.write(`${JSON.stringify({ id, ms: await runOnce(binary, cwd, stdin) })}\n`);
+    const started = performance.now();
+    await Promise.all(Array.from({ length: n }, () => runOnce(binary, cwd, stdin)));
+    process.stdout.write(`${JSON.stringify({ id, ms: performance.now() - started })}\n`);
   } catch (e) {
     process.stdout.write(`${JSON.stringify({ id, error: String(e) })}\n`);
   }

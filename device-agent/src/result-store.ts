@@ -200,7 +200,8 @@ export class ResultStore {
 
   /**
    * On return the result is in the journal (page cache): the caller may send it. The fdatasync
-   * that makes it survive a power cut follows in the background; `flush()` waits for it.
+   * that makes it survive a power cut follows in the background, after the caller's send;
+   * `flush()` waits for it.
    */
   finish(result: ResultFrame, startedAt?: number): DoneRecord {
     const prev = this.records.get(result.request_id);
@@ -215,7 +216,9 @@ export class ResultStore {
       result,
     };
     this.put(record);
-    this.requestSync();
+    // Started once the caller's synchronous work is done: the caller sends the result next, and an
+    // fdatasync begun first competes with that send (and the hub's read of it) for the CPU.
+    setImmediate(() => this.requestSync());
     if (
       this.records.size > this.opts.maxEntries ||
       this.now() - this.lastPrune >= Math.min(PRUNE_EVERY_MS, this.opts.ttlMs)

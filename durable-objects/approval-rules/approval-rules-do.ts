@@ -7,9 +7,12 @@ export type NewApprovalRule = Pick<
   "effect" | "agent_id" | "tool" | "pattern" | "expires_at" | "reason"
 > & {
   created_by: string;
+  /** the scoped principal that made it (it applies to that principal's conversations only); null: deployment-wide */
+  owner: string | null;
 };
 
-export type RuleQuery = { agent_id?: string; tool?: string; include_inactive?: boolean };
+/** `owner`: only the rules that principal made (a scoped principal's view). */
+export type RuleQuery = { agent_id?: string; tool?: string; include_inactive?: boolean; owner?: string };
 
 /** Revoked and expired rules stay listed this long (what was allowed, and when), then go. */
 const KEEP_INACTIVE_MS = 90 * 86_400_000;
@@ -25,6 +28,7 @@ type Row = {
   created_by: string;
   reason: string | null;
   revoked_at: number | null;
+  owner: string | null;
 };
 
 /**
@@ -43,6 +47,9 @@ export class ApprovalRulesDO extends DurableObject {
       rule_id TEXT PRIMARY KEY, effect TEXT NOT NULL, agent_id TEXT, tool TEXT NOT NULL, pattern TEXT,
       expires_at INTEGER, created_at INTEGER NOT NULL, created_by TEXT NOT NULL, reason TEXT, revoked_at INTEGER)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS rules_agent ON rules(agent_id)");
+    // Rules made before scoped keys have no owner: deployment-wide, as they were.
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(rules)").toArray();
+    if (!columns.some((c) => c.name === "owner")) this.sql.exec("ALTER TABLE rules ADD COLUMN owner TEXT");
   }
 
   async create(input: NewApprovalRule): Promise<ApprovalRule> {
@@ -59,8 +66,8 @@ export class ApprovalRulesDO extends DurableObject {
       revoked_at: null,
     };
     this.sql.exec(
-      `INSERT INTO rules (rule_id, effect, agent_id, tool, pattern, expires_at, created_at, created_by, reason, revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+      `INSERT INTO rules (rule_id, effect, agent_id, tool, pattern, expires_at, created_at, created_by, reason, revoked_at, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
       rule.rule_id,
       rule.effect,
       rule.agent_id,
@@ -70,6 +77,7 @@ export class ApprovalRulesDO extends DurableObject {
       rule.created_at,
       rule.created_by,
       rule.reason,
+      rule.owner,
     );
     return rule;
   }
@@ -85,6 +93,10 @@ export class ApprovalRulesDO extends DurableObject {
     if (q.tool) {
       where.push("tool = ?");
       args.push(q.tool);
+    }
+    if (q.owner !== undefined) {
+      where.push("owner = ?");
+      args.push(q.owner);
     }
     if (!q.include_inactive) {
       where.push("revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)");
@@ -113,9 +125,14 @@ export class ApprovalRulesDO extends DurableObject {
     return { found, revoked: cursor.rowsWritten > 0 };
   }
 
-  /** The rules in force for one device, in the shape the loop applies. */
-  async forAgent(agentId: string): Promise<ApprovalRuleMatch[]> {
-    return (await this.list({ agent_id: agentId })).map(({ rule_id, effect, agent_id, tool, pattern, expires_at }) => ({
+  /**
+   * The rules in force for one device in a conversation of `owner`, in the shape the loop applies:
+   * the deployment-wide ones and that owner's own. One principal's rules never answer for another's
+   * conversations, even on a shared device.
+   */
+  async forAgent(agentId: string, owner: string | null = null): Promise<ApprovalRuleMatch[]> {
+    const rules = (await this.list({ agent_id: agentId })).filter((r) => r.owner === null || r.owner === owner);
+    return rules.map(({ rule_id, effect, agent_id, tool, pattern, expires_at }) => ({
       rule_id,
       effect,
       agent_id,

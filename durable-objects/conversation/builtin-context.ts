@@ -1,3 +1,4 @@
+import { mayReach, type Owner } from "../../runtime/access.js";
 import { conversationFor, hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { BuiltinContext, DeviceSummary } from "./builtins/types.js";
@@ -12,7 +13,9 @@ export function builtinContext(opts: {
   agent_id: string;
   tool_call_id: string;
   request_id: string;
-  startSubtask: BuiltinContext["startSubtask"];
+  /** who started the conversation: what it starts is theirs, and only on devices they may use */
+  owner: Owner;
+  startSubtask: (text: string, agentId: string) => Promise<{ conversation_id: string }>;
 }): BuiltinContext {
   const { env, store } = opts;
   return {
@@ -61,10 +64,12 @@ export function builtinContext(opts: {
           : null;
       },
       async post(id: string | null, agentId: string, text: string) {
+        if (!mayReach(opts.owner.reach, agentId)) return { error: outOfReach(agentId) };
         const conversation_id = id ?? `conv_${crypto.randomUUID()}`;
         const message_id = `msg_${crypto.randomUUID()}`;
         const res = await conversationFor(env, conversation_id).postMessage({
           conversation_id,
+          by: opts.owner,
           agent_id: agentId,
           message_id,
           text,
@@ -72,6 +77,12 @@ export function builtinContext(opts: {
         return res.ok ? { conversation_id, message_id } : { error: res.error };
       },
     },
-    startSubtask: opts.startSubtask,
+    async startSubtask(text: string, agentId: string) {
+      if (!mayReach(opts.owner.reach, agentId)) return { error: outOfReach(agentId) };
+      return opts.startSubtask(text, agentId);
+    },
   };
 }
+
+const outOfReach = (agentId: string) =>
+  `device "${agentId}" is not one this conversation's owner may use; use this conversation's device`;

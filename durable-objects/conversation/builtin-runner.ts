@@ -4,10 +4,12 @@ import type { DurableObjectBindings } from "../bindings.js";
 import { builtinContext } from "./builtin-context.js";
 import { findBuiltin } from "./builtins/index.js";
 import { runWebhookTool } from "./builtins/webhook-tools.js";
+import { loadOwner, NO_OWNER } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
-import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { LoopState } from "./core/index.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
+import type { OutboundEffect } from "./outbound-effects.js";
 import { startSubtask } from "./subtasks.js";
 
 export type RunBuiltinEffect = Extract<OutboundEffect, { type: "run_builtin" }>;
@@ -32,21 +34,23 @@ export async function runBuiltin(
   try {
     const builtin = findBuiltin(effect.tool);
     if (builtin) {
+      const owner = loadOwner(store) ?? NO_OWNER;
       const ctx = builtinContext({
         env,
         store,
+        owner,
         conversation_id: state.conversation_id,
         agent_id: state.agent_id,
         tool_call_id: effect.tool_call_id,
         request_id: effect.request_id,
-        startSubtask: (text, agentId) => startSubtask(env, store, state, effect, text, agentId),
+        startSubtask: (text, agentId) => startSubtask(env, store, state, effect, text, agentId, owner),
       });
       const result = await builtin.run(effect.parameters, ctx);
       return result.kind === "done" ? result.outcome : null;
     }
     const remote = deps.remoteMcp.find(effect.tool);
     if (remote) {
-      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.allowHttpWebhookTools);
+      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.outbound);
     }
     const tool = settings.webhookTools.find((t) => t.name === effect.tool);
     if (!tool) {
@@ -61,7 +65,7 @@ export async function runBuiltin(
       request_id: effect.request_id,
       tool_call_id: effect.tool_call_id,
       conversation_id: state.conversation_id,
-      allowHttp: settings.allowHttpWebhookTools,
+      outbound: settings.outbound,
       now: () => Date.now(),
     });
   } catch (e) {

@@ -1,23 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import {
-  type ContentBlock,
-  type ConversationEvent,
-  type ToolOutcome,
-  toolSpecsFromSkills,
-  type WaitReply,
-} from "../../protocol/index.js";
+import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
-import { approvalRulesOf, hubFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import { ConversationOwner, notFound } from "./conversation-owner.js";
 import type {
   ConversationRpc,
   ConversationView,
   DirectCallInput,
   DirectCallReply,
   FoundApplied,
+  Ownership,
   PostMessageAnswer,
   PostMessageInput,
   StoredCanvas,
@@ -25,7 +20,6 @@ import type {
 import { type ConversationVars, conversationSettings } from "./conversation-settings.js";
 import { ConversationStore } from "./conversation-store.js";
 import { conversationView, waitReplyView } from "./conversation-views.js";
-import { mayNeedApproval } from "./core/approval-rules.js";
 import { advance, initialState, type LoopEvent, type LoopState } from "./core/index.js";
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
@@ -34,8 +28,8 @@ import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { ModelCalls } from "./model-calls.js";
 import { type ModelEnv, modelSettings } from "./model-settings.js";
 import { ReplyWaiters } from "./reply-waiters.js";
+import { approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
 import { type Step, StepRecorder } from "./step-recorder.js";
-import { conversationTools } from "./tool-list.js";
 
 /** What a conversation reads from its environment: the objects it addresses and its own vars. */
 export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelEnv;
@@ -61,6 +55,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly events: EventStream;
   private readonly remoteMcp: RemoteMcpTools;
   private readonly waiters = new ReplyWaiters();
+  private readonly owner: ConversationOwner;
   private state: LoopState | null = null;
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
   private deferredCommit: (() => void) | null = null;
@@ -77,6 +72,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   constructor(ctx: DurableObjectState, env: ConversationEnv) {
     super(ctx, env);
     this.store = new ConversationStore(ctx.storage.sql);
+    this.owner = new ConversationOwner(this.store);
     this.alarms = new AlarmSchedule(ctx.storage);
     const model = modelSettings(env);
     this.recorder = new StepRecorder(this.store, {
@@ -113,6 +109,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   // ---- RPC from the worker ---------------------------------------------------------------
 
   async postMessage(input: PostMessageInput): Promise<PostMessageAnswer> {
+    if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
     // Posted again (the front door's retry after a crash): taken once, answered as the first time.
     if (this.state && this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     if (this.state && this.state.agent_id !== input.agent_id) {
@@ -130,10 +127,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    const skills = await hubFor(this.env, input.agent_id).getSkills(input.agent_id);
-    const { mcpServers, allowHttpWebhookTools } = settings.value;
-    const remote = await this.remoteMcp.specs(mcpServers, allowHttpWebhookTools, input.conversation_id);
-    const tools = conversationTools(skills, settings.value.webhookTools, remote);
+    const tools = await messageTools(this.env, this.remoteMcp, settings.value, input.agent_id, input.conversation_id);
+    // Checked again after the awaits above, and claimed in the same turn the state is made.
+    if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (!this.state) {
       this.state = initialState(input.conversation_id, input.agent_id, {
         ...(input.loop ?? {}),
@@ -141,24 +137,19 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       });
       if (input.parent) this.store.putValue("parent", input.parent);
     }
-    // Remembered approval decisions matter only when a tool may ask for approval.
-    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
-      : undefined;
+    const config = { ...this.state.config, ...settings.value.loop };
+    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
     // A repeat that came in while this one awaited the hub has taken it meanwhile.
     if (this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
-    const { context_tokens, compact_at, keep_recent_turns } = settings.value.loop;
-    // The context settings follow the deployment's vars, so a conversation of months sees a new model's window.
-    const context = { compact_at, keep_recent_turns, ...(context_tokens !== undefined ? { context_tokens } : {}) };
     this.apply(
       {
         type: "user_message",
         message_id: input.message_id,
         text: input.text,
         tools,
-        config: { ...definedOnly(context), ...(input.options ?? {}) },
-        ...(rules ? { approval_rules: rules } : {}),
+        config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
+        ...rules,
         ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
       },
       undefined,
@@ -168,25 +159,19 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
+    if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
     const busy = this.state?.run && this.state.run.message_id !== input.message_id;
     if (this.state && (this.state.agent_id !== input.agent_id || busy))
       return { ok: false, status: 409, error: `conversation '${input.conversation_id}' is in use` };
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    // Only the device's own tools: a direct call never reaches the orchestrator's built-ins.
-    const tools = toolSpecsFromSkills(await hubFor(this.env, input.agent_id).getSkills(input.agent_id));
+    const tools = await deviceTools(this.env, input.agent_id);
+    if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     this.state ??= initialState(input.conversation_id, input.agent_id, settings.value.loop);
-    const rules = mayNeedApproval({ ...this.state.config, ...settings.value.loop }, tools)
-      ? await approvalRulesOf(this.env).forAgent(input.agent_id)
-      : undefined;
+    const config = { ...this.state.config, ...settings.value.loop };
+    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
     const call = { id: input.tool_call_id, name: input.tool, arguments: JSON.stringify(input.arguments) };
-    this.apply({
-      type: "tool_call",
-      message_id: input.message_id,
-      call,
-      tools,
-      ...(rules ? { approval_rules: rules } : {}),
-    });
+    this.apply({ type: "tool_call", message_id: input.message_id, call, tools, ...rules });
     return { ok: true };
   }
 
@@ -238,6 +223,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getConversation(): Promise<ConversationView | null> {
     this.writeWaiting();
     return this.state ? { ...conversationView(this.state), compactions: this.store.compactions() } : null;
+  }
+
+  async ownership(): Promise<Ownership> {
+    return { exists: this.state !== null, owner: this.state ? (this.owner.get()?.id ?? null) : null };
   }
 
   async messageState(messageId: string): Promise<"running" | "queued" | "done"> {
@@ -329,10 +318,13 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
-        alsoWrite?.();
-        this.store.saveState(step.state);
-        if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
-        recorded = this.recorder.record(step);
+        // One log row and the state row for the whole step (and a new message's id, once).
+        recorded = this.store.batch(() => {
+          alsoWrite?.();
+          this.store.saveState(step.state);
+          if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
+          return this.recorder.record(step);
+        });
       });
     } catch (e) {
       // Nothing of the step happened (a step put off by deliverToolResult had already moved the state).
@@ -386,8 +378,4 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (times.length === 0) return;
     await this.alarms.atMost(Math.min(...times));
   }
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,7 +1,8 @@
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
-import type { ParentLink } from "./conversation-store.js";
+import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
+import type { ParentLink } from "./outbound-effects.js";
 import type { ReplyTarget } from "./reply-delivery.js";
 
 /**
@@ -19,6 +20,8 @@ export interface ConversationRpc {
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
   getConversation(): Promise<ConversationView | null>;
+  /** Whether it exists, and the id of the principal that started it (null when it predates owners). */
+  ownership(): Promise<Ownership>;
   /** Whether a message is being answered, waits in the queue, or is done (or unknown). */
   messageState(messageId: string): Promise<"running" | "queued" | "done">;
   getEvents(afterSeq?: number, limit?: number): Promise<ConversationEvent[]>;
@@ -36,6 +39,8 @@ export interface ConversationRpc {
 
 export type DirectCallInput = {
   conversation_id: string;
+  /** who asks: recorded as the owner of a new conversation, checked against an existing one's */
+  by: Owner;
   agent_id: string;
   message_id: string;
   tool_call_id: string;
@@ -47,6 +52,8 @@ export type DirectCallReply = WaitReply & { outcome: CallOutcome | null };
 
 export type PostMessageInput = {
   conversation_id: string;
+  /** who posts: recorded as the owner of a new conversation, checked against an existing one's */
+  by: Owner;
   agent_id: string;
   message_id: string;
   text: string;
@@ -65,9 +72,12 @@ export type PostMessageInput = {
   schedule_id?: string;
 };
 
-/** Refusals say whether the message conflicts with the conversation (409) or the deployment is misconfigured (500). */
-/** `agent_id`: the device the conversation is bound to (a message posted again may name another one). */
-export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; status: 409 | 500; error: string };
+/**
+ * Refusals say whether the message conflicts with the conversation (409), names a conversation the
+ * poster may not see (404, worded as for one that does not exist), or the deployment is misconfigured (500).
+ * `agent_id`: the device the conversation is bound to (a message posted again may name another one).
+ */
+export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; status: 404 | 409 | 500; error: string };
 
 export type FoundApplied = { found: boolean; applied: boolean };
 
@@ -84,3 +94,5 @@ export type ConversationView = {
   /** older turns summarized in the model's view, oldest first; `messages` keeps the full history */
   compactions?: Compaction[];
 };
+
+export type Ownership = { exists: boolean; owner: string | null };

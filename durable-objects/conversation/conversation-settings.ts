@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { OutboundVarsSchema, outboundPolicy } from "../../runtime/outbound-settings.js";
+import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
 import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js";
@@ -46,13 +48,14 @@ const LoopVarsSchema = z.object({
   QUESTION_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000).optional(),
 });
 
-const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape).extend({
-  WEBHOOK_TOOLS: z.string().optional(),
-  ALLOW_HTTP_WEBHOOK_TOOLS: z.string().optional(),
-  MCP_SERVERS: z.string().optional(),
-  REPLY_SIGNING_SECRET: z.string().optional(),
-  WEBHOOK_SECRETS: WebhookSecrets,
-});
+const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape)
+  .extend(OutboundVarsSchema.shape)
+  .extend({
+    WEBHOOK_TOOLS: z.string().optional(),
+    MCP_SERVERS: z.string().optional(),
+    REPLY_SIGNING_SECRET: z.string().optional(),
+    WEBHOOK_SECRETS: WebhookSecrets,
+  });
 
 /** The vars a conversation reads for its loop, its webhook tools and its reply deliveries. */
 export type ConversationVars = VarsOf<typeof ConversationVarsSchema.shape>;
@@ -63,8 +66,8 @@ export type ConversationSettings = {
   webhookTools: WebhookTool[];
   /** remote MCP servers whose tools conversations may use */
   mcpServers: McpServerConfig[];
-  /** `http://` URLs allowed for webhook tools and MCP servers (local testing only) */
-  allowHttpWebhookTools: boolean;
+  /** what reply_url deliveries, webhook tools and MCP servers may reach (runtime/outbound-url.ts) */
+  outbound: OutboundUrlPolicy;
   /** signs reply_url deliveries: REPLY_SIGNING_SECRET, else the first inbound webhook secret */
   replySigningSecret: string | null;
 };
@@ -84,7 +87,7 @@ export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<C
       loop: { ...loopConfig(v), ...compactionConfig(v) },
       webhookTools: webhooks.tools,
       mcpServers: mcpServers.value,
-      allowHttpWebhookTools: v.ALLOW_HTTP_WEBHOOK_TOOLS === "true",
+      outbound: outboundPolicy(v),
       replySigningSecret: v.REPLY_SIGNING_SECRET ?? v.WEBHOOK_SECRETS[0]?.secret ?? null,
     },
   };

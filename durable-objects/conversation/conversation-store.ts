@@ -1,84 +1,65 @@
-import type { ConversationEvent, ConversationEventData, ToolOutcome } from "../../protocol/index.js";
-import type { RunRecord } from "../metrics/aggregate.js";
-import type { ChatMessage, Compaction, Effect, LoopState } from "./core/index.js";
+import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { Compaction, LoopState } from "./core/index.js";
+import { dropLegacy, type LegacyConversation, readLegacy } from "./legacy-store.js";
 import { frozenJson } from "./llm/index.js";
+import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
+import { PendingWork, type StoredWork } from "./pending-work.js";
+import { type LogKey, StepLog } from "./step-log.js";
 
-/** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
-export type NotifyParent = {
-  type: "notify_parent";
-  message_id: string;
-  parent: ParentLink;
-  outcome: ToolOutcome;
+/** The state row: the loop state without what has rows or keys of its own, and the pending work. */
+type StateRow = StoredWork & {
+  loop: Omit<LoopState, "messages" | "tools" | "replies" | "compaction"> | null;
+  /** how many messages the log holds */
+  messages: number;
+  /** the run whose call summaries the log holds from `calls_from` on, and how many */
+  calls_of: string | null;
+  calls: number;
+  calls_from: LogKey | null;
 };
-export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
-
-/** A finished run's numbers, written to the metrics shard its conversation hashes to. */
-export type RecordMetrics = {
-  type: "record_metrics";
-  message_id: string;
-  run: RunRecord | null;
-  status: string;
-  text: string | null;
-  at: number;
-};
-
-/** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
-export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
-
-/** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
-export type OutboundEffect =
-  | Extract<
-      Effect,
-      { type: "call_llm" | "dispatch_tool" | "cancel_tool" | "run_builtin" | "compact" | "record_denial" }
-    >
-  | NotifyParent
-  | RecordMetrics
-  | DeliverReply;
-export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /**
- * The conversation's SQLite: loop state (without messages), the message history (append-only),
- * the event log, the outbox of effects started but not finished, and deadlines.
+ * The conversation's SQLite. A step writes two rows: the state row (the loop state without its
+ * messages, with the outbox and the deadlines, see PendingWork) and one row of the log with what
+ * the step added (see StepLog). Both tables have no rowids, so neither write reads a row: a running
+ * conversation holds its state in memory, and storage is for restarts. What changes once per
+ * message at most (the tool list, the replies, the compaction) has a key of its own beside the
+ * state row, written when it changes.
+ *
+ * Within `batch` (a step, inside its transaction) the rows are written once, at the end; what is
+ * done outside one is written at once.
  */
 export class ConversationStore {
+  private readonly log: StepLog;
   private persistedMessages = 0;
   private persistedTools: LoopState["tools"] | null = null;
-  /** which run's call summaries the run_calls table holds, and how many */
-  private persistedCalls: { message_id: string | null; count: number } = { message_id: null, count: 0 };
+  private persistedCalls: { message_id: string | null; count: number; from: LogKey | null } = {
+    message_id: null,
+    count: 0,
+    from: null,
+  };
   private persistedReplies: { count: number; last: string | null } = { count: -1, last: null };
   /** the compaction the model's view is built from; written (and listed) when it is replaced */
   private persistedCompaction: string | null = null;
-  /** effects finished in memory, marked done in SQLite with the next state write */
+  /** the state row's parts as last saved; read on first use, and again after a rollback */
+  private work: PendingWork | null = null;
+  private loopJson = "null";
+  private stateChanged = false;
+  private batching = 0;
+  /** effects finished in memory only (see finishOutboxLater), still pending in the stored row */
   private readonly finishedLater = new Set<number>();
-  /**
-   * When each pending outbox row is due, and each deadline, mirrored in memory (this object is
-   * their only writer): the alarm is rescheduled after every step, and that read nothing more.
-   * Loaded on first use; dropped by `afterRollback`.
-   */
-  private dueTimes: Map<number, number> | null = null;
-  private deadlineTimes: Map<string, number> | null = null;
 
   constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
-    sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
-    // The running message's tool call summaries, append-only like the messages.
-    sql.exec("CREATE TABLE IF NOT EXISTS run_calls (seq INTEGER PRIMARY KEY, json TEXT NOT NULL)");
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at INTEGER NOT NULL, json TEXT NOT NULL)",
-    );
-    sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, effect TEXT NOT NULL,
-      done INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL)`);
-    // Finished rows stay (their keys keep an effect from being recorded twice), so the pending ones
-    // are found through a partial index: the alarm looks them up after every step, and a scan
-    // would grow with the conversation's whole history.
-    sql.exec("CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(id, next_at) WHERE done = 0");
-    sql.exec("CREATE TABLE IF NOT EXISTS deadlines (key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS loop_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID");
+    this.log = new StepLog(sql);
     sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     // Every compaction so far, for GET /v1/conversations/:id (the view uses only the latest).
     sql.exec("CREATE TABLE IF NOT EXISTS compactions (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
     // Every message id taken, so a message posted again (a retry after a crash) is taken once.
-    sql.exec("CREATE TABLE IF NOT EXISTS taken_messages (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS taken_messages (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
+    );
+    const legacy = readLegacy(sql);
+    if (legacy) this.importLegacy(legacy);
   }
 
   /** Whether a message with this id was already taken (queued, running or answered). */
@@ -86,7 +67,7 @@ export class ConversationStore {
     return this.sql.exec("SELECT 1 FROM taken_messages WHERE message_id = ?", messageId).toArray().length > 0;
   }
 
-  /** Written in the same transaction as the step that takes the message. */
+  /** One row per message, written in the transaction of the step that takes it. */
   takeMessage(messageId: string, at: number): void {
     this.sql.exec("INSERT OR IGNORE INTO taken_messages (message_id, at) VALUES (?, ?)", messageId, at);
   }
@@ -106,95 +87,80 @@ export class ConversationStore {
   }
 
   loadState(): LoopState | null {
-    const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'state'").toArray()[0];
-    if (!row) return null;
-    const state = JSON.parse(row.v) as LoopState;
-    const replies = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'replies'").toArray()[0];
-    // Rows written before the replies and call summaries had their own places still carry them inline.
-    if (replies) {
-      state.replies = JSON.parse(replies.v) as LoopState["replies"];
-      this.persistedReplies = { count: state.replies.length, last: state.replies.at(-1)?.message_id ?? null };
-    } else {
-      // Inline (or none yet): the next save writes them to their own row.
-      state.replies ??= [];
-    }
-    if (state.run && !state.run.tool_calls) {
-      state.run.tool_calls = this.sql
-        .exec<{ json: string }>("SELECT json FROM run_calls ORDER BY seq")
+    const values = new Map(
+      this.sql
+        .exec<{ k: string; v: string }>("SELECT k, v FROM loop_kv")
         .toArray()
-        .map((r) => JSON.parse(r.json) as NonNullable<LoopState["run"]>["tool_calls"][number]);
-      this.persistedCalls = { message_id: state.run.message_id, count: state.run.tool_calls.length };
-    }
-    const compaction = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'compaction'").toArray()[0];
-    if (compaction) state.compaction = JSON.parse(compaction.v) as Compaction | null;
-    this.persistedCompaction = compactionKey(state.compaction ?? null);
-    const tools = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'tools'").toArray()[0];
-    state.tools = tools ? (JSON.parse(tools.v) as LoopState["tools"]) : (state.tools ?? []);
-    this.persistedTools = state.tools;
-    state.messages = this.sql
-      .exec<{ json: string }>("SELECT json FROM messages ORDER BY seq")
-      .toArray()
-      .map((r) => JSON.parse(r.json) as ChatMessage);
-    this.persistedMessages = state.messages.length;
-    return state;
+        .map((r) => [r.k, r.v]),
+    );
+    const stored = this.readStateRow(values.get("state"));
+    if (!stored?.loop) return null;
+    const { messages, calls } = this.log.read(stored.calls_from);
+    this.persistedMessages = messages.length;
+    const value = <T>(k: string, fallback: T): T => {
+      const v = values.get(k);
+      return v === undefined ? fallback : (JSON.parse(v) as T);
+    };
+    const replies = value<LoopState["replies"]>("replies", []);
+    this.persistedReplies = { count: replies.length, last: replies.at(-1)?.message_id ?? null };
+    const tools = value<LoopState["tools"]>("tools", []);
+    this.persistedTools = tools;
+    const compaction = value<Compaction | null>("compaction", null);
+    this.persistedCompaction = compactionKey(compaction);
+    const { run, ...rest } = stored.loop;
+    return {
+      ...rest,
+      messages,
+      tools,
+      replies,
+      run: run ? { ...run, tool_calls: calls } : null,
+      ...(values.has("compaction") ? { compaction } : {}),
+    };
   }
 
   /**
    * The state row holds only what changes every step; what only grows (messages, the run's call
-   * summaries) is appended, and what changes once per message (tools, replies) is written when it
-   * does. Rewriting all of it made every step's write grow with the conversation.
+   * summaries) goes into the step's log row, and what changes once per message (tools, replies,
+   * the compaction) is written when it does. Rewriting all of it made every step's write grow with
+   * the conversation.
    */
   saveState(state: LoopState): void {
-    for (const id of this.finishedLater) this.finishOutbox(id);
-    this.finishedLater.clear();
+    const work = this.pending();
     const { messages, tools, replies, run, compaction, ...rest } = state;
     const runRow = run ? (({ tool_calls: _calls, ...r }) => r)(run) : null;
-    this.sql.exec(
-      "INSERT INTO kv (k, v) VALUES ('state', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-      JSON.stringify({ ...rest, run: runRow }),
-    );
+    this.loopJson = JSON.stringify({ ...rest, run: runRow });
+    this.stateChanged = true;
+    for (const id of this.finishedLater) work.finish(id);
+    this.finishedLater.clear();
     if (run) {
       if (this.persistedCalls.message_id !== run.message_id) {
-        this.sql.exec("DELETE FROM run_calls");
-        this.persistedCalls = { message_id: run.message_id, count: 0 };
+        this.persistedCalls = { message_id: run.message_id, count: 0, from: this.log.nextKey() };
       }
-      for (let i = this.persistedCalls.count; i < run.tool_calls.length; i++) {
-        this.sql.exec("INSERT INTO run_calls (seq, json) VALUES (?, ?)", i, JSON.stringify(run.tool_calls[i]));
-      }
+      this.log.addCalls(run.tool_calls.slice(this.persistedCalls.count).map((c) => JSON.stringify(c)));
       this.persistedCalls.count = run.tool_calls.length;
     }
     // Replies are only ever pushed (and the oldest dropped), so count and last id tell a change.
     const last = replies.at(-1)?.message_id ?? null;
     if (replies.length !== this.persistedReplies.count || last !== this.persistedReplies.last) {
-      this.sql.exec(
-        "INSERT INTO kv (k, v) VALUES ('replies', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-        JSON.stringify(replies),
-      );
+      this.putLoopValue("replies", JSON.stringify(replies));
       this.persistedReplies = { count: replies.length, last };
     }
     // The tool list (every schema) changes once per message at most: written only when replaced.
     if (tools !== this.persistedTools) {
-      this.sql.exec(
-        "INSERT INTO kv (k, v) VALUES ('tools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-        JSON.stringify(tools),
-      );
+      this.putLoopValue("tools", JSON.stringify(tools));
       this.persistedTools = tools;
     }
     // The summary can be kilobytes: written when a compaction replaces it, not with every step.
     const key = compactionKey(compaction ?? null);
     if (key !== this.persistedCompaction) {
-      this.sql.exec(
-        "INSERT INTO kv (k, v) VALUES ('compaction', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-        JSON.stringify(compaction ?? null),
-      );
+      this.putLoopValue("compaction", JSON.stringify(compaction ?? null));
       if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
       this.persistedCompaction = key;
     }
-    for (let i = this.persistedMessages; i < messages.length; i++) {
-      // The same JSON the model requests are built from: each message is serialized once.
-      this.sql.exec("INSERT INTO messages (seq, json) VALUES (?, ?)", i, frozenJson(messages[i]!));
-    }
+    // The same JSON the model requests are built from: each message is serialized once.
+    this.log.addMessages(messages.slice(this.persistedMessages).map(frozenJson));
     this.persistedMessages = messages.length;
+    this.settle();
   }
 
   /** Every compaction, oldest first. */
@@ -205,170 +171,167 @@ export class ConversationStore {
       .map((r) => JSON.parse(r.json) as Compaction);
   }
 
+  /**
+   * Runs `fn` (a step's writes, inside the caller's transaction) and then writes what it did: one
+   * log row and the state row. If `fn` throws, nothing more is written: the caller rolls back and
+   * calls `afterRollback`.
+   */
+  batch<T>(fn: () => T): T {
+    this.batching++;
+    let result: T;
+    try {
+      result = fn();
+    } finally {
+      this.batching--;
+    }
+    this.settle();
+    return result;
+  }
+
   appendEvent(event: ConversationEventData, at: number): ConversationEvent {
-    const row = this.sql
-      .exec<{ seq: number }>(
-        "INSERT INTO events (type, at, json) VALUES (?, ?, ?) RETURNING seq",
-        event.type,
-        at,
-        JSON.stringify(event),
-      )
-      .one();
-    return { ...event, seq: row.seq, at };
+    this.pending();
+    const seq = this.log.addEvent(event, at);
+    this.settle();
+    return { ...event, seq, at };
   }
 
+  /** Events after `afterSeq`, at most `limit`, oldest first. */
   events(afterSeq = 0, limit = 1000): ConversationEvent[] {
-    return this.sql
-      .exec<{ seq: number; at: number; json: string }>(
-        "SELECT seq, at, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-        afterSeq,
-        limit,
-      )
-      .toArray()
-      .map((r) => ({ ...(JSON.parse(r.json) as ConversationEventData), seq: r.seq, at: r.at }));
+    return this.log.events(afterSeq, limit);
   }
 
-  /** Returns the row id, or null if an effect with that key was already recorded. */
+  /** Returns the entry's id, or null if an effect with that key is already pending. */
   addOutbox(key: string, effect: OutboundEffect, now: number): number | null {
-    const rows = this.sql
-      .exec<{ id: number }>(
-        "INSERT INTO outbox (key, effect, next_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING id",
-        key,
-        JSON.stringify(effect),
-        now,
-      )
-      .toArray();
-    const id = rows[0]?.id ?? null;
-    if (id !== null) this.dueTimes?.set(id, now);
+    const id = this.pending().add(key, effect, now);
+    if (id !== null) this.changed();
     return id;
   }
 
   finishOutbox(id: number): void {
-    this.sql.exec("UPDATE outbox SET done = 1 WHERE id = ?", id);
-    this.dueTimes?.delete(id);
+    this.finishedLater.delete(id);
+    if (this.pending().finish(id)) this.changed();
   }
 
   /**
    * For effects that may safely be performed twice (the hub ignores a dispatch it already has):
-   * done in memory now, in SQLite with the next state write, so finishing one costs no commit of
+   * done in memory now, in SQLite with the next state write, so finishing one costs no write of
    * its own (each commit is a disk flush, and in production a replication round trip). A restart
    * before that write re-drives the effect, which then changes nothing.
    */
   finishOutboxLater(id: number): void {
-    this.finishedLater.add(id);
-    this.dueTimes?.delete(id);
+    if (this.pending().finish(id)) this.finishedLater.add(id);
   }
 
   attempts(id: number): number {
-    return (
-      this.sql.exec<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = ?", id).toArray()[0]?.attempts ?? 0
-    );
+    return this.pending().attempts(id);
   }
 
   retryOutboxLater(id: number, at: number): void {
-    this.sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", at, id);
-    if (this.dueTimes?.has(id)) this.dueTimes.set(id, at);
+    if (this.pending().retry(id, at)) this.changed();
   }
 
   pendingOutbox(): OutboxRow[] {
-    return this.sql
-      .exec<{ id: number; effect: string; attempts: number; next_at: number }>(
-        "SELECT id, effect, attempts, next_at FROM outbox WHERE done = 0 ORDER BY id",
-      )
-      .toArray()
-      .filter((r) => !this.finishedLater.has(r.id))
-      .map((r) => ({
-        id: r.id,
-        effect: JSON.parse(r.effect) as OutboundEffect,
-        attempts: r.attempts,
-        next_at: r.next_at,
-      }));
+    return this.pending().pending();
   }
 
-  /** When each pending effect is next due, without parsing the effects: the alarm runs this after every step. */
+  /** When each pending effect is next due: the alarm is rescheduled after every step. */
   pendingTimes(): { id: number; next_at: number }[] {
-    if (!this.dueTimes) {
-      const rows = this.sql
-        .exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0")
-        .toArray();
-      this.dueTimes = new Map(rows.filter((r) => !this.finishedLater.has(r.id)).map((r) => [r.id, r.next_at]));
-    }
-    return [...this.dueTimes].map(([id, next_at]) => ({ id, next_at }));
+    return this.pending().times();
   }
 
   setDeadline(key: string, at: number): void {
-    this.sql.exec(
-      "INSERT INTO deadlines (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at",
-      key,
-      at,
-    );
-    this.deadlineTimes?.set(key, at);
+    this.pending().setDeadline(key, at);
+    this.changed();
   }
 
   clearDeadline(key: string): void {
-    this.sql.exec("DELETE FROM deadlines WHERE key = ?", key);
-    this.deadlineTimes?.delete(key);
+    if (this.pending().clearDeadline(key)) this.changed();
   }
 
   dueDeadlines(now: number): string[] {
-    return this.sql
-      .exec<{ key: string }>("SELECT key FROM deadlines WHERE at <= ? ORDER BY at", now)
-      .toArray()
-      .map((r) => r.key);
+    return this.pending().due(now);
   }
 
   nextDeadline(): number | null {
-    this.deadlineTimes ??= new Map(
-      this.sql
-        .exec<{ key: string; at: number }>("SELECT key, at FROM deadlines")
-        .toArray()
-        .map((r) => [r.key, r.at]),
-    );
-    let next: number | null = null;
-    for (const at of this.deadlineTimes.values()) if (next === null || at < next) next = at;
-    return next;
+    return this.pending().nextDeadline();
   }
 
   /**
    * A transaction that threw was rolled back, so what this store remembers of SQLite may be ahead
-   * of it: forget it and read it again when needed (the next save rewrites what it cannot tell).
+   * of it: forget it and read it again (the next save rewrites what it cannot tell).
    */
   afterRollback(): void {
-    this.dueTimes = null;
-    this.deadlineTimes = null;
-    this.persistedMessages = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n;
+    this.log.reset();
+    this.stateChanged = false;
+    this.work = null;
     this.persistedTools = null;
-    this.persistedCalls = { message_id: null, count: 0 };
     this.persistedReplies = { count: -1, last: null };
-    const row = this.sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = 'compaction'").toArray()[0];
+    const row = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'compaction'").toArray()[0];
     this.persistedCompaction = compactionKey(row ? (JSON.parse(row.v) as Compaction | null) : null);
+    this.pending();
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  /** The pending work, with the state row read first if this instance has not read it yet. */
+  private pending(): PendingWork {
+    if (!this.work) {
+      const row = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'state'").toArray()[0];
+      this.readStateRow(row?.v);
+    }
+    return this.work!;
+  }
+
+  private readStateRow(json: string | undefined): StateRow | null {
+    const stored = json ? (JSON.parse(json) as StateRow) : null;
+    this.work = new PendingWork(stored);
+    for (const id of this.finishedLater) this.work.finish(id);
+    this.loopJson = JSON.stringify(stored?.loop ?? null);
+    this.persistedMessages = stored?.messages ?? 0;
+    this.persistedCalls = {
+      message_id: stored?.calls_of ?? null,
+      count: stored?.calls ?? 0,
+      from: stored?.calls_from ?? null,
+    };
+    return stored;
+  }
+
+  private changed(): void {
+    this.stateChanged = true;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.batching > 0) return;
+    this.log.write();
+    if (!this.stateChanged) return;
+    this.stateChanged = false;
+    const c = this.persistedCalls;
+    const calls = `"calls_of":${JSON.stringify(c.message_id)},"calls":${c.count},"calls_from":${JSON.stringify(c.from)}`;
+    const json = `{"loop":${this.loopJson},"messages":${this.persistedMessages},${calls},${this.work!.json()}}`;
+    this.putLoopValue("state", json);
+  }
+
+  private putLoopValue(key: string, json: string): void {
+    this.sql.exec("INSERT INTO loop_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", key, json);
+  }
+
+  /** Writes a conversation stored in the earlier layout in this one, then drops the old tables. */
+  private importLegacy({ state, events, work }: LegacyConversation): void {
+    this.work = new PendingWork(work);
+    this.log.importEvents(events);
+    // The compactions table is the same in both layouts: only the current one's key is written.
+    this.persistedCompaction = compactionKey(state?.compaction ?? null);
+    if (state?.compaction !== undefined) this.putLoopValue("compaction", JSON.stringify(state.compaction));
+    this.batch(() => {
+      if (state) this.saveState(state);
+      this.stateChanged = true;
+    });
+    dropLegacy(this.sql);
   }
 }
 
 /** A compaction is never changed once made: when and where it cut tell it apart. */
 function compactionKey(c: Compaction | null): string | null {
   return c ? `${c.at}:${c.upto}` : null;
-}
-
-export function outboxKey(effect: OutboundEffect): string {
-  switch (effect.type) {
-    case "call_llm":
-      return `llm:${effect.call_id}`;
-    case "dispatch_tool":
-      return `dispatch:${effect.request_id}`;
-    case "cancel_tool":
-      return `cancel:${effect.request_id}`;
-    case "run_builtin":
-      return `builtin:${effect.request_id}`;
-    case "notify_parent":
-      return `parent:${effect.message_id}`;
-    case "record_metrics":
-      return `metrics:${effect.message_id}`;
-    case "deliver_reply":
-      return `deliver:${effect.key}`;
-    case "compact":
-      return `compact:${effect.call_id}`;
-    case "record_denial":
-      return `denial:${effect.request_id}`;
-  }
 }

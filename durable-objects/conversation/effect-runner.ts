@@ -4,11 +4,13 @@ import type { DurableObjectBindings } from "../bindings.js";
 import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
 import { runBuiltin } from "./builtin-runner.js";
 import { summarize } from "./compaction-call.js";
+import { loadOwner } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
-import type { ConversationStore, OutboundEffect } from "./conversation-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import type { ModelCalls } from "./model-calls.js";
+import type { OutboundEffect } from "./outbound-effects.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
 import type { PendingEffect } from "./step-recorder.js";
 
@@ -137,6 +139,7 @@ export class EffectRunner {
             created_at: effect.at,
             updated_at: effect.at,
             last_text: effect.text?.slice(0, 200) ?? null,
+            owner: loadOwner(this.store)?.id ?? null,
           });
           if (effect.run) await shard.record(effect.message_id, effect.run);
         }
@@ -174,8 +177,9 @@ export class EffectRunner {
 
   private async deliverReply(id: number, effect: Extract<OtherEffect, { type: "deliver_reply" }>): Promise<void> {
     const conversation_id = this.host.state.conversation_id;
-    const secret = this.settings().replySigningSecret;
-    const sent = await deliverSigned(effect.url, `${conversation_id}:${effect.key}`, effect.payload, secret);
+    const { replySigningSecret, outbound } = this.settings();
+    const key = `${conversation_id}:${effect.key}`;
+    const sent = await deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound);
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });
       this.store.finishOutbox(id);

@@ -28,7 +28,8 @@ export class EventStream {
     let last = Number.isFinite(after) && after >= 0 ? Math.floor(after) : 0;
     for (;;) {
       const batch = this.store.events(last, PAGE);
-      for (const e of batch) void writer.write(encoder.encode(sseFrame(e)));
+      // A client that goes away at once rejects these writes: nothing to do about it but not let it throw.
+      for (const e of batch) writer.write(encoder.encode(sseFrame(e))).catch(() => undefined);
       if (batch.length < PAGE) break;
       last = batch[batch.length - 1]!.seq;
     }

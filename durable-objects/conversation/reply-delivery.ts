@@ -1,4 +1,6 @@
 import { signHmacWebhook, signStandardWebhook } from "../../protocol/webhook-signatures.js";
+import { guardedFetch, OutboundRefused } from "../../runtime/guarded-fetch.js";
+import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
 
 /** Where a conversation's replies (and, if asked, its events) are POSTed. */
 export type ReplyTarget = { url: string; events: boolean };
@@ -14,13 +16,17 @@ export function replyBackoffMs(attempts: number): number {
 /**
  * One delivery attempt, signed the way inbound webhooks are (the hmac `X-Webhook-Signature` and the
  * Standard Webhooks headers), so the receiver can verify it with the same secret. The id is stable
- * across retries, so a receiver can drop a repeat.
+ * across retries, so a receiver can drop a repeat. The URL and every redirect must pass the
+ * outbound rule (the front door checked the URL when the message came, but the deployment's flag
+ * may have changed since); a refusal is final.
  */
 export async function deliverSigned(
   url: string,
   id: string,
   payload: unknown,
   secret: string | null,
+  outbound: OutboundUrlPolicy,
+  fetchImpl: typeof fetch = fetch,
 ): Promise<{ ok: true } | { ok: false; retryable: boolean; error: string }> {
   const body = JSON.stringify(payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
@@ -36,11 +42,10 @@ export async function deliverSigned(
     headers["x-webhook-timestamp"] = timestamp;
   }
   try {
-    const res = await fetch(url, {
+    const res = await guardedFetch(outbound, fetchImpl)(url, {
       method: "POST",
       headers,
       body,
-      redirect: "manual",
       signal: AbortSignal.timeout(15_000),
     });
     await res.body?.cancel();
@@ -49,6 +54,7 @@ export async function deliverSigned(
     const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
     return { ok: false, retryable, error: `HTTP ${res.status}` };
   } catch (e) {
+    if (e instanceof OutboundRefused) return { ok: false, retryable: false, error: `refused: ${e.message}` };
     return { ok: false, retryable: true, error: String(e) };
   }
 }

@@ -1,7 +1,8 @@
 import type { ConversationEvent } from "../../protocol/index.js";
 import type { RunRecord } from "../metrics/aggregate.js";
-import { type ConversationStore, type OutboundEffect, outboxKey, type ParentLink } from "./conversation-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { Effect, FinishedReply, LoopState } from "./core/index.js";
+import { type OutboundEffect, outboxKey, type ParentLink } from "./outbound-effects.js";
 import type { ReplyTarget } from "./reply-delivery.js";
 import { subtaskOutcome } from "./subtasks.js";
 

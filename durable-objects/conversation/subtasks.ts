@@ -1,4 +1,5 @@
 import type { ToolOutcome } from "../../protocol/index.js";
+import type { Owner } from "../../runtime/access.js";
 import { conversationFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { ConversationStore } from "./conversation-store.js";
@@ -15,6 +16,8 @@ export async function startSubtask(
   call: { tool_call_id: string; request_id: string },
   text: string,
   agentId: string,
+  /** the parent's owner: the child is theirs too */
+  owner: Owner,
 ): Promise<{ conversation_id: string }> {
   // Derived from the request id, so a re-driven call finds the same child instead of a second one.
   const conversation_id = `task_${call.request_id.replace(/[^A-Za-z0-9]/g, "").slice(-40)}`;
@@ -23,6 +26,7 @@ export async function startSubtask(
   if (!existing) {
     const res = await child.postMessage({
       conversation_id,
+      by: owner,
       agent_id: agentId,
       message_id: `msg_${crypto.randomUUID()}`,
       text,

@@ -1,7 +1,7 @@
 import type { ToolOutcome } from "../../protocol/index.js";
 import type { ToolStatsInput } from "../metrics/tool-metrics.js";
-import { hasColumn } from "./ledger.js";
 import { redact } from "./redact.js";
+import { ensureWithoutRowid } from "./table-layout.js";
 
 /** One tool invocation as the audit log keeps it, with the ids that tie it to its conversation and command. */
 export type AuditEntry = {
@@ -52,18 +52,28 @@ type Row = {
   error: string | null;
 };
 
-/** One row per finished tool invocation, in the device's hub; parameters redacted before storing. */
+/**
+ * One row per finished tool invocation, in the device's hub; parameters redacted before storing.
+ * Rows are keyed by (time, id) in a table without rowids: every query is by time (newest first,
+ * since a time, older than the retention), so the key is the time index, and a row is one b-tree
+ * write. `id` orders rows of the same millisecond as they were written.
+ */
 export class AuditLog {
+  /** the id the next row gets; read from the newest row on first use */
+  private nextId: number | null = null;
+
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS audit (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL, agent_id TEXT NOT NULL, tool TEXT NOT NULL,
-      parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER, elapsed_ms REAL,
-      request_id TEXT NOT NULL, conversation_id TEXT NOT NULL)`);
-    sql.exec("CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts)");
-    // Added after the first release: the error text, for "last error" in the tool metrics, and
-    // who approved or blocked the call.
-    if (!hasColumn(sql, "audit", "error")) sql.exec("ALTER TABLE audit ADD COLUMN error TEXT");
-    if (!hasColumn(sql, "audit", "approval")) sql.exec("ALTER TABLE audit ADD COLUMN approval TEXT");
+    ensureWithoutRowid(
+      sql,
+      "audit",
+      (name) => `CREATE TABLE ${name} (
+        ts INTEGER NOT NULL, id INTEGER NOT NULL, agent_id TEXT NOT NULL, tool TEXT NOT NULL,
+        parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER, elapsed_ms REAL,
+        request_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+        -- the error text, for "last error" in the tool metrics; who approved or blocked the call
+        error TEXT, approval TEXT,
+        PRIMARY KEY (ts, id)) WITHOUT ROWID`,
+    );
   }
 
   /** Per-tool metrics (count, success rate, latency), from the audit rows since `since` (newest 5000 per tool for latency). */
@@ -128,22 +138,20 @@ export class AuditLog {
     approval?: string | null;
   }): void {
     const o = e.outcome;
-    this.sql.exec(
-      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error, approval)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      e.ts,
-      e.agent_id,
-      e.tool,
-      JSON.stringify(redact(e.parameters)),
-      o.status,
-      o.status === "error" ? o.error_type : null,
-      o.exit_code ?? null,
-      o.elapsed_ms ?? null,
-      e.request_id,
-      e.conversation_id,
-      o.status === "error" ? o.error.slice(0, 500) : null,
-      e.approval ?? null,
-    );
+    this.insert({
+      ts: e.ts,
+      agent_id: e.agent_id,
+      tool: e.tool,
+      parameters: JSON.stringify(redact(e.parameters)),
+      result: o.status,
+      error_type: o.status === "error" ? o.error_type : null,
+      exit_code: o.exit_code ?? null,
+      elapsed_ms: o.elapsed_ms ?? null,
+      request_id: e.request_id,
+      conversation_id: e.conversation_id,
+      error: o.status === "error" ? o.error.slice(0, 500) : null,
+      approval: e.approval ?? null,
+    });
   }
 
   /** Whether a row for this request was written in the last day (a denial reported twice after a restart). */
@@ -157,18 +165,20 @@ export class AuditLog {
 
   /** A call an approval decision blocked: it never reached the device, but the log says who stopped it. */
   recordDenial(e: DenialRecord & { ts: number; agent_id: string }): void {
-    this.sql.exec(
-      `INSERT INTO audit (ts, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error, approval)
-       VALUES (?, ?, ?, ?, 'blocked', NULL, NULL, NULL, ?, ?, ?, ?)`,
-      e.ts,
-      e.agent_id,
-      e.tool,
-      JSON.stringify(redact(e.parameters)),
-      e.request_id,
-      e.conversation_id,
-      e.reason.slice(0, 500),
-      e.decided_by,
-    );
+    this.insert({
+      ts: e.ts,
+      agent_id: e.agent_id,
+      tool: e.tool,
+      parameters: JSON.stringify(redact(e.parameters)),
+      result: "blocked",
+      error_type: null,
+      exit_code: null,
+      elapsed_ms: null,
+      request_id: e.request_id,
+      conversation_id: e.conversation_id,
+      error: e.reason.slice(0, 500),
+      approval: e.decided_by,
+    });
   }
 
   query(q: AuditQuery): AuditEntry[] {
@@ -195,6 +205,36 @@ export class AuditLog {
 
   oldest(): number | null {
     return this.sql.exec<{ t: number | null }>("SELECT MIN(ts) AS t FROM audit").one().t ?? null;
+  }
+
+  /**
+   * Ids only grow, from the newest row's: rows of one millisecond keep the order they were
+   * written in. A clock that went back could meet a (ts, id) already taken; the next id is tried.
+   */
+  private insert(row: Row): void {
+    this.nextId ??=
+      (this.sql.exec<{ id: number }>("SELECT id FROM audit ORDER BY ts DESC, id DESC LIMIT 1").toArray()[0]?.id ?? 0) +
+      1;
+    for (;;) {
+      const written = this.sql.exec(
+        `INSERT INTO audit (ts, id, agent_id, tool, parameters, result, error_type, exit_code, elapsed_ms, request_id, conversation_id, error, approval)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        row.ts,
+        this.nextId++,
+        row.agent_id,
+        row.tool,
+        row.parameters,
+        row.result,
+        row.error_type,
+        row.exit_code,
+        row.elapsed_ms,
+        row.request_id,
+        row.conversation_id,
+        row.error,
+        row.approval,
+      ).rowsWritten;
+      if (written > 0) return;
+    }
   }
 }
 

@@ -306,8 +306,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       error: "cancelled by the conversation",
       error_type: "cancelled",
     };
+    // The conversation asked for the cancel and takes no outcome: delivered, in the same write.
+    this.ledger.markDeliveredLater(requestId);
     this.outcomes.complete(row, outcome);
-    this.ledger.markDelivered(requestId);
+    this.ledger.flush();
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {

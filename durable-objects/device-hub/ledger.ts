@@ -1,4 +1,5 @@
 import type { ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
+import { ensureWithoutRowid } from "./table-layout.js";
 
 /**
  * The hub's command ledger, in the DO's SQLite. A command is `queued` until the device has it,
@@ -41,6 +42,7 @@ type RawRow = {
 
 /** Done and delivered commands are kept this long, so a late duplicate is recognised. */
 const KEEP_DONE_MS = 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 export class Ledger {
   /** delivered in memory, marked in SQLite with the ledger's next write */
@@ -55,24 +57,31 @@ export class Ledger {
    */
   private readonly openRows = new Map<string, LedgerRow>();
 
+  /** when this instance last pruned done rows (see prune) */
+  private prunedAt = 0;
+
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
-      request_id TEXT PRIMARY KEY,
-      conversation_id TEXT NOT NULL,
-      tool_call_id TEXT NOT NULL,
-      tool TEXT NOT NULL,
-      frame TEXT NOT NULL,
-      state TEXT NOT NULL,
-      deadline INTEGER NOT NULL,
-      created_at INTEGER NOT NULL,
-      outcome TEXT,
-      delivered INTEGER NOT NULL DEFAULT 0
-    )`);
-    sql.exec("CREATE INDEX IF NOT EXISTS ledger_open ON ledger(state, deadline)");
-    // Added after the first release: who approved the call, carried to its audit row.
-    if (!hasColumn(sql, "ledger", "approval")) sql.exec("ALTER TABLE ledger ADD COLUMN approval TEXT");
+    // Keyed by request id without a rowid: a row is one b-tree write, and the id needs no index.
+    ensureWithoutRowid(
+      sql,
+      "ledger",
+      (name) => `CREATE TABLE ${name} (
+        request_id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        frame TEXT NOT NULL,
+        state TEXT NOT NULL,
+        deadline INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        outcome TEXT,
+        delivered INTEGER NOT NULL DEFAULT 0,
+        approval TEXT
+      ) WITHOUT ROWID`,
+    );
     // Done rows are kept an hour (to recognise late duplicates), so at a high call rate most rows
-    // are done: the lookups made on every dispatch use partial indexes over the few that are not.
+    // are done: the lookups of open and of undelivered rows (the alarm's, a hello's) use partial
+    // indexes over the few that are not.
     sql.exec("CREATE INDEX IF NOT EXISTS ledger_pending ON ledger(deadline) WHERE state != 'done'");
     sql.exec(
       "CREATE INDEX IF NOT EXISTS ledger_undelivered ON ledger(created_at) WHERE state = 'done' AND delivered = 0",
@@ -136,13 +145,34 @@ export class Ledger {
     if (open?.state === "queued") this.openRows.set(requestId, { ...open, state: "sent" });
   }
 
-  /** Record the outcome once; returns false if the command already had one. */
+  /**
+   * Record the outcome once; returns false if the command already had one. An upsert over the
+   * row's own values: it writes the row without reading it first, and a delivery noted before
+   * (the usual order: the conversation is told first) is written with it.
+   */
   complete(requestId: string, outcome: ToolOutcome): boolean {
+    const delivered = this.deliveredLater.delete(requestId);
     this.flush();
+    const row = this.get(requestId);
+    if (!row || row.state === "done") {
+      if (delivered) this.markDelivered(requestId);
+      return false;
+    }
     const cursor = this.sql.exec(
-      "UPDATE ledger SET state = 'done', outcome = ? WHERE request_id = ? AND state != 'done'",
+      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at, approval, outcome, delivered)
+       VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
+       ON CONFLICT(request_id) DO UPDATE SET state = 'done', outcome = excluded.outcome, delivered = excluded.delivered
+       WHERE ledger.state != 'done'`,
+      row.request_id,
+      row.conversation_id,
+      row.tool_call_id,
+      row.tool,
+      JSON.stringify(row.frame),
+      row.deadline,
+      row.created_at,
+      row.approval ?? null,
       JSON.stringify(outcome),
-      requestId,
+      delivered ? 1 : 0,
     );
     this.openRows.delete(requestId);
     return cursor.rowsWritten > 0;
@@ -203,7 +233,13 @@ export class Ledger {
     return row.d ?? null;
   }
 
+  /**
+   * Done rows past their hour go; this reads every done row, so it runs at most once per
+   * PRUNE_EVERY_MS per instance, not with every alarm (an alarm per command deadline).
+   */
   prune(now: number): void {
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
     this.sql.exec("DELETE FROM ledger WHERE state = 'done' AND delivered = 1 AND created_at < ?", now - KEEP_DONE_MS);
   }
 
@@ -216,13 +252,6 @@ export class Ledger {
       out[r.state] = r.n;
     return out;
   }
-}
-
-export function hasColumn(sql: SqlStorage, table: string, column: string): boolean {
-  return sql
-    .exec<{ name: string }>(`PRAGMA table_info(${table})`)
-    .toArray()
-    .some((c) => c.name === column);
 }
 
 /** A command's row as first written: no outcome yet, not delivered. */

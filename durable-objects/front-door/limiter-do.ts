@@ -13,6 +13,13 @@ export type AgentAdmission = BucketLimits & { conversationId: string; maxOpen: n
  * call, so a config change applies at once without touching stored state.
  */
 export class LimiterDO extends DurableObject<unknown> {
+  /**
+   * The open conversations and the bucket as stored, read once per instance: this object is their
+   * only writer, so a message reads no row (counting the open conversations read all of them).
+   */
+  private open: Map<string, number> | null = null;
+  private bucket: Bucket | null | undefined = undefined;
+
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
@@ -35,23 +42,24 @@ export class LimiterDO extends DurableObject<unknown> {
   async admitAgent(req: AgentAdmission): Promise<Admission> {
     const now = Date.now();
     const sql = this.ctx.storage.sql;
-    sql.exec("DELETE FROM open_conversation WHERE last_at < ?", now - req.idleMs);
-    const known = sql.exec("SELECT 1 FROM open_conversation WHERE id = ?", req.conversationId).toArray().length > 0;
-    if (!known) {
-      const { n, oldest } = sql
-        .exec<{ n: number; oldest: number | null }>(
-          "SELECT COUNT(*) AS n, MIN(last_at) AS oldest FROM open_conversation",
-        )
-        .one();
-      if (n >= req.maxOpen) {
-        const wait = Math.max(1, Math.ceil(((oldest ?? now) + req.idleMs - now) / 1000));
-        return {
-          ok: false,
-          reason: "open_conversations",
-          retry_after_s: wait,
-          detail: `agent has ${n} open conversations (limit ${req.maxOpen})`,
-        };
-      }
+    const open = this.openConversations();
+    const idleBefore = now - req.idleMs;
+    let idle = false;
+    for (const [id, at] of open) {
+      if (at >= idleBefore) continue;
+      open.delete(id);
+      idle = true;
+    }
+    if (idle) sql.exec("DELETE FROM open_conversation WHERE last_at < ?", idleBefore);
+    if (!open.has(req.conversationId) && open.size >= req.maxOpen) {
+      const oldest = open.size > 0 ? Math.min(...open.values()) : now;
+      const wait = Math.max(1, Math.ceil((oldest + req.idleMs - now) / 1000));
+      return {
+        ok: false,
+        reason: "open_conversations",
+        retry_after_s: wait,
+        detail: `agent has ${open.size} open conversations (limit ${req.maxOpen})`,
+      };
     }
     const token = this.takeToken(req, now);
     if (!token.ok) return token;
@@ -60,18 +68,31 @@ export class LimiterDO extends DurableObject<unknown> {
       req.conversationId,
       now,
     );
+    open.set(req.conversationId, now);
     return { ok: true };
+  }
+
+  private openConversations(): Map<string, number> {
+    this.open ??= new Map(
+      this.ctx.storage.sql
+        .exec<{ id: string; last_at: number }>("SELECT id, last_at FROM open_conversation")
+        .toArray()
+        .map((r) => [r.id, r.last_at]),
+    );
+    return this.open;
   }
 
   private takeToken(limits: BucketLimits, now: number): Admission {
     const sql = this.ctx.storage.sql;
-    const stored = sql.exec<Bucket>("SELECT tokens, updated_at FROM bucket WHERE k = 1").toArray()[0] ?? null;
-    const result = take(stored, limits, now);
+    if (this.bucket === undefined)
+      this.bucket = sql.exec<Bucket>("SELECT tokens, updated_at FROM bucket WHERE k = 1").toArray()[0] ?? null;
+    const result = take(this.bucket, limits, now);
     sql.exec(
       "INSERT INTO bucket (k, tokens, updated_at) VALUES (1, ?, ?) ON CONFLICT(k) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at",
       result.bucket.tokens,
       result.bucket.updated_at,
     );
+    this.bucket = { tokens: result.bucket.tokens, updated_at: result.bucket.updated_at };
     if (result.ok) return { ok: true };
     return {
       ok: false,

@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
+import { canSee, type Principal } from "../../runtime/access.js";
 
 /** What a session remembers: who opened it and when it was last used. */
 export type McpSessionInfo = {
   client: { name: string; version: string };
+  /** the principal (runtime/access.ts) whose token opened it; a scoped one's session is its alone */
+  principal?: string;
   protocol_version: string;
   created_at: number;
   last_used_at: number;
@@ -19,6 +22,7 @@ const TOUCH_WRITE_MS = 60_000;
  * later request (unknown or closed → 404), closed by `DELETE /mcp` or by its alarm after a day
  * unused. The calls a session makes are conversations of their own (worker/mcp/device-call.ts);
  * the session only notes which conversation each tools/call request started, for its cancel.
+ * A session opened with a scoped key answers only to that key: for any other it does not exist.
  */
 export class McpSessionDO extends DurableObject<unknown> {
   private info: McpSessionInfo | null | undefined;
@@ -29,10 +33,10 @@ export class McpSessionDO extends DurableObject<unknown> {
     await this.ctx.storage.setAlarm(now + MCP_SESSION_IDLE_MS);
   }
 
-  /** The session if it is open (and marks it used), or null. */
-  async touch(now = Date.now()): Promise<McpSessionInfo | null> {
+  /** The session if it is open and `by` may use it (and marks it used), or null. */
+  async touch(by: Pick<Principal, "id" | "scoped">, now = Date.now()): Promise<McpSessionInfo | null> {
     const info = await this.load();
-    if (!info) return null;
+    if (!info || !canSee(by, info.principal ?? null)) return null;
     if (now - info.last_used_at >= TOUCH_WRITE_MS) {
       this.info = { ...info, last_used_at: now };
       await this.ctx.storage.put("session", this.info);
@@ -49,8 +53,11 @@ export class McpSessionDO extends DurableObject<unknown> {
     return (await this.ctx.storage.get<string>(`call:${requestKey}`)) ?? null;
   }
 
-  async close(): Promise<boolean> {
-    const open = (await this.load()) !== null;
+  /** Closed by `by` (when it may use it), or by the alarm. */
+  async close(by?: Pick<Principal, "id" | "scoped">): Promise<boolean> {
+    const info = await this.load();
+    if (by && info && !canSee(by, info.principal ?? null)) return false;
+    const open = info !== null;
     this.info = null;
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();

@@ -8,7 +8,11 @@ export type ConversationIndexRow = {
   created_at: number;
   updated_at: number;
   last_text: string | null;
+  /** the principal that started it (runtime/access.ts); null for conversations indexed before owners were */
+  owner?: string | null;
 };
+
+export type ConversationQuery = { limit?: number; agent_id?: string; status?: string; owner?: string };
 
 /** Rows older than this are dropped when new ones arrive. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -33,14 +37,18 @@ export class MetricsShardDO extends DurableObject<unknown> {
       conversation_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, status TEXT NOT NULL,
       created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_text TEXT)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at)");
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(conversations)").toArray();
+    if (!columns.some((c) => c.name === "owner")) this.sql.exec("ALTER TABLE conversations ADD COLUMN owner TEXT");
+    this.sql.exec("CREATE INDEX IF NOT EXISTS conversations_owner ON conversations(owner, updated_at)");
   }
 
   /** The conversation index: one row per conversation, updated when a message starts or ends. */
   async upsertConversation(row: ConversationIndexRow): Promise<void> {
     this.sql.exec(
-      `INSERT INTO conversations (conversation_id, agent_id, status, created_at, updated_at, last_text) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO conversations (conversation_id, agent_id, status, created_at, updated_at, last_text, owner) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(conversation_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
-         last_text = COALESCE(excluded.last_text, conversations.last_text)
+         last_text = COALESCE(excluded.last_text, conversations.last_text),
+         owner = COALESCE(conversations.owner, excluded.owner)
        WHERE excluded.updated_at >= conversations.updated_at`,
       row.conversation_id,
       row.agent_id,
@@ -48,23 +56,30 @@ export class MetricsShardDO extends DurableObject<unknown> {
       row.updated_at,
       row.updated_at,
       row.last_text ?? null,
+      row.owner ?? null,
     );
   }
 
-  async conversations(limit = 100, agentId?: string, status?: string): Promise<ConversationIndexRow[]> {
+  /** Newest first; `owner`: only that principal's (a scoped principal's list). */
+  async conversations(q: ConversationQuery = {}): Promise<ConversationIndexRow[]> {
+    const limit = q.limit ?? 100;
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (agentId) {
+    if (q.agent_id) {
       where.push("agent_id = ?");
-      args.push(agentId);
+      args.push(q.agent_id);
     }
-    if (status) {
+    if (q.status) {
       where.push("status = ?");
-      args.push(status);
+      args.push(q.status);
+    }
+    if (q.owner !== undefined) {
+      where.push("owner = ?");
+      args.push(q.owner);
     }
     return this.sql
       .exec<ConversationIndexRow>(
-        `SELECT conversation_id, agent_id, status, created_at, updated_at, last_text FROM conversations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC LIMIT ?`,
+        `SELECT conversation_id, agent_id, status, created_at, updated_at, last_text, owner FROM conversations ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC LIMIT ?`,
         ...args,
         Math.min(limit, 1000),
       )

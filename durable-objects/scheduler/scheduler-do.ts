@@ -89,24 +89,28 @@ export abstract class SchedulerBase extends DurableObject<SchedulerEnv> implemen
     return { ok: true, schedule: scheduleView(s) };
   }
 
-  async list(): Promise<ScheduleView[]> {
-    return [...this.schedules.values()].sort((a, b) => b.created_at - a.created_at).map(scheduleView);
+  async list(owner?: string): Promise<ScheduleView[]> {
+    return [...this.schedules.values()]
+      .filter((s) => owner === undefined || s.sender === owner)
+      .sort((a, b) => b.created_at - a.created_at)
+      .map(scheduleView);
   }
 
-  async get(scheduleId: string): Promise<ScheduleView | null> {
-    const s = this.schedules.get(scheduleId);
+  async get(scheduleId: string, owner?: string): Promise<ScheduleView | null> {
+    const s = this.visible(scheduleId, owner);
     return s ? scheduleView(s) : null;
   }
 
-  async remove(scheduleId: string): Promise<boolean> {
-    if (!this.schedules.delete(scheduleId)) return false;
+  async remove(scheduleId: string, owner?: string): Promise<boolean> {
+    if (!this.visible(scheduleId, owner)) return false;
+    this.schedules.delete(scheduleId);
     this.sql.exec("DELETE FROM schedules WHERE schedule_id = ?", scheduleId);
     await this.scheduleAlarm();
     return true;
   }
 
-  async setPaused(scheduleId: string, paused: boolean): Promise<ScheduleView | null> {
-    const s = this.schedules.get(scheduleId);
+  async setPaused(scheduleId: string, paused: boolean, owner?: string): Promise<ScheduleView | null> {
+    const s = this.visible(scheduleId, owner);
     if (!s) return null;
     if (s.state !== "done") {
       s.state = paused ? "paused" : "active";
@@ -116,6 +120,12 @@ export abstract class SchedulerBase extends DurableObject<SchedulerEnv> implemen
       await this.scheduleAlarm();
     }
     return scheduleView(s);
+  }
+
+  /** The schedule, if `owner` (a scoped principal) made it or no owner is given. */
+  private visible(scheduleId: string, owner: string | undefined): StoredSchedule | null {
+    const s = this.schedules.get(scheduleId);
+    return s && (owner === undefined || s.sender === owner) ? s : null;
   }
 
   // ---- the alarm -----------------------------------------------------------------------------

@@ -17,6 +17,9 @@ const SCENARIOS = [
   "device_execution",
   "resume",
   "large_results",
+  "device_footprint",
+  "peer_agents_sdk",
+  "cost_per_round",
   "long_conversation",
 ];
 
@@ -33,12 +36,14 @@ describe("npm run bench -- --quick", () => {
 
     const report = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
       quick: boolean;
+      targets: { scenario: string; metric: string; met: boolean | null }[];
+      all_targets_met: boolean;
       machine: { cores: number; node: string };
       failed: unknown[];
       scenarios: {
         id: string;
         repetitions: number;
-        metrics: { name: string; value: number }[];
+        metrics: { name: string; value: number; target?: unknown }[];
         lost?: number;
         duplicated?: number;
       }[];
@@ -54,6 +59,20 @@ describe("npm run bench -- --quick", () => {
       expect(s.lost ?? 0, `${s.id} lost`).toBe(0);
       expect(s.duplicated ?? 0, `${s.id} duplicated`).toBe(0);
     }
-    expect(readFileSync(join(out, "latest.md"), "utf8")).toContain("| scenario |");
+    // Every target of every scenario is listed with its verdict.
+    for (const s of report.scenarios)
+      for (const m of s.metrics.filter((x) => x.target))
+        expect(
+          report.targets.find((t) => t.scenario === s.id && t.metric === m.name)?.met,
+          `${s.id}: ${m.name}`,
+        ).toBeTypeOf("boolean");
+    // Context growth is the long conversation's: its turn-ratio target is there with the others.
+    expect(
+      report.targets.some((t) => t.scenario === "long_conversation" && t.metric.startsWith("input tokens, turn")),
+    ).toBe(true);
+    expect(typeof report.all_targets_met).toBe("boolean");
+    const md = readFileSync(join(out, "latest.md"), "utf8");
+    expect(md).toContain("| scenario |");
+    expect(md).toContain("## Targets:");
   }, 180_000);
 });

@@ -231,6 +231,33 @@ describe("edgeloop CLI", () => {
     expect(again.code).toBe(3);
   });
 
+  it("issues a scoped key, which then works as --token for its own device only, and revokes it", async () => {
+    const created = await cli([
+      "keys",
+      "create",
+      "cli tenant",
+      "--agent",
+      AGENT,
+      "--scope",
+      "messages,conversations:read",
+    ]);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim().split("\n").at(-1)!;
+    expect(key).toMatch(/^edk_/);
+    const listed = await cli(["keys", "list"]);
+    expect(listed.stdout).toContain("cli tenant");
+    expect(listed.stdout).not.toContain(key);
+    const asKey = { EDGELOOP_ADMIN_TOKEN: "", EDGELOOP_TOKEN: key };
+    expect((await cli(["conversations"], asKey)).stdout).not.toContain("pi-cli");
+    expect((await cli(["send", "uptime", "--agent", "pi-other"], asKey)).code).toBe(4);
+    const keyId = (
+      JSON.parse((await cli(["keys", "list", "--json"])).stdout) as { keys: { key_id: string; name: string }[] }
+    ).keys.find((k) => k.name === "cli tenant")!.key_id;
+    expect((await cli(["keys", "revoke", keyId])).stdout).toContain(`Revoked ${keyId}`);
+    expect((await cli(["conversations"], asKey)).code).toBe(4);
+    expect((await cli(["keys", "create", "no devices"])).code).toBe(2);
+  });
+
   it("reads url, token and agent from a config file", async () => {
     const path = join(home, "custom.toml");
     writeFileSync(path, `url = "${worker.url}"\nadmin_token = "${ADMIN_TOKEN}"\nagent = "${AGENT}"\n`);

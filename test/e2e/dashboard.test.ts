@@ -271,6 +271,22 @@ describe("dashboard", () => {
     expect(status).toBe(403);
   });
 
+  it("issues an API key (shown once), which sees none of the admin's conversations, and revokes it", async () => {
+    await page.getByLabel("Key name").fill("tenant-dash");
+    await page.getByLabel(/Devices the key may use/).fill(AGENT);
+    await page.getByRole("button", { name: "Issue key" }).click();
+    const key = (await page.locator("#key-secret").textContent({ timeout: 10_000 }))!;
+    expect(key).toMatch(/^edk_/);
+    const asKey = () => fetch(`${worker.url}/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
+    const mine = (await (await asKey()).json()) as { conversations: unknown[] };
+    expect(mine.conversations).toEqual([]);
+    expect(await conversationCount()).toBeGreaterThan(0);
+    const row = page.locator("#keys tr", { hasText: "tenant-dash" });
+    await row.getByRole("button", { name: /Revoke/ }).click();
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("revoked");
+    expect((await asKey()).status).toBe(401);
+  });
+
   it("draws the tool charts and keeps a screenshot", async () => {
     // The tool panel refreshes every 10 s; wait until it includes the approved git_commit call.
     await expect.poll(() => page.locator("#tool-table").textContent(), { timeout: 25_000 }).toContain("git_commit");

@@ -132,6 +132,7 @@ beforeAll(async () => {
       LLM_MODEL: "scripted",
       DEVICE_TOKENS: `pi-l:${TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
+      // The webhook server is on loopback: the local-testing flag, by its older name (still honoured).
       ALLOW_HTTP_WEBHOOK_TOOLS: "true",
       WEBHOOK_TOOLS: JSON.stringify([
         {

@@ -71,7 +71,8 @@ beforeAll(async () => {
       OPENAI_API_KEY: "x",
       LLM_MODEL: "scripted",
       DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
-      ALLOW_HTTP_WEBHOOK_TOOLS: "true",
+      // The MCP servers are on loopback: only the local-testing flag lets the worker reach them.
+      ALLOW_PRIVATE_OUTBOUND: "true",
       TOOL_DENY_PATTERNS: JSON.stringify({ every__echo: ["classified"] }),
       MCP_SERVERS: JSON.stringify([
         {

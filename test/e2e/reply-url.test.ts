@@ -33,7 +33,14 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   llm = await startScriptedLlm({ port: 0, rules: [{ match: "hello", turns: [{ content: "Hello back." }] }] });
   worker = await startLocalWorker({
-    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", REPLY_SIGNING_SECRET: SECRET },
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "x",
+      LLM_MODEL: "scripted",
+      REPLY_SIGNING_SECRET: SECRET,
+      // The receiver is on loopback: only the local-testing flag lets replies reach it.
+      ALLOW_PRIVATE_OUTBOUND: "true",
+    },
   });
 });
 

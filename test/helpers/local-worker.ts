@@ -30,6 +30,18 @@ export async function startLocalWorker(opts: {
   name?: string;
   inspector?: boolean;
 }): Promise<LocalWorker> {
+  // A free port can be taken by another process between freePort() and wrangler binding it (the
+  // suite runs many servers at once): then wrangler says so and exits, and a port of our own
+  // choosing is simply chosen again.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(opts);
+    if (started !== "port taken") return started;
+    if (opts.port !== undefined || attempt === 3)
+      throw new Error(`port ${opts.port ?? "(free)"} taken, ${attempt} tries`);
+  }
+}
+
+async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<LocalWorker | "port taken"> {
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
@@ -55,12 +67,18 @@ export async function startLocalWorker(opts: {
           { name: opts.name ?? "worker", env },
         );
   const url = `http://127.0.0.1:${port}`;
+  // Checked before each health probe: another server on the port would answer it instead.
+  const portTaken = () => /address already in use|EADDRINUSE/i.test(child.output());
   try {
-    await waitUntil(
-      () => fetch(`${url}/healthz`).then((r) => r.status),
-      (s) => s === 200,
+    const state = await waitUntil(
+      async () => (portTaken() ? "port taken" : (await fetch(`${url}/healthz`)).status === 200 ? "ready" : "starting"),
+      (s) => s !== "starting",
       { timeoutMs: 90_000, what: "wrangler dev" },
     );
+    if (state === "port taken") {
+      await child.stop();
+      return "port taken";
+    }
   } catch (e) {
     await child.stop();
     throw new Error(`${(e as Error).message}\n--- wrangler output ---\n${child.output()}`);

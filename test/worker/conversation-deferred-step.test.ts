@@ -41,11 +41,7 @@ async function withWaitingConversation(
 
 const stored = (sql: SqlStorage) => new ConversationStore(sql).loadState()!;
 const toolMessages = (s: LoopState) => s.messages.filter((m) => m.role === "tool").map((m) => m.content);
-const eventTypes = (sql: SqlStorage) =>
-  sql
-    .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
-    .toArray()
-    .map((r) => r.type);
+const eventTypes = (sql: SqlStorage) => new ConversationStore(sql).events().map((e) => e.type);
 
 describe("ConversationDO: the step a tool result completes", () => {
   it("is written before the hub's call returns", async () => {
@@ -60,7 +56,7 @@ describe("ConversationDO: the step a tool result completes", () => {
     await withWaitingConversation(async (o, sql, { callId, requestId }) => {
       const delivered = o.deliverToolResult(callId, requestId, ok("bash", "b.txt\n"));
       // Nothing written yet: the write waits for the model request to leave.
-      expect(sql.exec("SELECT COUNT(*) AS n FROM messages").one().n).toBe(0);
+      expect(sql.exec("SELECT COUNT(*) AS n FROM steps").one().n).toBe(0);
       const view = await o.getConversation();
       expect(view!.messages.some((m) => m.role === "tool" && String(m.content).includes("b.txt"))).toBe(true);
       expect(toolMessages(stored(sql)).join()).toContain("b.txt");

@@ -42,8 +42,8 @@ function runRounds(store: ConversationStore, state: LoopState, messageId: string
   return s;
 }
 
-const stateRowBytes = (sql: SqlStorage) =>
-  sql.exec<{ n: number }>("SELECT length(v) AS n FROM kv WHERE k = 'state'").one().n;
+const stateRow = (sql: SqlStorage) => sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'state'").one().v;
+const stateRowBytes = (sql: SqlStorage) => stateRow(sql).length;
 
 describe("ConversationStore", () => {
   it("loads exactly what was saved: mid-run, with earlier replies", async () => {
@@ -72,42 +72,28 @@ describe("ConversationStore", () => {
       );
       // Ids and counters grow by a few characters; 40 call summaries would be kilobytes.
       expect(stateRowBytes(sql)).toBeLessThan(early + 100);
-      expect(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM run_calls").one().n).toBe(40);
-      expect(new ConversationStore(sql).loadState()).toEqual(s);
-    });
-  });
-
-  it("reads a state row of the earlier format (call summaries and replies inline) and moves them out on the next save", async () => {
-    await withStore("store-legacy", (sql) => {
-      const scratch = new ConversationStore(sql);
-      let s = runRounds(scratch, initialState("c", "pi-1"), "m1", 1);
-      s = advance(s, { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: text("one") }, NOW).state;
-      s = runRounds(scratch, s, "m2", 2);
-      // What an older version wrote: the whole state but messages and tools in one row.
-      const { messages: _m, tools: _t, ...inline } = s;
-      sql.exec("DELETE FROM kv WHERE k = 'replies'");
-      sql.exec("DELETE FROM run_calls");
-      sql.exec("UPDATE kv SET v = ? WHERE k = 'state'", JSON.stringify(inline));
-
-      const store = new ConversationStore(sql);
-      const loaded = store.loadState()!;
+      // The log keeps every run's call summaries (m1's 3, m2's 40); the state holds the running one's.
+      expect(sql.exec<{ n: number }>("SELECT SUM(json_array_length(calls)) AS n FROM steps").one().n).toBe(43);
+      const loaded = new ConversationStore(sql).loadState()!;
+      expect(loaded.run!.tool_calls).toHaveLength(40);
       expect(loaded).toEqual(s);
-      store.saveState(loaded);
-      expect(new ConversationStore(sql).loadState()).toEqual(s);
-      expect(stateRowBytes(sql)).toBeLessThan(JSON.stringify(inline).length);
     });
   });
 
   it("keeps the alarm's view (pending effects' due times, next deadline) equal to SQLite's, and reads it again after a rollback", async () => {
     await withStore("store-due-times", (sql) => {
       const store = new ConversationStore(sql);
-      const fromSql = () => ({
-        pending: sql
-          .exec<{ id: number; next_at: number }>("SELECT id, next_at FROM outbox WHERE done = 0 ORDER BY id")
-          .toArray()
-          .map((r) => [r.id, r.next_at]),
-        deadline: sql.exec<{ at: number | null }>("SELECT MIN(at) AS at FROM deadlines").one().at ?? null,
-      });
+      const fromSql = () => {
+        const row = JSON.parse(stateRow(sql)) as {
+          outbox: { id: number; next_at: number }[];
+          deadlines: Record<string, number>;
+        };
+        const deadlines = Object.values(row.deadlines);
+        return {
+          pending: row.outbox.map((r) => [r.id, r.next_at]).sort((a, b) => a[0]! - b[0]!),
+          deadline: deadlines.length > 0 ? Math.min(...deadlines) : null,
+        };
+      };
       const fromStore = () => ({
         pending: store
           .pendingTimes()
@@ -130,7 +116,11 @@ describe("ConversationStore", () => {
       // Finished in memory only: gone from the alarm's view at once, from SQLite with the next save.
       store.finishOutboxLater(a);
       expect(store.pendingTimes()).toEqual([]);
-
+      expect(fromSql()).toEqual({ pending: [[a, NOW + 9_000]], deadline: NOW + 500 });
+      // Another instance (a restart) still has it, and re-drives it.
+      expect(new ConversationStore(sql).pendingTimes()).toEqual([{ id: a, next_at: NOW + 9_000 }]);
+      store.setDeadline("approval:z", NOW + 700);
+      expect(fromSql()).toEqual({ pending: [], deadline: NOW + 500 });
       expect(fromStore()).toEqual({ pending: [], deadline: NOW + 500 });
     });
   });
@@ -151,9 +141,12 @@ describe("ConversationStore", () => {
       ).state;
       expect(() =>
         state.storage.transactionSync(() => {
-          store.saveState(next);
-          store.addOutbox("llm:z", { type: "call_llm", call_id: "z", with_tools: true }, NOW);
-          store.setDeadline("approval:y", NOW + 100);
+          store.batch(() => {
+            store.saveState(next);
+            store.addOutbox("llm:z", { type: "call_llm", call_id: "z", with_tools: true }, NOW);
+            store.setDeadline("approval:y", NOW + 100);
+            store.appendEvent({ type: "message_delta", delta: "lost" }, NOW);
+          });
           throw new Error("boom");
         }),
       ).toThrow("boom");
@@ -164,6 +157,79 @@ describe("ConversationStore", () => {
       store.saveState(next);
       expect(new ConversationStore(state.storage.sql).loadState()!.messages).toHaveLength(next.messages.length);
       expect(next.messages.length).toBeGreaterThan(before.messages);
+      // The rolled-back event's seq (the first) is given again, to the next event.
+      expect(store.events()).toEqual([]);
+      expect(store.appendEvent({ type: "message_delta", delta: "kept" }, NOW).seq).toBe(1);
+      const deltas = store.events().flatMap((e) => (e.type === "message_delta" ? [e.delta] : []));
+      expect(deltas).toEqual(["kept"]);
+    });
+  });
+
+  it("writes a step as one log row and the state row, reading no row", async () => {
+    await withStore("store-step-rows", (real) => {
+      const counted: { query: string; read: number; written: number }[] = [];
+      const sql = {
+        exec: (query: string, ...bindings: unknown[]) => {
+          const cursor = real.exec(query, ...bindings);
+          const rows = cursor.toArray();
+          counted.push({ query, read: cursor.rowsRead, written: cursor.rowsWritten });
+          return { toArray: () => rows, one: () => rows[0], [Symbol.iterator]: () => rows[Symbol.iterator]() };
+        },
+      } as unknown as SqlStorage;
+      const store = new ConversationStore(sql);
+      let s = runRounds(store, initialState("c", "pi-1"), "m1", 1);
+      s = advance(
+        s,
+        { type: "llm_response", call_id: s.run!.awaiting_llm!, turn: calls(["bash", { command: "ls" }, "c-ls"]) },
+        NOW,
+      ).state;
+      counted.length = 0;
+      store.batch(() => {
+        store.saveState(s);
+        store.addOutbox("dispatch:x", { type: "cancel_tool", request_id: "x" }, NOW);
+        store.setDeadline("approval:x", NOW + 5);
+        store.appendEvent({ type: "message_end", iteration: 2, content: null, tool_calls: 1 }, NOW);
+        store.appendEvent({ type: "tool_execution_start", toolCallId: "c-ls", toolName: "bash", args: {} }, NOW);
+      });
+      expect(counted.map((c) => c.query.split(" (")[0])).toEqual(["INSERT INTO steps", "INSERT INTO loop_kv"]);
+      expect(counted.map((c) => [c.read, c.written])).toEqual([
+        [0, 1],
+        [0, 1],
+      ]);
+    });
+  });
+
+  it("numbers events consecutively across steps and lone events, and pages them from inside a row", async () => {
+    await withStore("store-events", (sql) => {
+      const store = new ConversationStore(sql);
+      const delta = (d: string, at: number) => store.appendEvent({ type: "message_delta", delta: d }, at);
+      store.batch(() => {
+        for (const d of ["a", "b", "c"]) delta(d, NOW);
+      });
+      delta("d", NOW + 1);
+      store.batch(() => {
+        delta("e", NOW + 2);
+        // Another time within one step starts another row.
+        delta("f", NOW + 3);
+      });
+      store.batch(() => store.saveState(initialState("c", "pi-1")));
+      delta("g", NOW + 4);
+      const all = new ConversationStore(sql).events();
+      expect(all.map((e) => [e.seq, e.type === "message_delta" ? e.delta : "", e.at])).toEqual([
+        [1, "a", NOW],
+        [2, "b", NOW],
+        [3, "c", NOW],
+        [4, "d", NOW + 1],
+        [5, "e", NOW + 2],
+        [6, "f", NOW + 3],
+        [7, "g", NOW + 4],
+      ]);
+      expect(store.events(1, 2).map((e) => e.seq)).toEqual([2, 3]);
+      expect(store.events(2, 3).map((e) => e.seq)).toEqual([3, 4, 5]);
+      expect(store.events(6).map((e) => e.seq)).toEqual([7]);
+      expect(store.events(7)).toEqual([]);
+      // A new instance continues the numbering.
+      expect(new ConversationStore(sql).appendEvent({ type: "message_delta", delta: "h" }, NOW).seq).toBe(8);
     });
   });
 });

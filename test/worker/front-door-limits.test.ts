@@ -1,4 +1,6 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { LimiterDO } from "../../durable-objects/front-door/limiter-do.js";
 import { signStandardWebhook } from "../../protocol/webhook-signatures.js";
 import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
 
@@ -86,6 +88,21 @@ describe("front-door limits", () => {
     expect(((await third.json()) as { title: string }).title).toBe("Too many open conversations");
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await postMessage({ agent_id: agent, conversation_id: c1, text: "again" }, API, cap)).status).toBe(202);
+  });
+
+  it("frees an idle conversation's place, and a restarted limiter knows the open ones", async () => {
+    const stub = env.LIMITER.get(env.LIMITER.idFromName(uid("agent:idle")));
+    const req = (conversationId: string) => ({ conversationId, maxOpen: 1, idleMs: 200, perMinute: 600, burst: 10 });
+    await runInDurableObject(stub, async (instance, state) => {
+      const limiter = instance as unknown as LimiterDO;
+      expect(await limiter.admitAgent(req("a"))).toEqual({ ok: true });
+      expect(await limiter.admitAgent(req("b"))).toMatchObject({ ok: false, reason: "open_conversations" });
+      const restarted = new LimiterDO(state, env);
+      expect(await restarted.admitAgent(req("b"))).toMatchObject({ ok: false, reason: "open_conversations" });
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await restarted.admitAgent(req("b"))).toEqual({ ok: true });
+      expect(state.storage.sql.exec("SELECT id FROM open_conversation").toArray()).toEqual([{ id: "b" }]);
+    });
   });
 
   it("counts every rejection by route, status and title, readable by admins only", async () => {

@@ -1,5 +1,6 @@
 import { CHARTS_JS } from "./client-charts.js";
 import { CHAT_JS } from "./client-chat.js";
+import { KEYS_JS } from "./client-keys.js";
 import { LONG_LIVED_JS } from "./client-long-lived.js";
 import { PANELS_JS } from "./client-panels.js";
 import { TIMELINE_JS } from "./client-timeline.js";
@@ -11,9 +12,9 @@ import { TIMELINE_JS } from "./client-timeline.js";
  * session cookie authenticates it), watches one conversation over its SSE stream, sends messages
  * to a device, a pool or that conversation, and draws the charts as inline SVG.
  *
- * The panels, the timeline, the message form and the charts are in client-panels.ts,
- * client-timeline.ts, client-chat.ts and client-charts.ts, spliced in below; they use this
- * closure's helpers and state.
+ * The panels, the timeline, the message form, the charts, schedules and rules, and API keys are in
+ * client-panels.ts, client-timeline.ts, client-chat.ts, client-charts.ts, client-long-lived.ts and
+ * client-keys.ts, spliced in below; they use this closure's helpers and state.
  */
 export const DASHBOARD_JS = String.raw`"use strict";
 (function () {
@@ -101,7 +102,7 @@ export const DASHBOARD_JS = String.raw`"use strict";
     host.appendChild(el("span", { "class": "dot" + (ok ? " on" : ""), "aria-hidden": "true" }));
     host.appendChild(document.createTextNode(text));
   }
-${PANELS_JS}${TIMELINE_JS}${CHAT_JS}${CHARTS_JS}${LONG_LIVED_JS}
+${PANELS_JS}${TIMELINE_JS}${CHAT_JS}${CHARTS_JS}${LONG_LIVED_JS}${KEYS_JS}
   // ---- polling ------------------------------------------------------------------------------
   function refreshDevices() {
     return api("/v1/devices").then(function (r) {

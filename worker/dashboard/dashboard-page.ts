@@ -1,3 +1,4 @@
+import { KEYS_HTML } from "./client-keys.js";
 import { LONG_LIVED_HTML } from "./client-long-lived.js";
 
 /**
@@ -61,7 +62,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       <figure><figcaption id="cap-latency-time">Latency over time (avg / max, ms)</figcaption><div id="chart-latency-time"></div></figure>
       <figure><figcaption id="cap-success-time">Success rate over time (%)</figcaption><div id="chart-success-time"></div></figure>
     </div>
-  </section>${LONG_LIVED_HTML}
+  </section>${LONG_LIVED_HTML}${KEYS_HTML}
 </main>
 </body>
 </html>`;

@@ -2,7 +2,10 @@ import { conversationFor } from "../../durable-objects/addresses.js";
 import { conversationSettings } from "../../durable-objects/conversation/conversation-settings.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import type { MessageRequest } from "../../protocol/index.js";
+import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
+import { outboundPolicy } from "../../runtime/outbound-settings.js";
+import { checkOutboundUrl } from "../../runtime/outbound-url.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { claimIdempotencyKey } from "./idempotency.js";
@@ -11,7 +14,8 @@ import { routeMessage } from "./route-target.js";
 
 /** What the front door was given, once the request is authenticated and its body validated. */
 export type MessageInput = {
-  sender: string;
+  /** who sends it: its id is the sender for rate limits and idempotency, and the new conversation's owner */
+  principal: Principal;
   idempotencyKey: string | null;
   /** the body as sent: an idempotency key repeated with another body is refused */
   rawBody: string;
@@ -52,13 +56,15 @@ const refuse = (
 const textTokens = (text: string) => Math.ceil(text.length / 4);
 
 /**
- * The front door after authentication: size limits → idempotency claim → sender limit → routing →
- * agent limits → the conversation → the optional wait. `POST /v1/messages` and every scheduled run
- * go through it, so both get the same limits, routing and refusal counts. Everything before the
- * claim is free of side effects; after it, any refusal releases the key so a retry can run.
+ * The front door after authentication: size limits → what the principal may reach (its devices,
+ * its conversations, a public reply_url) → idempotency claim → sender limit → routing → agent
+ * limits → the conversation → the optional wait. `POST /v1/messages` and every scheduled run go
+ * through it, so both get the same limits, routing and refusal counts. Everything before the claim
+ * is free of side effects; after it, any refusal releases the key so a retry can run.
  */
 export async function acceptMessage(env: Env, config: WorkerConfig, input: MessageInput): Promise<MessageOutcome> {
-  const { msg } = input;
+  const { msg, principal } = input;
+  const sender = principal.id;
   if (msg.text.length > config.MAX_TEXT_CHARS) {
     return refuse(
       413,
@@ -81,7 +87,10 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
     );
   }
 
-  const claim = await claimIdempotencyKey(env, input.sender, input.idempotencyKey, input.rawBody);
+  const refused = await refusalFor(env, config, principal, msg);
+  if (refused) return refused;
+
+  const claim = await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
   if (claim.kind === "replay")
     return { ok: true, ...(claim.response as StoredResponse), replayed: true } as MessageOutcome;
   if (claim.kind === "in_progress") {
@@ -98,19 +107,19 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
 
   let stored = false;
   try {
-    const senderOk = await admitSender(env, config, input.sender);
+    const senderOk = await admitSender(env, config, sender);
     if (!senderOk.ok)
       return refuse(
         429,
         "Too many requests",
-        `sender '${input.sender}': ${senderOk.detail}`,
+        `sender '${sender}': ${senderOk.detail}`,
         {},
         retryAfter(senderOk.retry_after_s),
       );
 
     // With a key, the ids derive from it: a retry after a crash that lost the stored response
     // posts the very same message, which the conversation takes once (never a second run).
-    const derived = input.idempotencyKey === null ? null : await keyedIds(input.sender, input.idempotencyKey);
+    const derived = input.idempotencyKey === null ? null : await keyedIds(sender, input.idempotencyKey);
     const conversation_id = msg.conversation_id ?? derived?.conversation_id ?? `conv_${crypto.randomUUID()}`;
     const target = await routeMessage(env, config, msg, conversation_id);
     if (!target.ok) {
@@ -134,6 +143,7 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
     const stub = conversationFor(env, conversation_id);
     const accepted = await stub.postMessage({
       conversation_id,
+      by: ownerOf(principal),
       agent_id,
       message_id,
       text: msg.text,
@@ -143,8 +153,10 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
       rebind: msg.pool !== undefined,
       ...(input.scheduleId ? { schedule_id: input.scheduleId } : {}),
     });
-    if (!accepted.ok)
-      return refuse(accepted.status, accepted.status === 500 ? "Server misconfigured" : "Conflict", accepted.error);
+    if (!accepted.ok) {
+      const title = { 404: "Not found", 409: "Conflict", 500: "Server misconfigured" }[accepted.status];
+      return refuse(accepted.status, title, accepted.error);
+    }
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;
@@ -183,4 +195,33 @@ async function keyedIds(sender: string, key: string): Promise<{ conversation_id:
 
 function retryAfter(seconds: number): Record<string, string> {
   return { "retry-after": String(seconds) };
+}
+
+/**
+ * What the principal may not do with this message, checked before anything is claimed: a scoped
+ * principal's device or pool outside its grant (403), a conversation_id it did not start (404,
+ * answered as for one that does not exist: the conversation checks again when the message
+ * arrives), and for everyone a reply_url that is not a public https address (400).
+ */
+async function refusalFor(
+  env: Env,
+  config: WorkerConfig,
+  principal: Principal,
+  msg: MessageRequest,
+): Promise<MessageOutcome | null> {
+  if (msg.reply_url !== undefined) {
+    const check = checkOutboundUrl(msg.reply_url, outboundPolicy(config));
+    if (!check.ok)
+      return refuse(400, "Invalid reply_url", check.reason, { errors: [{ path: "reply_url", message: check.reason }] });
+  }
+  if (!principal.scoped) return null;
+  const outside = targetRefusal(principal, msg);
+  if (outside)
+    return refuse(403, "Forbidden", outside.detail, { errors: [{ path: outside.field, message: outside.detail }] });
+  if (msg.conversation_id !== undefined) {
+    const { exists, owner } = await conversationFor(env, msg.conversation_id).ownership();
+    if (exists && !canSee(principal, owner))
+      return refuse(404, "Not found", `no conversation '${msg.conversation_id}'`);
+  }
+  return null;
 }

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { KEY_PREFIX } from "../../protocol/api-keys.js";
 import {
   HMAC_SIGNATURE_HEADER,
   HMAC_TIMESTAMP_HEADER,
@@ -10,17 +11,21 @@ import {
   verifyHmacWebhook,
   verifyStandardWebhook,
 } from "../../protocol/index.js";
+import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { bearerToken, safeEqual } from "../auth.js";
+import { bearerToken } from "../auth.js";
 import type { AuthMethod, WorkerConfig } from "../config.js";
 import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "../dashboard/session.js";
+import type { Env } from "../env.js";
+import { principalForBearer } from "../principal.js";
 
 /**
- * Who sent a message, for rate limits and idempotency scope: `api` / `admin` for the bearer
- * tokens, `webhook:<name>` for a signed webhook (the name is the secret's, see WEBHOOK_SECRETS).
- * `idempotencyKey` is the key the request is deduplicated by, if any.
+ * Who sent a message: the principal (runtime/access.ts) whose id scopes rate limits and
+ * idempotency — `api` / `admin` for the bearer tokens, `key:<id>` for a scoped key,
+ * `webhook:<name>` for a signed webhook (the name is the secret's, see WEBHOOK_SECRETS; bound to
+ * devices by WEBHOOK_SCOPES). `idempotencyKey` is the key the request is deduplicated by, if any.
  */
-export type Sender = { id: string; method: AuthMethod; idempotencyKey: string | null };
+export type Sender = { principal: Principal; method: AuthMethod; idempotencyKey: string | null };
 
 type AuthResult = { ok: true; sender: Sender } | { ok: false; response: Response };
 
@@ -44,7 +49,11 @@ function methodOf(c: Context): AuthMethod | null {
  * it must carry `X-Edgeloop-CSRF: 1`. A request that has either header is judged by it alone, so a
  * cookie never helps a webhook.
  */
-export async function authenticateMessage(c: Context, rawBody: string, cfg: WorkerConfig): Promise<AuthResult> {
+export async function authenticateMessage(
+  c: Context<{ Bindings: Env }>,
+  rawBody: string,
+  cfg: WorkerConfig,
+): Promise<AuthResult> {
   const method = methodOf(c);
   const session = method ? undefined : readCookie(c.req.header("cookie"), SESSION_COOKIE);
   if (!method && (session === undefined || !cfg.ADMIN_TOKEN))
@@ -67,7 +76,7 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     const refused = await sessionRefusal(cfg.ADMIN_TOKEN!, session!, c.req.method, c.req.header(CSRF_HEADER));
     if (refused) return { ok: false, response: refused };
     // The same sender as the admin token itself: one rate limit and idempotency scope for both.
-    return { ok: true, sender: { id: "admin", method: "bearer", idempotencyKey: explicitKey } };
+    return { ok: true, sender: { principal: unscoped("admin", true), method: "bearer", idempotencyKey: explicitKey } };
   }
   const secrets = cfg.WEBHOOK_SECRETS.map((s) => s.secret);
   const opts = { nowMs: Date.now(), toleranceSeconds: cfg.WEBHOOK_TOLERANCE_SECONDS };
@@ -75,18 +84,16 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
   if (method === "bearer") {
     const token = bearerToken(c.req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
-    // Both compared every time, so the time taken does not say which token it was.
-    const [api, admin] = await Promise.all([
-      cfg.API_TOKEN ? safeEqual(token, cfg.API_TOKEN) : false,
-      cfg.ADMIN_TOKEN ? safeEqual(token, cfg.ADMIN_TOKEN) : false,
-    ]);
-    if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN)
+    if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
       return {
         ok: false,
         response: problemResponse(503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
       };
-    if (!api && !admin) return unauthorized("invalid token");
-    return { ok: true, sender: { id: api ? "api" : "admin", method, idempotencyKey: explicitKey } };
+    const principal = await principalForBearer(c.env, cfg, token);
+    if (!principal) return unauthorized("invalid token");
+    if (!hasScope(principal, "messages"))
+      return { ok: false, response: problemResponse(403, "Forbidden", "this key does not have the scope 'messages'") };
+    return { ok: true, sender: { principal, method, idempotencyKey: explicitKey } };
   }
 
   if (secrets.length === 0)
@@ -104,7 +111,7 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
     const key = explicitKey ?? `sig:${header!.trim().toLowerCase()}`;
     return {
       ok: true,
-      sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: key },
+      sender: { principal: webhookPrincipal(cfg, verified.secretIndex), method, idempotencyKey: key },
     };
   }
 
@@ -123,6 +130,14 @@ export async function authenticateMessage(c: Context, rawBody: string, cfg: Work
   // Standard Webhooks senders retry with the same webhook-id: that is the idempotency key.
   return {
     ok: true,
-    sender: { id: `webhook:${cfg.WEBHOOK_SECRETS[verified.secretIndex]!.sender}`, method, idempotencyKey: id! },
+    sender: { principal: webhookPrincipal(cfg, verified.secretIndex), method, idempotencyKey: id! },
   };
+}
+
+/** A webhook sender: bound to its devices when WEBHOOK_SCOPES names it, unscoped otherwise. */
+function webhookPrincipal(cfg: WorkerConfig, secretIndex: number): Principal {
+  const name = cfg.WEBHOOK_SECRETS[secretIndex]!.sender;
+  const grant = cfg.WEBHOOK_SCOPES?.[name];
+  const id = `webhook:${name}`;
+  return grant ? scopedPrincipal(id, { ...grant, scopes: ["messages"] }, cfg.POOLS) : unscoped(id);
 }

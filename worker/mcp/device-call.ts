@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { conversationFor } from "../../durable-objects/addresses.js";
+import { ownerOf, type Principal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import type { Env } from "../env.js";
 import { callToolResult, errorResult } from "./call-results.js";
@@ -29,14 +30,27 @@ const MAX_CALL_WAIT_MS = 60 * 60 * 1000;
 
 export async function callDeviceTool(
   env: Env,
-  call: { sessionId: string; requestId: string | number; agentId: string; tool: string; args: Record<string, unknown> },
+  call: {
+    sessionId: string;
+    requestId: string | number;
+    agentId: string;
+    tool: string;
+    args: Record<string, unknown>;
+    principal: Principal;
+  },
   extra: ProgressExtra,
   remember: (conversationId: string) => Promise<void>,
 ): Promise<CallToolResult> {
   const ids = await callIds(call.sessionId, call.requestId, `${call.agentId}/${call.tool}`, call.args);
   await remember(ids.conversation_id);
   const stub = conversationFor(env, ids.conversation_id);
-  const accepted = await stub.callTool({ ...ids, agent_id: call.agentId, tool: call.tool, arguments: call.args });
+  const accepted = await stub.callTool({
+    ...ids,
+    by: ownerOf(call.principal),
+    agent_id: call.agentId,
+    tool: call.tool,
+    arguments: call.args,
+  });
   if (!accepted.ok) return errorResult(accepted.error);
   const reply = await followRun(
     {

@@ -8,12 +8,13 @@ import {
 import { conversationFor, mcpSessionFor, registryOf } from "../../durable-objects/addresses.js";
 import { NO_SCHEMA_VALIDATION } from "../../durable-objects/conversation/mcp/no-schema-validation.js";
 import { Identifier } from "../../protocol/index.js";
+import { canSee, hasScope, mayReach, type Principal } from "../../runtime/access.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { errorResult } from "./call-results.js";
 import { callDeviceTool } from "./device-call.js";
 import { fleetToolName, parseFleetToolName } from "./fleet-names.js";
-import { listFleetTools } from "./fleet-tools.js";
+import { FLEET_TOOL_SCOPES, listFleetTools } from "./fleet-tools.js";
 import { sendMessage } from "./send-message.js";
 
 export const FLEET_SERVER_NAME = "edgeloop-fleet";
@@ -25,9 +26,10 @@ const INSTRUCTIONS =
  * The fleet's MCP server, built fresh for each HTTP request (the Streamable HTTP transport in
  * stateless mode: the session itself is kept by McpSessionDO, see mcp-route.ts). The SDK handles
  * the protocol (initialize, version negotiation, ping, JSON-RPC errors); these handlers answer
- * tools/list, tools/call and notifications/cancelled.
+ * tools/list, tools/call and notifications/cancelled. A scoped principal's server offers only what
+ * its scopes allow, only its devices, and only its conversations: anything else answers as unknown.
  */
-export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | null): Server {
+export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | null, principal: Principal): Server {
   const server = new Server(
     { name: FLEET_SERVER_NAME, version: "0.1.0" },
     {
@@ -38,26 +40,29 @@ export function fleetServer(env: Env, config: WorkerConfig, sessionId: string | 
       jsonSchemaValidator: NO_SCHEMA_VALIDATION,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (request) => listFleetTools(env, request.params?.cursor));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => listFleetTools(env, principal, request.params?.cursor));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const session = sessionId ?? "";
     const requestKey = JSON.stringify(extra.requestId);
     const remember = (id: string) => mcpSessionFor(env, session).noteCall(requestKey, id);
+    const fleetTool = FLEET_TOOL_SCOPES[name];
+    if (fleetTool && !hasScope(principal, fleetTool)) return unknownTool(name);
     switch (name) {
       case "send_message":
-        return sendMessage(env, config, args, extra, remember);
+        return sendMessage(env, config, principal, args, extra, remember);
       case "list_devices":
-        return listDevices(env);
+        return listDevices(env, principal);
       case "get_conversation":
-        return getConversation(env, args);
+        return getConversation(env, principal, args);
     }
     const target = parseFleetToolName(name);
-    if (!target) return errorResult(`unknown tool '${name}': device tools are named {agent_id}__{tool}`);
+    if (!target || !hasScope(principal, "tools") || !mayReach(principal.reach, target.agent_id))
+      return unknownTool(name);
     return callDeviceTool(
       env,
-      { sessionId: session, requestId: extra.requestId, agentId: target.agent_id, tool: target.tool, args },
+      { sessionId: session, requestId: extra.requestId, agentId: target.agent_id, tool: target.tool, args, principal },
       extra,
       remember,
     );
@@ -83,8 +88,12 @@ export async function cancelRequest(
   if (started) await conversationFor(env, started).cancel(`MCP client: ${reason ?? "cancelled"}`);
 }
 
-async function listDevices(env: Env): Promise<CallToolResult> {
-  const devices = (await registryOf(env).list()).map((d) => ({
+const unknownTool = (name: string) =>
+  errorResult(`unknown tool '${name}': device tools are named {agent_id}__{tool} (see tools/list)`);
+
+async function listDevices(env: Env, principal: Principal): Promise<CallToolResult> {
+  const known = (await registryOf(env).list()).filter((d) => mayReach(principal.reach, d.agent_id));
+  const devices = known.map((d) => ({
     agent_id: d.agent_id,
     online: d.online,
     version: d.version,
@@ -94,10 +103,15 @@ async function listDevices(env: Env): Promise<CallToolResult> {
   return { content: [{ type: "text", text: JSON.stringify(devices, null, 2) }], structuredContent: { devices } };
 }
 
-async function getConversation(env: Env, args: Record<string, unknown>): Promise<CallToolResult> {
+async function getConversation(env: Env, principal: Principal, args: Record<string, unknown>): Promise<CallToolResult> {
   const id = Identifier.safeParse(args.conversation_id);
   if (!id.success) return errorResult(`invalid arguments: conversation_id: ${id.error.issues[0]!.message}`);
-  const view = await conversationFor(env, id.data).getConversation();
+  const stub = conversationFor(env, id.data);
+  if (principal.scoped) {
+    const { exists, owner } = await stub.ownership();
+    if (!exists || !canSee(principal, owner)) return errorResult(`no conversation '${id.data}'`);
+  }
+  const view = await stub.getConversation();
   if (!view) return errorResult(`no conversation '${id.data}'`);
   return { content: [{ type: "text", text: JSON.stringify(view, null, 2) }] };
 }

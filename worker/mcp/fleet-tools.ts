@@ -1,7 +1,9 @@
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
+import type { KeyScope } from "../../protocol/api-keys.js";
 import { Identifier, toolSpecsFromSkills } from "../../protocol/index.js";
+import { hasScope, mayReach, type Principal } from "../../runtime/access.js";
 import type { Env } from "../env.js";
 import { exposable, fleetToolName } from "./fleet-names.js";
 
@@ -57,18 +59,38 @@ export const FLEET_TOOLS: Tool[] = [
   },
 ];
 
+/** The scope each of the fleet's own tools needs from a scoped key. */
+export const FLEET_TOOL_SCOPES: Record<string, KeyScope> = {
+  send_message: "messages",
+  list_devices: "devices:read",
+  get_conversation: "conversations:read",
+};
+
 const Cursor = z.object({ after: Identifier });
 
-export async function listFleetTools(env: Env, cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
+/**
+ * A scoped principal sees the fleet tools its scopes allow (FLEET_TOOL_SCOPES), and device tools
+ * only with the scope `tools`, only of its own devices.
+ */
+export async function listFleetTools(
+  env: Env,
+  principal: Principal,
+  cursor?: string,
+): Promise<{ tools: Tool[]; nextCursor?: string }> {
   const after = cursor === undefined ? null : decodeCursor(cursor);
-  const online = (await registryOf(env).list())
-    .filter((d) => d.online && exposable(d.agent_id))
+  const devicesShown = hasScope(principal, "tools");
+  const online = (devicesShown ? await registryOf(env).list() : [])
+    .filter((d) => d.online && exposable(d.agent_id) && mayReach(principal.reach, d.agent_id))
     .map((d) => d.agent_id)
     .sort();
   const rest = after === null ? online : online.filter((id) => id > after);
   const page = rest.slice(0, DEVICES_PER_PAGE);
   const perDevice = await Promise.all(page.map((agentId) => deviceTools(env, agentId)));
-  const tools = [...(after === null ? FLEET_TOOLS : []), ...perDevice.flat()];
+  const own = FLEET_TOOLS.filter((t) => {
+    const scope = FLEET_TOOL_SCOPES[t.name];
+    return scope === undefined || hasScope(principal, scope);
+  });
+  const tools = [...(after === null ? own : []), ...perDevice.flat()];
   const last = page[page.length - 1];
   return rest.length > page.length && last ? { tools, nextCursor: encodeCursor(last) } : { tools };
 }

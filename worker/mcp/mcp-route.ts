@@ -11,9 +11,8 @@ import { Hono } from "hono";
 import { mcpSessionFor } from "../../durable-objects/addresses.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { readConfig } from "../config.js";
-import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { requireToken } from "../middleware/require-token.js";
+import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readRawBody } from "../read-body.js";
 import { cancelRequest, fleetServer } from "./fleet-server.js";
 
@@ -24,16 +23,20 @@ import { cancelRequest, fleetServer } from "./fleet-server.js";
  * kept by McpSessionDO so any isolate can serve the next request); every later request must name
  * an open session (missing → 400, unknown or closed → 404). `DELETE` closes it. `GET` is 405:
  * this server offers no stream outside a request.
+ *
+ * A scoped key (scope `mcp`) gets a server limited to it: its devices' tools (with scope `tools`),
+ * its own conversations, and sessions that only it can use (another token gets 404 for them).
  */
-export const mcp = new Hono<{ Bindings: Env }>();
+export const mcp = new Hono<AppEnv>();
 
-mcp.use("*", countRejections("/mcp"), requireToken("API_TOKEN", "ADMIN_TOKEN"));
+mcp.use("*", countRejections("/mcp"), authorize("mcp"));
 
 const SESSION_HEADER = "mcp-session-id";
 
 mcp.post("/", async (c) => {
   const cfg = readConfig(c.env);
   if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
+  const principal = principalOf(c);
   const refused = refuseOrigin(c.req.raw);
   if (refused) return refused;
   const raw = await readRawBody(c, cfg.config.MAX_BODY_BYTES);
@@ -53,7 +56,7 @@ mcp.post("/", async (c) => {
   } else {
     const given = c.req.header(SESSION_HEADER);
     if (!given) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first)");
-    if (!(await mcpSessionFor(c.env, given).touch())) return rpcError(404, -32001, "Session not found");
+    if (!(await mcpSessionFor(c.env, given).touch(principal))) return rpcError(404, -32001, "Session not found");
     sessionId = given;
   }
 
@@ -69,13 +72,14 @@ mcp.post("/", async (c) => {
     (m) => isJSONRPCRequest(m) && m.method === "tools/call" && m.params?._meta?.progressToken !== undefined,
   );
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !stream });
-  await fleetServer(c.env, cfg.config, sessionId).connect(transport);
+  await fleetServer(c.env, cfg.config, sessionId, principal).connect(transport);
   const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
   if (!init) return response;
   if (response.status !== 200) return response;
   await mcpSessionFor(c.env, sessionId).open({
     client: { name: init.params.clientInfo.name, version: init.params.clientInfo.version },
     protocol_version: init.params.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+    principal: principal.id,
   });
   const headers = new Headers(response.headers);
   headers.set(SESSION_HEADER, sessionId);
@@ -85,7 +89,7 @@ mcp.post("/", async (c) => {
 mcp.delete("/", async (c) => {
   const sessionId = c.req.header(SESSION_HEADER);
   if (!sessionId) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-  const closed = await mcpSessionFor(c.env, sessionId).close();
+  const closed = await mcpSessionFor(c.env, sessionId).close(principalOf(c));
   return closed ? new Response(null, { status: 200 }) : rpcError(404, -32001, "Session not found");
 });
 

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { conversationFor } from "../../durable-objects/addresses.js";
 import { Identifier, MAX_MESSAGE_TEXT, ToolName } from "../../protocol/index.js";
+import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { admitAgent, admitSender } from "../front-door/rate-limits.js";
@@ -29,12 +30,13 @@ export const SendMessageArgs = z
     path: ["agent_id"],
   });
 
-/** Rate limits count MCP clients as one sender. */
+/** Rate limits count the MCP clients of the unscoped tokens as one sender; a scoped key is its own. */
 export const MCP_SENDER = "mcp";
 
 export async function sendMessage(
   env: Env,
   config: WorkerConfig,
+  principal: Principal,
   raw: Record<string, unknown>,
   extra: ProgressExtra,
   remember: (conversationId: string) => Promise<void>,
@@ -45,7 +47,15 @@ export async function sendMessage(
     return errorResult(`invalid arguments: ${issue.path.join(".") || "(arguments)"}: ${issue.message}`);
   }
   const msg = parsed.data;
-  const sender = await admitSender(env, config, MCP_SENDER);
+  if (principal.scoped) {
+    const outside = targetRefusal(principal, msg);
+    if (outside) return errorResult(`forbidden: ${outside.detail}`);
+    if (msg.conversation_id !== undefined) {
+      const { exists, owner } = await conversationFor(env, msg.conversation_id).ownership();
+      if (exists && !canSee(principal, owner)) return errorResult(`no conversation '${msg.conversation_id}'`);
+    }
+  }
+  const sender = await admitSender(env, config, principal.scoped ? principal.id : MCP_SENDER);
   if (!sender.ok) return errorResult(`too many requests: ${sender.detail}; retry in ${sender.retry_after_s} s`);
   const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
   const target = await routeMessage(env, config, { ...msg }, conversation_id);
@@ -57,6 +67,7 @@ export async function sendMessage(
   const stub = conversationFor(env, conversation_id);
   const accepted = await stub.postMessage({
     conversation_id,
+    by: ownerOf(principal),
     agent_id: target.agent_id,
     message_id,
     text: msg.text,

@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { approvalRulesOf } from "../../durable-objects/addresses.js";
+import { ANY_AGENT } from "../../protocol/api-keys.js";
 import { ApprovalRuleRequest, ruleExpiry } from "../../protocol/approval-rules.js";
 import { Identifier, ToolName } from "../../protocol/index.js";
+import { canSee, mayReach, type Reach } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { requireToken } from "../middleware/require-token.js";
+import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -18,11 +19,17 @@ import { readJsonBody } from "../read-body.js";
  *   POST   /v1/approval-rules {effect, tool, agent_id?, pattern?, expires_*?, reason?} → 201 rule
  *   GET    /v1/approval-rules/:id                                    → the rule
  *   DELETE /v1/approval-rules/:id                                    → {rule_id, revoked}
+ *
+ * A scoped key (scope `approval_rules`) sees and revokes only the rules it made, makes them only
+ * for its devices (`agent_id` required unless it may reach every device), and its rules answer
+ * only for its own conversations (`owner`); any other rule is 404.
  */
-export const approvalRules = new Hono<{ Bindings: Env }>();
+export const approvalRules = new Hono<AppEnv>();
 
 approvalRules.use("*", countRejections("/v1/approval-rules"));
-approvalRules.use("*", requireToken("API_TOKEN", "ADMIN_TOKEN"));
+approvalRules.use("*", authorize("approval_rules"));
+
+const noRule = (id: string) => problemResponse(404, "Not found", `no approval rule '${id}'`);
 
 const ListQuery = z
   .object({
@@ -41,7 +48,12 @@ approvalRules.get("/", async (c) => {
       q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
     );
   const { include_inactive, ...filter } = q.data;
-  const rules = await approvalRulesOf(c.env).list({ ...filter, include_inactive: include_inactive === "true" });
+  const principal = principalOf(c);
+  const rules = await approvalRulesOf(c.env).list({
+    ...filter,
+    include_inactive: include_inactive === "true",
+    ...(principal.scoped ? { owner: principal.id } : {}),
+  });
   return c.json({ rules });
 });
 
@@ -49,6 +61,9 @@ approvalRules.post("/", async (c) => {
   const body = await readJsonBody(c, ApprovalRuleRequest);
   if (!body.ok) return body.response;
   const r = body.value;
+  const principal = principalOf(c);
+  const outside = principal.scoped ? outsideReach(principal.reach, r.agent_id) : null;
+  if (outside) return problemResponse(403, "Forbidden", outside, { errors: [{ path: "agent_id", message: outside }] });
   const expires_at = ruleExpiry(r, Date.now());
   if (expires_at !== null && expires_at <= Date.now())
     return problemResponse(400, "Invalid rule", "the expiry is in the past", {
@@ -61,7 +76,8 @@ approvalRules.post("/", async (c) => {
     pattern: r.pattern ?? null,
     expires_at,
     reason: r.reason ?? null,
-    created_by: "api",
+    created_by: principal.scoped ? principal.id : "api",
+    owner: principal.scoped ? principal.id : null,
   });
   return c.json(rule, 201);
 });
@@ -70,13 +86,25 @@ approvalRules.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
   const rule = await approvalRulesOf(c.env).get(id);
-  return rule ? c.json(rule) : problemResponse(404, "Not found", `no approval rule '${id}'`);
+  return rule && canSee(principalOf(c), rule.owner) ? c.json(rule) : noRule(id);
 });
 
 approvalRules.delete("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
+  const principal = principalOf(c);
+  if (principal.scoped) {
+    const rule = await approvalRulesOf(c.env).get(id);
+    if (!rule || !canSee(principal, rule.owner)) return noRule(id);
+  }
   const res = await approvalRulesOf(c.env).revoke(id);
-  if (!res.found) return problemResponse(404, "Not found", `no approval rule '${id}'`);
+  if (!res.found) return noRule(id);
   return c.json({ rule_id: id, revoked: true, already_revoked: !res.revoked });
 });
+
+/** Why a scoped principal may not make a rule for this device (none named: every device), or null. */
+function outsideReach(reach: Reach, agentId: string | undefined): string | null {
+  if (agentId === undefined)
+    return reach === ANY_AGENT ? null : "agent_id is required: this key's rules are for its own devices";
+  return mayReach(reach, agentId) ? null : `agent '${agentId}' is not one this credential may message`;
+}

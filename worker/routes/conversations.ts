@@ -1,17 +1,34 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
 import { ApprovalDecision, ruleExpiry } from "../../protocol/approval-rules.js";
 import { Identifier } from "../../protocol/index.js";
+import { canSee, hasScope } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import type { Env } from "../env.js";
-import { requireToken } from "../middleware/require-token.js";
+import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
-export const conversations = new Hono<{ Bindings: Env }>();
+/**
+ * `/v1/conversations`: the API token, the admin token (or dashboard session), or a scoped key —
+ * which lists only the conversations it started and gets 404 for any other, exactly as for one
+ * that does not exist (reading needs its scope `conversations:read`, acting `conversations:write`).
+ */
+export const conversations = new Hono<AppEnv>();
 
-conversations.use("*", requireToken("API_TOKEN", "ADMIN_TOKEN"));
+conversations.use("*", (c, next) =>
+  authorize(c.req.method === "GET" ? "conversations:read" : "conversations:write")(c, next),
+);
+
+const noConversation = (id: string) => problemResponse(404, "Not found", `no conversation '${id}'`);
+
+/** For a scoped principal, a 404 unless it started the conversation; null to go on. */
+async function hiddenFrom(c: Context<AppEnv>, id: string): Promise<Response | null> {
+  const principal = principalOf(c);
+  if (!principal.scoped) return null;
+  const { exists, owner } = await conversationFor(c.env, id).ownership();
+  return exists && canSee(principal, owner) ? null : noConversation(id);
+}
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(50),
@@ -28,9 +45,9 @@ conversations.get("/", async (c) => {
       "Invalid query",
       q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
     );
-  const shards = await Promise.all(
-    allMetricsShards(c.env).map((shard) => shard.conversations(q.data.limit, q.data.agent_id, q.data.status)),
-  );
+  const principal = principalOf(c);
+  const query = { ...q.data, ...(principal.scoped ? { owner: principal.id } : {}) };
+  const shards = await Promise.all(allMetricsShards(c.env).map((shard) => shard.conversations(query)));
   const rows = shards
     .flat()
     .sort((a, b) => b.updated_at - a.updated_at)
@@ -41,8 +58,10 @@ conversations.get("/", async (c) => {
 conversations.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const view = await conversationFor(c.env, id).getConversation();
-  if (!view) return problemResponse(404, "Not found", `no conversation '${id}'`);
+  if (!view) return noConversation(id);
   return c.json(view);
 });
 
@@ -53,6 +72,8 @@ conversations.get("/:id", async (c) => {
 conversations.get("/:id/events", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const headers = new Headers({
     accept: c.req.header("accept") ?? "text/event-stream",
     "x-edgeloop-conversation-id": id,
@@ -68,8 +89,10 @@ conversations.get("/:id/events", async (c) => {
 conversations.post("/:id/cancel", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const result = await conversationFor(c.env, id).cancel("cancelled through the API");
-  if (!result.found) return problemResponse(404, "Not found", `no conversation '${id}'`);
+  if (!result.found) return noConversation(id);
   return c.json(result, 200);
 });
 
@@ -84,9 +107,14 @@ const AnswerBody = z.object({ answer: z.string().min(1).max(32_000) }).strict();
 conversations.post("/:id/approvals/:call", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const body = await readJsonBody(c, ApprovalDecision);
   if (!body.ok) return body.response;
   const d = body.value;
+  const principal = principalOf(c);
+  if (d.scope !== "once" && !hasScope(principal, "approval_rules"))
+    return problemResponse(403, "Forbidden", "a decision with a scope makes a rule: this key needs 'approval_rules'");
   const approve = d.scope === "deny_always" ? false : d.approve === true;
   const callId = c.req.param("call");
   const stub = conversationFor(c.env, id);
@@ -109,6 +137,8 @@ conversations.post("/:id/approvals/:call", async (c) => {
       expires_at,
       reason: d.reason ?? null,
       created_by: `${id}/${callId}`,
+      // A scoped principal's rule answers for its own conversations only.
+      owner: principal.scoped ? principal.id : null,
     });
   }
   const match = rule && {
@@ -130,6 +160,8 @@ conversations.post("/:id/approvals/:call", async (c) => {
 conversations.post("/:id/answers/:call", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const body = await readJsonBody(c, AnswerBody);
   if (!body.ok) return body.response;
   const res = await conversationFor(c.env, id).answer(c.req.param("call"), body.value.answer);
@@ -146,6 +178,8 @@ conversations.post("/:id/answers/:call", async (c) => {
 conversations.get("/:id/canvas", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
   const stored = parseStoredCanvas(await conversationFor(c.env, id).getCanvas());
   if (!stored) return problemResponse(404, "Not found", `conversation '${id}' has no canvas`);
   const page = renderCanvas(stored);

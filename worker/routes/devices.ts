@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import { Identifier } from "../../protocol/index.js";
+import { mayReach } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken, matchesAny } from "../auth.js";
@@ -8,8 +9,9 @@ import { readConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { requireToken } from "../middleware/require-token.js";
+import { type AppEnv, authorize, principalOf } from "../principal.js";
 
-export const devices = new Hono<{ Bindings: Env }>();
+export const devices = new Hono<AppEnv>();
 
 const validId = (id: string) => Identifier.safeParse(id).success;
 
@@ -47,16 +49,26 @@ devices.get("/:agent_id/connect", countRejections("GET /v1/devices/:agent_id/con
   return hubFor(c.env, agentId).fetch(new Request(c.req.raw.url, { headers, method: "GET" }));
 });
 
-/** Every device the registry knows: online, last seen, version, tools; and the pools (POOLS) messages may name. */
-devices.get("/", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
+/**
+ * Every device the registry knows: online, last seen, version, tools; and the pools (POOLS)
+ * messages may name. A scoped key (scope `devices:read`) sees only its devices and its pools.
+ */
+devices.get("/", authorize("devices:read"), async (c) => {
   const cfg = readConfig(c.env);
-  const pools = cfg.ok ? [...cfg.config.POOLS].map(([pool, members]) => ({ pool, members })) : [];
-  return c.json({ devices: await registryOf(c.env).list(), pools });
+  const p = principalOf(c);
+  const pools = cfg.ok
+    ? [...cfg.config.POOLS]
+        .filter(([pool]) => p.pools === "*" || p.pools.includes(pool))
+        .map(([pool, members]) => ({ pool, members: members.filter((m) => mayReach(p.reach, m)) }))
+    : [];
+  const all = await registryOf(c.env).list();
+  return c.json({ devices: all.filter((d) => mayReach(p.reach, d.agent_id)), pools });
 });
 
-devices.get("/:agent_id", requireToken("ADMIN_TOKEN", "API_TOKEN"), async (c) => {
+devices.get("/:agent_id", authorize("devices:read"), async (c) => {
   const agentId = c.req.param("agent_id");
   if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
+  if (!mayReach(principalOf(c).reach, agentId)) return problemResponse(404, "Not found", `no device '${agentId}'`);
   return c.json(await hubFor(c.env, agentId).getDevice(agentId));
 });
 

@@ -41,7 +41,7 @@ messages.post("/", async (c) => {
   const body = parseJsonBody(MessageRequest, raw.value);
   if (!body.ok) return body.response;
   const out = await acceptMessage(c.env, config, {
-    sender: sender.id,
+    principal: sender.principal,
     idempotencyKey: sender.idempotencyKey,
     rawBody: raw.value,
     msg: body.value,

@@ -1,13 +1,11 @@
 import { type Context, Hono } from "hono";
-import { schedulerOf } from "../../durable-objects/addresses.js";
+import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
 import { Identifier } from "../../protocol/index.js";
 import { ScheduleRequest } from "../../protocol/schedules.js";
+import { canSee, hasScope, targetRefusal } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { bearerToken, safeEqual } from "../auth.js";
-import { readConfig } from "../config.js";
-import type { Env } from "../env.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { requireToken } from "../middleware/require-token.js";
+import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -20,24 +18,42 @@ import { readJsonBody } from "../read-body.js";
  *   DELETE /v1/schedules/:id             → {schedule_id, deleted}
  *   POST   /v1/schedules/:id/pause       → the schedule
  *   POST   /v1/schedules/:id/resume      → the schedule
+ *
+ * A scoped key (scope `schedules`) sees and changes only its own schedules (any other is 404), may
+ * aim them only at its devices and its own conversations, and each run is checked against the key
+ * again: a revoked key's runs are refused and counted.
  */
-export const schedules = new Hono<{ Bindings: Env }>();
+export const schedules = new Hono<AppEnv>();
 
 schedules.use("*", countRejections("/v1/schedules"));
-schedules.use("*", requireToken("API_TOKEN", "ADMIN_TOKEN"));
+schedules.use("*", authorize("schedules"));
 
-/** Who made the schedule, named as the front door names bearer senders; the dashboard's cookie stands for the admin token. */
-async function senderOf(c: Context<{ Bindings: Env }>): Promise<string> {
-  const cfg = readConfig(c.env);
-  const token = bearerToken(c.req.header("authorization"));
-  if (!token || !cfg.ok || !cfg.config.API_TOKEN) return "admin";
-  return (await safeEqual(token, cfg.config.API_TOKEN)) ? "api" : "admin";
-}
+/** What a scoped principal's list and lookups are limited to: its own schedules. */
+const ownerFilter = (c: Context<AppEnv>) => {
+  const p = principalOf(c);
+  return p.scoped ? p.id : undefined;
+};
 
 schedules.post("/", async (c) => {
   const body = await readJsonBody(c, ScheduleRequest);
   if (!body.ok) return body.response;
-  const created = await schedulerOf(c.env).create({ ...body.value, sender: await senderOf(c) });
+  const principal = principalOf(c);
+  if (principal.scoped) {
+    if (!hasScope(principal, "messages"))
+      return problemResponse(403, "Forbidden", "a schedule posts messages: this key needs the scope 'messages'");
+    const outside = targetRefusal(principal, body.value);
+    if (outside)
+      return problemResponse(403, "Forbidden", outside.detail, {
+        errors: [{ path: outside.field, message: outside.detail }],
+      });
+    const id = body.value.conversation_id;
+    if (id !== undefined) {
+      const { exists, owner } = await conversationFor(c.env, id).ownership();
+      if (exists && !canSee(principal, owner)) return problemResponse(404, "Not found", `no conversation '${id}'`);
+    }
+  }
+  // Runs are posted as whoever made the schedule (the dashboard's session is the admin).
+  const created = await schedulerOf(c.env).create({ ...body.value, sender: principal.id });
   if (!created.ok)
     return problemResponse(400, "Invalid schedule", created.error, {
       errors: [{ path: created.field, message: created.error }],
@@ -46,28 +62,30 @@ schedules.post("/", async (c) => {
   return c.json({ schedule_id: s.schedule_id, next_run_at: s.next_run_at, schedule: s }, 201);
 });
 
-schedules.get("/", async (c) => c.json({ schedules: await schedulerOf(c.env).list() }));
+schedules.get("/", async (c) => c.json({ schedules: await schedulerOf(c.env).list(ownerFilter(c)) }));
 
 const notFound = (id: string) => problemResponse(404, "Not found", `no schedule '${id}'`);
 
 schedules.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid schedule id");
-  const s = await schedulerOf(c.env).get(id);
+  const s = await schedulerOf(c.env).get(id, ownerFilter(c));
   return s ? c.json(s) : notFound(id);
 });
 
 schedules.delete("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid schedule id");
-  return (await schedulerOf(c.env).remove(id)) ? c.json({ schedule_id: id, deleted: true }) : notFound(id);
+  return (await schedulerOf(c.env).remove(id, ownerFilter(c)))
+    ? c.json({ schedule_id: id, deleted: true })
+    : notFound(id);
 });
 
 for (const action of ["pause", "resume"] as const) {
   schedules.post(`/:id/${action}`, async (c) => {
     const id = c.req.param("id");
     if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid schedule id");
-    const s = await schedulerOf(c.env).setPaused(id, action === "pause");
+    const s = await schedulerOf(c.env).setPaused(id, action === "pause", ownerFilter(c));
     return s ? c.json(s) : notFound(id);
   });
 }

@@ -11,6 +11,7 @@ import { callMcpTool } from "./mcp-call.js";
 import { buildMcpManifest, type McpManifest } from "./mcp-manifest.js";
 import { substitute } from "./mcp-section.js";
 import { McpServer } from "./mcp-server.js";
+import { serverReadOnlyPaths } from "./server-binds.js";
 import { McpToolNames } from "./tool-names.js";
 
 export type McpSkillsOptions = {
@@ -171,6 +172,7 @@ export class McpSkills {
       skillDir: d.skillDir,
       network: d.section.permissions.includes("network"),
       hide: this.opts.hiddenPaths,
+      readOnly: serverReadOnlyPaths([program!, ...rest], this.opts.workspace),
     });
     return { command: bwrap.path, args: [...sandbox, "--", program!, ...rest] };
   }

@@ -7,12 +7,15 @@ export type BwrapStatus = { usable: true; path: string } | { usable: false; reas
 
 /**
  * bwrap on PATH is not enough: kernels or AppArmor profiles that forbid unprivileged user
- * namespaces (Ubuntu 24.04 by default) make every run fail. Run a no-op sandbox once to know.
+ * namespaces (Ubuntu 24.04 by default) make every run fail, and inside many containers a sandbox
+ * can be made but its own /proc cannot be mounted. Run a no-op sandbox with the same mounts a
+ * tool gets (see sandboxArgs) once to know.
  */
 export function probeBwrap(pathEnv = process.env.PATH ?? ""): BwrapStatus {
   const path = findOnPath("bwrap", pathEnv);
   if (!path) return { usable: false, reason: "bwrap is not installed (apt install bubblewrap)" };
-  const probe = spawnSync(path, ["--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"], {
+  const mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const probe = spawnSync(path, [...mounts, "--unshare-all", "--die-with-parent", "--", "true"], {
     timeout: 5_000,
     encoding: "utf8",
   });
@@ -27,10 +30,12 @@ export type BwrapPlan = {
   network: boolean;
   /** paths that must not be readable inside (the agent's state dir, its config file) */
   hide: string[];
+  /** more paths the program needs, bound read-only (an MCP server's own files: see mcp/server-binds.ts) */
+  readOnly?: string[];
 };
 
 /** Folders that hold other users' files, secrets and sockets: replaced by empty tmpfs. */
-const MASKED_DIRS = ["/home", "/root", "/run", "/etc/edgeloop", "/var/lib/edgeloop"];
+export const MASKED_DIRS = ["/home", "/root", "/run", "/etc/edgeloop", "/var/lib/edgeloop"];
 
 function inside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
@@ -50,6 +55,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     args.push("--ro-bind", nodePrefix, nodePrefix);
   }
   args.push("--ro-bind", plan.skillDir, plan.skillDir);
+  for (const path of plan.readOnly ?? []) args.push("--ro-bind", path, path);
   // /run is masked, but /etc/resolv.conf often links into it (systemd-resolved, NetworkManager).
   const resolver = plan.network ? resolvConfTarget() : null;
   if (resolver) args.push("--ro-bind", resolver, resolver);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Identifier } from "../../../protocol/index.js";
 import { parseArgs } from "./args.js";
+import { doneError } from "./outcome.js";
 import type { Builtin } from "./types.js";
 
 const NAME = "task";
@@ -38,6 +39,7 @@ export const task: Builtin = {
     if (!parsed.ok) return parsed.result;
     const { prompt, agent_id } = parsed.value;
     const started = await ctx.startSubtask(prompt, agent_id ?? ctx.agent_id);
+    if ("error" in started) return doneError(NAME, started.error, "permission_denied");
     // So sessions_list / sessions_history can look into it while it runs.
     ctx.conversations.remember(started.conversation_id);
     return { kind: "pending" };

@@ -68,8 +68,11 @@ export type BuiltinContext = {
       text: string,
     ): Promise<{ conversation_id: string; message_id: string } | { error: string }>;
   };
-  /** start a sub-conversation whose final reply becomes this call's result (`task`) */
-  startSubtask(text: string, agentId: string): Promise<{ conversation_id: string }>;
+  /**
+   * start a sub-conversation whose final reply becomes this call's result (`task`); an error when
+   * the device is not one this conversation's owner may use
+   */
+  startSubtask(text: string, agentId: string): Promise<{ conversation_id: string } | { error: string }>;
 };
 
 export function success(tool: string, result: string): ToolOutcome {

@@ -1,3 +1,4 @@
+import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import type { Builtin } from "./types.js";
 import { runWebhookTool } from "./webhook-call.js";
 import type { WebhookTool } from "./webhook-config.js";
@@ -7,7 +8,10 @@ import { webhookToolSpecs } from "./webhook-tools.js";
  * A configured webhook tool as a Builtin, so the shell can run built-ins and webhook tools the
  * same way (and the tool's approval policy travels with it).
  */
-export function webhookBuiltin(tool: WebhookTool, options: { allowHttp: boolean; fetch?: typeof fetch }): Builtin {
+export function webhookBuiltin(
+  tool: WebhookTool,
+  options: { outbound: OutboundUrlPolicy; fetch?: typeof fetch },
+): Builtin {
   const spec = webhookToolSpecs([tool])[0]!;
   return {
     name: tool.name,
@@ -20,7 +24,7 @@ export function webhookBuiltin(tool: WebhookTool, options: { allowHttp: boolean;
         request_id: ctx.request_id,
         tool_call_id: ctx.tool_call_id,
         conversation_id: ctx.conversation_id,
-        allowHttp: options.allowHttp,
+        outbound: options.outbound,
         now: () => ctx.now(),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });

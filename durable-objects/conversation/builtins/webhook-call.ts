@@ -1,6 +1,7 @@
 import type { ToolOutcome } from "../../../protocol/index.js";
 import { signHmacWebhook } from "../../../protocol/webhook-signatures.js";
-import { checkOutboundUrl } from "../../../runtime/outbound-url.js";
+import { guardedFetch, OutboundRefused } from "../../../runtime/guarded-fetch.js";
+import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { capUtf8, readCappedBody } from "./capped-body.js";
 import { backoffDelayMs, retryAfterMs } from "./retry-delay.js";
 import { success, toolError } from "./types.js";
@@ -13,8 +14,8 @@ export type WebhookCallContext = {
   request_id: string;
   tool_call_id: string;
   conversation_id: string;
-  /** plain http to any host; for local testing only */
-  allowHttp: boolean;
+  /** what the tool's URL (and its redirects) may reach; see runtime/outbound-url.ts */
+  outbound: OutboundUrlPolicy;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   now: () => number;
@@ -36,10 +37,11 @@ export async function runWebhookTool(
   ctx: WebhookCallContext,
 ): Promise<ToolOutcome> {
   const started = ctx.now();
-  const refusal = refuseUrl(tool, ctx.allowHttp);
+  const refusal = refuseUrl(tool, ctx.outbound);
   if (refusal !== null) return refusal;
 
-  const doFetch = ctx.fetch ?? fetch;
+  // Redirects are followed one hop at a time, each checked by the same rule.
+  const doFetch = guardedFetch(ctx.outbound, ctx.fetch ?? fetch);
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // One body for every attempt: the receiver sees the same request, recognisable by Idempotency-Key.
   const body = JSON.stringify({
@@ -65,8 +67,8 @@ export async function runWebhookTool(
   );
 }
 
-function refuseUrl(tool: WebhookTool, allowHttp: boolean): ToolOutcome | null {
-  const check = checkOutboundUrl(tool.url, { allowHttp });
+function refuseUrl(tool: WebhookTool, outbound: OutboundUrlPolicy): ToolOutcome | null {
+  const check = checkOutboundUrl(tool.url, outbound);
   if (check.ok) return null;
   return check.kind === "invalid"
     ? toolError(tool.name, `webhook ${tool.name} has an invalid URL`, "invalid_params")
@@ -77,7 +79,7 @@ async function attemptOnce(
   tool: WebhookTool,
   body: string,
   ctx: WebhookCallContext,
-  doFetch: typeof fetch,
+  doFetch: ReturnType<typeof guardedFetch>,
 ): Promise<Attempt> {
   const headers = new Headers(tool.headers);
   headers.set("Content-Type", "application/json");
@@ -96,10 +98,13 @@ async function attemptOnce(
       headers,
       body,
       signal: AbortSignal.timeout(tool.timeout_secs * 1000),
-      // Following a redirect would send the signed body to a host the config never named.
-      redirect: "manual",
     });
   } catch (e) {
+    if (e instanceof OutboundRefused)
+      return {
+        kind: "final",
+        outcome: toolError(tool.name, `webhook ${tool.name} refused: ${e.message}`, "permission_denied"),
+      };
     return fetchFailure(tool, e as Error);
   }
 

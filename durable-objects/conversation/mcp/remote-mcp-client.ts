@@ -7,6 +7,8 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { guardedFetch, OutboundRefused } from "../../../runtime/guarded-fetch.js";
+import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import type { McpServerConfig } from "./mcp-servers-config.js";
 import { NO_SCHEMA_VALIDATION } from "./no-schema-validation.js";
 
@@ -30,8 +32,8 @@ export class RemoteMcpClients {
 
   constructor(private readonly onToolsChanged: (server: string) => void) {}
 
-  async listTools(server: McpServerConfig, timeoutMs: number): Promise<Tool[]> {
-    return this.use(server, timeoutMs, async (client) => {
+  async listTools(server: McpServerConfig, outbound: OutboundUrlPolicy, timeoutMs: number): Promise<Tool[]> {
+    return this.use(server, outbound, timeoutMs, async (client) => {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
@@ -46,12 +48,14 @@ export class RemoteMcpClients {
 
   async callTool(
     server: McpServerConfig,
+    outbound: OutboundUrlPolicy,
     name: string,
     args: Record<string, unknown>,
     timeoutMs: number,
   ): Promise<CallToolResult> {
     return this.use(
       server,
+      outbound,
       timeoutMs,
       async (client) =>
         (await client.callTool({ name, arguments: args }, undefined, {
@@ -62,10 +66,15 @@ export class RemoteMcpClients {
   }
 
   /** Runs `work` on the server's client; a transport failure drops the client and is thrown as TransportFailure. */
-  private async use<T>(server: McpServerConfig, timeoutMs: number, work: (client: Client) => Promise<T>): Promise<T> {
+  private async use<T>(
+    server: McpServerConfig,
+    outbound: OutboundUrlPolicy,
+    timeoutMs: number,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     let entry: Open;
     try {
-      entry = await this.connect(server, timeoutMs);
+      entry = await this.connect(server, outbound, timeoutMs);
     } catch (e) {
       this.drop(server.name);
       throw transportFailure(e) ?? e;
@@ -82,15 +91,17 @@ export class RemoteMcpClients {
     }
   }
 
-  private connect(server: McpServerConfig, timeoutMs: number): Promise<Open> {
+  private connect(server: McpServerConfig, outbound: OutboundUrlPolicy, timeoutMs: number): Promise<Open> {
     let opening = this.open.get(server.name);
     if (!opening) {
       opening = (async () => {
         const headers: Record<string, string> = { ...server.headers };
         if (server.bearer) headers.authorization = `Bearer ${server.bearer}`;
+        // Every request (and each redirect the SDK follows within the origin) passes the outbound rule.
         const transport = new StreamableHTTPClientTransport(new URL(server.url), {
           requestInit: { headers },
           redirectPolicy: "same-origin",
+          fetch: guardedFetch(outbound),
         });
         const client = new Client(
           { name: "edgeloop-conversation", version: "0.1.0" },
@@ -120,6 +131,8 @@ export class RemoteMcpClients {
 /** The error as a TransportFailure when another attempt could succeed; null when it is the server's answer. */
 function transportFailure(e: unknown): TransportFailure | null {
   if (e instanceof TransportFailure) return e;
+  // Refused by the outbound rule: another attempt would be refused the same way.
+  if (isRefusal(e)) return null;
   if (e instanceof StreamableHTTPError) {
     const code = e.code ?? 0;
     // 404: the server forgot our session; a new one is opened on the next attempt.
@@ -131,4 +144,11 @@ function transportFailure(e: unknown): TransportFailure | null {
   // Anything else failed on the way (fetch's "Network connection lost.", a reset stream, a reply
   // that is not JSON-RPC): another attempt may get through.
   return new TransportFailure(e instanceof Error ? e.message : String(e));
+}
+
+/** An error that is (or wraps) a refusal by the outbound rule. */
+export function isRefusal(e: unknown): boolean {
+  for (let cause = e, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++)
+    if (cause instanceof OutboundRefused || cause.name === "OutboundRefused") return true;
+  return false;
 }

@@ -8,12 +8,12 @@ import {
 } from "../../../protocol/index.js";
 import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
 import { log } from "../../../runtime/log.js";
-import { checkOutboundUrl } from "../../../runtime/outbound-url.js";
+import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { backoffDelayMs, maxTotalBackoffMs } from "../builtins/retry-delay.js";
 import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
 import type { ConversationStore } from "../conversation-store.js";
 import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
-import { RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
+import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
 
 /**
  * Remote MCP servers' tools as a conversation's tools (`MCP_SERVERS`). Each server is listed once
@@ -45,14 +45,14 @@ export class RemoteMcpTools {
   }
 
   /** The tools of every configured server, from the cache or listed now. */
-  async specs(servers: McpServerConfig[], allowHttp: boolean, conversationId: string): Promise<ToolSpec[]> {
+  async specs(servers: McpServerConfig[], outbound: OutboundUrlPolicy, conversationId: string): Promise<ToolSpec[]> {
     if (servers.length === 0) return [];
     const cached = this.store.getValue<Cached>(CACHE_KEY) ?? {};
     const listed = await Promise.all(
       servers.map(async (server) => {
         const have = cached[server.name];
         if (have && !have.stale) return [server.name, have] as const;
-        const tools = await this.list(server, allowHttp, conversationId);
+        const tools = await this.list(server, outbound, conversationId);
         return [server.name, tools ? { tools, stale: false } : have] as const;
       }),
     );
@@ -76,7 +76,7 @@ export class RemoteMcpTools {
     tool: RemoteTool,
     servers: McpServerConfig[],
     args: Record<string, unknown>,
-    allowHttp: boolean,
+    outbound: OutboundUrlPolicy,
   ): Promise<ToolOutcome> {
     const started = Date.now();
     const fail = (error_type: ErrorType, error: string): ToolOutcome => ({
@@ -88,14 +88,14 @@ export class RemoteMcpTools {
     });
     const server = servers.find((s) => s.name === tool.server);
     if (!server) return fail("not_found", `MCP server '${tool.server}' is no longer configured`);
-    const url = checkOutboundUrl(server.url, { allowHttp });
+    const url = checkOutboundUrl(server.url, outbound);
     if (!url.ok) return fail("permission_denied", `MCP server '${server.name}' refused: ${url.reason}`);
     const timeoutMs = server.timeout_secs * 1000;
     let lastFailure = "";
     for (let attempt = 0; attempt <= server.max_retries; attempt++) {
       if (attempt > 0) await this.sleep(backoffDelayMs(attempt - 1));
       try {
-        const result = await this.clients.callTool(server, tool.tool, args, timeoutMs);
+        const result = await this.clients.callTool(server, outbound, tool.tool, args, timeoutMs);
         return outcomeFromMcpResult(tool.name, result, {
           maxTextBytes: MAX_RESULT_BYTES,
           maxImageChars: MAX_RESULT_BYTES * 3,
@@ -118,16 +118,16 @@ export class RemoteMcpTools {
 
   private async list(
     server: McpServerConfig,
-    allowHttp: boolean,
+    outbound: OutboundUrlPolicy,
     conversationId: string,
   ): Promise<RemoteTool[] | null> {
-    const url = checkOutboundUrl(server.url, { allowHttp });
+    const url = checkOutboundUrl(server.url, outbound);
     if (!url.ok) {
       log("warn", "mcp server refused", { conversation_id: conversationId, server: server.name, reason: url.reason });
       return null;
     }
     try {
-      const tools = await this.clients.listTools(server, Math.min(server.timeout_secs * 1000, MAX_LIST_MS));
+      const tools = await this.clients.listTools(server, outbound, Math.min(server.timeout_secs * 1000, MAX_LIST_MS));
       return this.offered(server, tools, conversationId);
     } catch (e) {
       log("warn", "mcp server not listed; its tools are left out of this message", {
@@ -202,6 +202,7 @@ function failure(
   fail: (type: ErrorType, error: string) => ToolOutcome,
 ): ToolOutcome {
   const message = e instanceof Error ? e.message : String(e);
+  if (isRefusal(e)) return fail("permission_denied", `MCP server '${server.name}' refused: ${message}`);
   const code = e instanceof McpError ? e.code : null;
   if (code === ErrorCode.RequestTimeout)
     return fail("timeout", `Tool '${name}' timed out after ${server.timeout_secs}s`);

@@ -4,13 +4,21 @@
  * by a fake hub so each frame can be checked exactly.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../../device-agent/src/sandbox/bubblewrap.js";
 import { AGENT_BIN, BASIC, FakeHub, isAlive, REPO, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 const SERVERS = join(REPO, "node_modules/@modelcontextprotocol");
+const HIDDEN_SERVER = `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+const server = new McpServer({ name: "hidden", version: "1.0.0" });
+server.registerTool("hidden_hello", { description: "Says where it runs" }, async () => ({
+  content: [{ type: "text", text: "hello from a folder the sandbox hides" }],
+}));
+await server.connect(new StdioServerTransport());
+`;
 let hub: FakeHub;
 let agent: ChildProcess;
 let exited: Promise<unknown>;
@@ -43,12 +51,18 @@ beforeAll(async () => {
   );
   const every = skill(skills, "every", `command = ["node", "${SERVERS}/server-everything/dist/index.js", "stdio"]`);
   const grow = skill(skills, "grow", `command = ["node", "${REPO}/test/fixtures/mcp/tool-adding-server.mjs"]`);
+  // A sandboxed server kept where the sandbox hides things (/tmp here; ~ on a device), loading
+  // its packages through a node_modules folder beside it: the sandbox must show it both.
+  const pkg = tempDir();
+  symlinkSync(join(REPO, "node_modules"), join(pkg, "node_modules"));
+  writeFileSync(join(pkg, "server.mjs"), HIDDEN_SERVER);
+  const hidden = skill(skills, "hidden", `command = ["node", "${pkg}/server.mjs"]\nsandboxing = "bubblewrap"`);
   agent = spawn(
     process.execPath,
     [
       AGENT_BIN,
       ...["--url", hub.url, "--agent-id", "pi-mcp", "--token", "t", "--workspace", ws],
-      ...[BASIC, fs, every, grow].flatMap((s) => ["--skills", s]),
+      ...[BASIC, fs, every, grow, hidden].flatMap((s) => ["--skills", s]),
     ],
     { env: { PATH: process.env.PATH, HOME: process.env.HOME, EDGELOOP_TOKEN: "t" }, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -95,6 +109,14 @@ describe("an MCP server as a device skill", { timeout: 60_000 }, () => {
       (l) => l.msg === "mcp tool schema cut down to what the validator checks" && l.tool === "read_multiple_files",
     );
     expect(cut?.dropped).toEqual(["paths: 'minItems' not supported by the validator (checked by the server)"]);
+  });
+
+  it("a sandboxed server kept in a folder the sandbox hides still runs: its files and packages are shown read-only", async () => {
+    const hello = hub.allFrames().find((f) => f.type === "hello");
+    const hidden = hello.skills.find((s: { name: string }) => s.name === "hidden");
+    expect(hidden?.tools.map((t: { name: string }) => t.name)).toEqual(["hidden_hello"]);
+    const out = await run("mcp-hidden-1", "hidden_hello", {});
+    expect(out).toMatchObject({ status: "success", result: "hello from a folder the sandbox hides" });
   });
 
   it("runs a call once: a repeated request id is answered from the result store, never sent to the server again", async () => {

@@ -221,19 +221,24 @@ describe("ResultStore", () => {
     expect(b.get("old-3")).toEqual(a.get("old-3"));
   });
 
-  it("finish writes before it returns, without waiting for the fsync; flush waits for it (one sync in flight)", async () => {
+  it("finish writes before it returns, without waiting for the fsync, which starts after the caller's turn; flush waits for it (one sync in flight)", async () => {
     const dir = tempDir();
     const pending: (() => void)[] = [];
     const store = await open(dir, { sync: () => new Promise<void>((resolve) => pending.push(resolve)) });
+    const turn = () => new Promise((r) => setImmediate(r));
     store.begin("r-1", "echo");
     store.finish(success("r-1"));
     // What a kill right now would leave on disk (the page cache): the result is there.
     expect(journalLines(dir).map((l) => JSON.parse(l))).toContainEqual(
       expect.objectContaining({ state: "done", request_id: "r-1" }),
     );
+    // The caller sends the result in this turn; the fsync starts after it.
+    expect(pending).toHaveLength(0);
+    await turn();
     expect(pending).toHaveLength(1);
     store.finish(success("r-2"));
     store.finish(success("r-3"));
+    await turn();
     expect(pending).toHaveLength(1); // the next sync covers both
 
     let flushed = false;

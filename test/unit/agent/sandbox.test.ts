@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -110,5 +110,21 @@ describe("bubblewrap sandbox (bwrap installed and usable)", () => {
 describe("bubblewrap probe", () => {
   it("reports bwrap as unusable with a reason when it is not on PATH", () => {
     expect(probeBwrap("/nonexistent")).toEqual({ usable: false, reason: expect.stringContaining("not installed") });
+  });
+
+  it("tries the mounts a tool gets: a bwrap that can make a sandbox but not mount its /proc is unusable", () => {
+    // As in many containers: namespaces work, mounting a new proc is refused. This stand-in bwrap
+    // answers like that, and succeeds without --proc (as the old probe, which left /proc out, did).
+    const dir = tempDir("edgeloop-bwrap-");
+    writeFileSync(
+      join(dir, "bwrap"),
+      `#!/bin/sh\ncase " $* " in *" --proc "*) echo "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" >&2; exit 1;; esac\nexit 0\n`,
+    );
+    chmodSync(join(dir, "bwrap"), 0o755);
+    expect(probeBwrap(dir)).toEqual({
+      usable: false,
+      reason:
+        "bwrap is installed but cannot create a sandbox: bwrap: Can't mount proc on /newroot/proc: Operation not permitted",
+    });
   });
 });

@@ -31,7 +31,8 @@ function callContext(overrides: Partial<WebhookCallContext> = {}): WebhookCallCo
     request_id: "req-42",
     tool_call_id: "call-7",
     conversation_id: "conv-1",
-    allowHttp: true,
+    // The test servers listen on loopback: only the local-testing flag lets a call reach them.
+    outbound: { allowPrivate: true },
     now: () => Date.now(),
     sleep: async (ms) => void sleeps.push(ms),
     sleeps,
@@ -150,11 +151,30 @@ describe("runWebhookTool", () => {
     expect(err.error).toContain("city is required");
   });
 
-  it("does not follow redirects", async () => {
-    const s = await serve(text(302, "", { location: "http://127.0.0.1:9/elsewhere" }));
-    const err = expectError(await runWebhookTool(tool({ url: s.url }), {}, callContext()));
-    expect(err.error).toContain("HTTP 302");
-    expect(s.received).toHaveLength(1);
+  it("follows a redirect itself, sending the signed body again on a 307", async () => {
+    const s = await serve(text(307, "", { location: "/moved" }), json(200, { ok: 1 }));
+    expectSuccess(await runWebhookTool(tool({ url: s.url, secret: "k" }), { a: 1 }, callContext()));
+    expect(s.received.map((r) => [r.method, r.url])).toEqual([
+      ["POST", "/hook"],
+      ["POST", "/moved"],
+    ]);
+    expect(s.received[1]!.body).toBe(s.received[0]!.body);
+    expect(s.received[1]!.headers["x-webhook-signature"]).toBe(s.received[0]!.headers["x-webhook-signature"]);
+  });
+
+  it("checks every redirect by the outbound rule: one to a metadata address is refused, never requested", async () => {
+    // A stand-in fetch: nothing here may send a request to such an address, even in a test.
+    const asked: string[] = [];
+    const fetchStub = (async (url: string | URL) => {
+      asked.push(String(url));
+      return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+    }) as typeof fetch;
+    const ctx = callContext({ outbound: { allowPrivate: false }, fetch: fetchStub });
+    const err = expectError(await runWebhookTool(tool({ url: "https://hooks.example.com/x" }), {}, ctx));
+    expect(err.error_type).toBe("permission_denied");
+    expect(err.error).toContain("redirect from https://hooks.example.com refused");
+    expect(asked).toEqual(["https://hooks.example.com/x"]);
+    expect(ctx.sleeps).toEqual([]);
   });
 
   it("times out an attempt after timeout_secs, without retrying", async () => {
@@ -179,9 +199,10 @@ describe("runWebhookTool", () => {
     expect(ctx.sleeps).toHaveLength(1);
   });
 
-  it("refuses http URLs unless allowHttp, without sending anything", async () => {
+  it("refuses http and loopback URLs without the local-testing flag, without sending anything", async () => {
     const s = await serve(text(200, "should not be reached"));
-    const err = expectError(await runWebhookTool(tool({ url: s.url }), {}, callContext({ allowHttp: false })));
+    const ctx = callContext({ outbound: { allowPrivate: false } });
+    const err = expectError(await runWebhookTool(tool({ url: s.url }), {}, ctx));
     expect(err.error_type).toBe("permission_denied");
     expect(err.error).toContain("https");
     expect(s.received).toHaveLength(0);

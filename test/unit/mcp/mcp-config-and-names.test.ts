@@ -10,16 +10,16 @@ import { fleetToolName, parseFleetToolName } from "../../../worker/mcp/fleet-nam
 import { progressText } from "../../../worker/mcp/follow-run.js";
 
 describe("checkOutboundUrl, the one rule for URLs called on a tool's behalf", () => {
-  it("https always; http only when allowed; anything else refused with the reason", () => {
-    expect(checkOutboundUrl("https://mcp.example.com/mcp", { allowHttp: false })).toMatchObject({ ok: true });
-    expect(checkOutboundUrl("http://127.0.0.1:3001/mcp", { allowHttp: true })).toMatchObject({ ok: true });
-    expect(checkOutboundUrl("http://127.0.0.1:3001/mcp", { allowHttp: false })).toEqual({
+  it("https always; http only under the local-testing flag; anything else refused with the reason", () => {
+    expect(checkOutboundUrl("https://mcp.example.com/mcp", { allowPrivate: false })).toMatchObject({ ok: true });
+    expect(checkOutboundUrl("http://127.0.0.1:3001/mcp", { allowPrivate: true })).toMatchObject({ ok: true });
+    expect(checkOutboundUrl("http://127.0.0.1:3001/mcp", { allowPrivate: false })).toEqual({
       ok: false,
       kind: "refused",
       reason: "only https URLs are allowed (got http://127.0.0.1:3001)",
     });
-    expect(checkOutboundUrl("ftp://x", { allowHttp: true })).toMatchObject({ ok: false, kind: "refused" });
-    expect(checkOutboundUrl("not a url", { allowHttp: true })).toMatchObject({ ok: false, kind: "invalid" });
+    expect(checkOutboundUrl("ftp://x", { allowPrivate: true })).toMatchObject({ ok: false, kind: "refused" });
+    expect(checkOutboundUrl("not a url", { allowPrivate: true })).toMatchObject({ ok: false, kind: "invalid" });
   });
 });
 

@@ -1,0 +1,93 @@
+import type { CostCounters } from "./cost-meter.js";
+
+/**
+ * Reads the cost meter's lines (cost-meter.ts) from a runtime's output: the last line of each
+ * object instance is its running total. A snapshot is those totals; a delta between two snapshots
+ * is what happened in between, summed by class.
+ */
+export type CostSnapshot = Map<string, CostCounters>;
+
+export type CostTotals = {
+  rows_read: number;
+  rows_written: number;
+  statements: number;
+  /** the storage API's key-value calls, billed as rows on SQLite-backed objects */
+  kv_rows_read: number;
+  kv_rows_written: number;
+  rpc: number;
+  fetch: number;
+  alarm: number;
+  websocket_message: number;
+  alarms_set: number;
+  /** RPC calls by "Class.method" */
+  rpc_by_method: Record<string, number>;
+  /** by "Class: statement": [count, rows read, rows written] */
+  by_statement: Record<string, [number, number, number]>;
+};
+
+const LINE = /\{"cost_meter":.*\}\}/g;
+
+export function costSnapshot(output: string): CostSnapshot {
+  const snapshot: CostSnapshot = new Map();
+  for (const match of output.matchAll(LINE)) {
+    const c = (JSON.parse(match[0]) as { cost_meter: CostCounters }).cost_meter;
+    snapshot.set(`${c.class}|${c.id}|${c.instance}`, c);
+  }
+  return snapshot;
+}
+
+const zero = (): CostTotals => ({
+  rows_read: 0,
+  rows_written: 0,
+  statements: 0,
+  kv_rows_read: 0,
+  kv_rows_written: 0,
+  rpc: 0,
+  fetch: 0,
+  alarm: 0,
+  websocket_message: 0,
+  alarms_set: 0,
+  rpc_by_method: {},
+  by_statement: {},
+});
+
+/** What `after` counted beyond `before`, by class ("*" = all classes). */
+export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string, CostTotals> {
+  const out = new Map<string, CostTotals>([["*", zero()]]);
+  for (const [key, a] of after) {
+    const b = before.get(key);
+    for (const cls of [a.class, "*"]) {
+      const t = out.get(cls) ?? zero();
+      out.set(cls, t);
+      for (const f of [
+        "rows_read",
+        "rows_written",
+        "statements",
+        "kv_rows_read",
+        "kv_rows_written",
+        "alarms_set",
+      ] as const)
+        t[f] += a[f] - (b?.[f] ?? 0);
+      for (const f of ["fetch", "alarm", "websocket_message"] as const) t[f] += a.requests[f] - (b?.requests[f] ?? 0);
+      for (const [q, [n, r, w]] of Object.entries(a.by_statement ?? {})) {
+        const [bn, br, bw] = b?.by_statement?.[q] ?? [0, 0, 0];
+        if (n === bn) continue;
+        const key = `${a.class}: ${q}`;
+        const t0 = t.by_statement[key] ?? [0, 0, 0];
+        t.by_statement[key] = t0;
+        t0[0] += n - bn;
+        t0[1] += r - br;
+        t0[2] += w - bw;
+      }
+      for (const [m, n] of Object.entries(a.requests.rpc)) {
+        const d = n - (b?.requests.rpc[m] ?? 0);
+        t.rpc += d;
+        if (d) t.rpc_by_method[`${a.class}.${m}`] = (t.rpc_by_method[`${a.class}.${m}`] ?? 0) + d;
+      }
+    }
+  }
+  return out;
+}
+
+/** Cloudflare bills incoming WebSocket messages at 20 to one request. */
+export const billedRequests = (t: CostTotals): number => t.rpc + t.fetch + t.alarm + t.websocket_message / 20;

@@ -1,0 +1,54 @@
+import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
+import { type ToolSpec, toolSpecsFromSkills } from "../../protocol/index.js";
+import { approvalRulesOf, hubFor } from "../addresses.js";
+import type { DurableObjectBindings } from "../bindings.js";
+import type { ConversationSettings } from "./conversation-settings.js";
+import { mayNeedApproval } from "./core/approval-rules.js";
+import type { LoopConfig } from "./core/index.js";
+import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
+import { conversationTools } from "./tool-list.js";
+
+/**
+ * What a new message or a direct call brings to the loop, read before its event is applied: the
+ * tools it may use, the approval rules in force for its device and owner, and the context settings
+ * that follow the deployment. Used by ConversationDO's postMessage and callTool.
+ */
+
+type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "APPROVAL_RULES">;
+
+/** A message's tools: the device's, the orchestrator's, and the remote MCP servers'. */
+export async function messageTools(
+  env: Env,
+  remoteMcp: RemoteMcpTools,
+  settings: ConversationSettings,
+  agentId: string,
+  conversationId: string,
+): Promise<ToolSpec[]> {
+  const skills = await hubFor(env, agentId).getSkills(agentId);
+  const remote = await remoteMcp.specs(settings.mcpServers, settings.outbound, conversationId);
+  return conversationTools(skills, settings.webhookTools, remote);
+}
+
+/** A direct call's tools: only the device's own; a direct call never reaches the orchestrator's built-ins. */
+export async function deviceTools(env: Env, agentId: string): Promise<ToolSpec[]> {
+  return toolSpecsFromSkills(await hubFor(env, agentId).getSkills(agentId));
+}
+
+/** The remembered approval decisions, read only when a tool may ask for approval. */
+export async function approvalRulesFor(
+  env: Env,
+  config: LoopConfig,
+  tools: ToolSpec[],
+  agentId: string,
+  ownerId: string | null,
+): Promise<{ approval_rules?: ApprovalRuleMatch[] }> {
+  if (!mayNeedApproval(config, tools)) return {};
+  return { approval_rules: await approvalRulesOf(env).forAgent(agentId, ownerId) };
+}
+
+/** The context settings follow the deployment's vars, so a conversation of months sees a new model's window. */
+export function contextConfig(loop: Partial<LoopConfig>): Partial<LoopConfig> {
+  const { context_tokens, compact_at, keep_recent_turns } = loop;
+  const context = { context_tokens, compact_at, keep_recent_turns };
+  return Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined)) as Partial<LoopConfig>;
+}

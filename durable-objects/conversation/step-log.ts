@@ -1,0 +1,140 @@
+import type { ConversationEvent, ConversationEventData, ToolCallSummary } from "../../protocol/index.js";
+import type { ChatMessage } from "./core/index.js";
+
+/** Where a row sits in the log: its first event's seq (or the next one's), then its number. */
+export type LogKey = [ev: number, n: number];
+
+/** One row of the log being gathered: what one step added, in the order it happened. */
+type Row = { ev: number; at: number; events: string[]; messages: string[]; calls: string[] };
+
+/**
+ * The conversation's log, one row per step with what the step added: its messages, its events and
+ * the run's new call summaries, each list as a JSON array. Rows are keyed by (the seq of their first
+ * event, or of the next event when they have none; a running number), in a table without rowids:
+ * appending a row reads nothing, and the events after a seq are found by key. Event seqs are
+ * consecutive from 1, so an event's seq is its row's first seq plus its place in the row. Used by
+ * ConversationStore, which writes a row with every step and whenever an event is stored alone.
+ */
+export class StepLog {
+  /** the next event's seq and the next row's number; read on first use */
+  private cursor: { seq: number; n: number } | null = null;
+  private row: Row | null = null;
+
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS steps (
+      ev INTEGER NOT NULL, n INTEGER NOT NULL, at INTEGER NOT NULL, events TEXT, messages TEXT, calls TEXT,
+      PRIMARY KEY (ev, n)) WITHOUT ROWID`);
+  }
+
+  /** Forget the row being gathered and where the log ends (a rollback undid them). */
+  reset(): void {
+    this.cursor = null;
+    this.row = null;
+  }
+
+  /** The key the next row will have. */
+  nextKey(): LogKey {
+    const c = this.end();
+    return [this.row ? this.row.ev : c.seq, c.n];
+  }
+
+  addMessages(json: string[]): void {
+    if (json.length > 0) this.open(null).messages.push(...json);
+  }
+
+  addCalls(json: string[]): void {
+    if (json.length > 0) this.open(null).calls.push(...json);
+  }
+
+  /** Adds an event to the row being gathered; returns its seq. */
+  addEvent(event: ConversationEventData, at: number): number {
+    const row = this.open(at);
+    row.events.push(JSON.stringify(event));
+    return this.end().seq++;
+  }
+
+  /** Writes the row gathered so far, if it holds anything. */
+  write(): void {
+    const row = this.row;
+    this.row = null;
+    if (!row || (row.events.length === 0 && row.messages.length === 0 && row.calls.length === 0)) return;
+    const list = (items: string[]) => (items.length > 0 ? `[${items.join(",")}]` : null);
+    this.sql.exec(
+      "INSERT INTO steps (ev, n, at, events, messages, calls) VALUES (?, ?, ?, ?, ?, ?)",
+      row.ev,
+      this.end().n++,
+      row.at,
+      list(row.events),
+      list(row.messages),
+      list(row.calls),
+    );
+  }
+
+  /** Every message, and the call summaries of the rows from `callsFrom` on. */
+  read(callsFrom: LogKey | null): { messages: ChatMessage[]; calls: ToolCallSummary[] } {
+    const messages: ChatMessage[] = [];
+    const calls: ToolCallSummary[] = [];
+    const [fromEv, fromN] = callsFrom ?? [Infinity, Infinity];
+    for (const r of this.sql.exec<{ ev: number; n: number; messages: string | null; calls: string | null }>(
+      "SELECT ev, n, messages, calls FROM steps WHERE messages IS NOT NULL OR calls IS NOT NULL ORDER BY ev, n",
+    )) {
+      if (r.messages) messages.push(...(JSON.parse(r.messages) as ChatMessage[]));
+      // Both parts of the key only grow, row after row.
+      if (r.calls && r.ev >= fromEv && r.n >= fromN) calls.push(...(JSON.parse(r.calls) as ToolCallSummary[]));
+    }
+    return { messages, calls };
+  }
+
+  /** Events after `afterSeq`, at most `limit`, oldest first. */
+  events(afterSeq: number, limit: number): ConversationEvent[] {
+    // The row holding event afterSeq + 1 may start before it.
+    const rows = this.sql
+      .exec<{ ev: number; at: number; events: string }>(
+        `SELECT ev, at, events FROM steps WHERE events IS NOT NULL AND ev >= COALESCE(
+           (SELECT ev FROM steps WHERE ev <= ? AND events IS NOT NULL ORDER BY ev DESC, n DESC LIMIT 1), 0)
+         ORDER BY ev, n LIMIT ?`,
+        afterSeq + 1,
+        limit + 1,
+      )
+      .toArray();
+    const out: ConversationEvent[] = [];
+    for (const r of rows) {
+      const events = JSON.parse(r.events) as ConversationEventData[];
+      for (let i = 0; i < events.length && out.length < limit; i++) {
+        if (r.ev + i > afterSeq) out.push({ ...events[i]!, seq: r.ev + i, at: r.at });
+      }
+    }
+    return out;
+  }
+
+  /** Events stored by an earlier layout, with their seqs and times as they were. */
+  importEvents(events: ConversationEvent[]): void {
+    for (const { seq, at, ...data } of events) {
+      const c = this.end();
+      if (this.row && (this.row.at !== at || c.seq !== seq)) this.write();
+      c.seq = seq;
+      this.addEvent(data as ConversationEventData, at);
+    }
+    this.write();
+  }
+
+  private end(): { seq: number; n: number } {
+    if (!this.cursor) {
+      const last = this.sql
+        .exec<{ ev: number; n: number; k: number | null }>(
+          "SELECT ev, n, json_array_length(events) AS k FROM steps ORDER BY ev DESC, n DESC LIMIT 1",
+        )
+        .toArray()[0];
+      this.cursor = last ? { seq: last.ev + (last.k ?? 0), n: last.n + 1 } : { seq: 1, n: 0 };
+    }
+    return this.cursor;
+  }
+
+  /** The row being gathered; one whose events are of another time is written first. */
+  private open(at: number | null): Row {
+    if (this.row && at !== null && this.row.events.length > 0 && this.row.at !== at) this.write();
+    this.row ??= { ev: this.end().seq, at: at ?? Date.now(), events: [], messages: [], calls: [] };
+    if (at !== null && this.row.events.length === 0) this.row.at = at;
+    return this.row;
+  }
+}

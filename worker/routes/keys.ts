@@ -1,0 +1,55 @@
+import { Hono } from "hono";
+import { apiKeysOf } from "../../durable-objects/addresses.js";
+import { CreateKeyRequest, KEY_SCOPES, KeyId } from "../../protocol/api-keys.js";
+import { problemResponse } from "../../runtime/problem.js";
+import { readConfig } from "../config.js";
+import type { Env } from "../env.js";
+import { countRejections } from "../middleware/count-rejections.js";
+import { requireToken } from "../middleware/require-token.js";
+import { readJsonBody } from "../read-body.js";
+
+/**
+ * `/v1/keys`: scoped API keys, issued by the admin (the admin token or the dashboard session).
+ *
+ *   POST   /v1/keys {name, agents?, pools?, scopes?} → 201 {key_id, key, …}: the key is in this
+ *                                                      answer only; its SHA-256 is what is kept
+ *   GET    /v1/keys                                  → {keys}: never the keys themselves
+ *   DELETE /v1/keys/:id                              → {key_id, revoked}: the next request with it is refused
+ *
+ * What a key may do is in runtime/access.ts and docs/security.md.
+ */
+export const keys = new Hono<{ Bindings: Env }>();
+
+keys.use("*", countRejections("/v1/keys"), requireToken("ADMIN_TOKEN"));
+
+keys.post("/", async (c) => {
+  const body = await readJsonBody(c, CreateKeyRequest);
+  if (!body.ok) return body.response;
+  const cfg = readConfig(c.env);
+  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
+  const unknown = body.value.pools.find((p) => !cfg.config.POOLS.has(p));
+  if (unknown !== undefined) {
+    const known = [...cfg.config.POOLS.keys()].join(", ") || "none";
+    const detail = `no pool '${unknown}' (configured: ${known})`;
+    return problemResponse(400, "Unknown pool", detail, { errors: [{ path: "pools", message: detail }] });
+  }
+  const { name, agents, pools, scopes } = body.value;
+  const issued = await apiKeysOf(c.env).create({
+    name,
+    agents: [...new Set(agents)],
+    pools: [...new Set(pools)],
+    scopes: [...new Set(scopes ?? KEY_SCOPES)],
+  });
+  return c.json(issued, 201, { "cache-control": "no-store" });
+});
+
+keys.get("/", async (c) => c.json({ keys: await apiKeysOf(c.env).list() }));
+
+keys.delete("/:id", async (c) => {
+  const id = c.req.param("id");
+  if (!KeyId.safeParse(id).success)
+    return problemResponse(400, "Invalid key id", "key ids look like key_<16 hex digits>");
+  const res = await apiKeysOf(c.env).revoke(id);
+  if (!res.found) return problemResponse(404, "Not found", `no key '${id}'`);
+  return c.json({ key_id: id, revoked: true, already_revoked: !res.revoked });
+});
