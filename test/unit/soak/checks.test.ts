@@ -109,7 +109,7 @@ describe("the soak's checks", () => {
 
   it("count a call that timed out although its device finished it in time, and fail nothing for it", () => {
     const { audit, journals } = clean();
-    const reply = audit.view.replies[0];
+    const reply = audit.view?.replies[0];
     if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: "timeout" }];
     const { checks, tools } = runChecks([audit], journals, []);
     expect(checks.filter((c) => c.count > 0).map((c) => c.id)).toEqual([]);
