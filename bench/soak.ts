@@ -21,7 +21,7 @@ import { runChecks } from "./soak/checks.js";
 import { collectAudits } from "./soak/collect.js";
 import { startFleet } from "./soak/fleet.js";
 import { readJournals } from "./soak/journal.js";
-import { MemorySampler, memoryVerdict } from "./soak/memory-sampler.js";
+import { MEMORY_FLAT_WITHIN, MemorySampler, memoryCheck, memoryVerdict } from "./soak/memory-sampler.js";
 import { SOAK_RULES } from "./soak/model-script.js";
 import { seededRandom } from "./soak/random.js";
 import { createSchedules, pauseSchedules, type ScheduleView, scheduledConversations } from "./soak/schedules.js";
@@ -146,6 +146,8 @@ async function main(): Promise<number> {
     const audits = await collectAudits(api, workload.conversations, scheduled);
     const journals = readJournals(fleet.agents);
     const { checks, tools } = runChecks(audits, journals, views);
+    const memoryFlat = memoryVerdict(memory.samples, loadFromS, loadToS, plan.memoryWindowS, MEMORY_FLAT_WITHIN);
+    checks.push(memoryCheck(memoryFlat));
     const verdict = verdictOf(checks);
     const msgs = workload.conversations.flatMap((c) => c.messages);
     const replyTimes = msgs.flatMap((m) => (m.accepted_at && m.ended_at ? [(m.ended_at - m.accepted_at) / 1000] : []));
@@ -196,7 +198,7 @@ async function main(): Promise<number> {
         max: percentile(acceptTimes, 100),
       },
       chaos: { counts, events: chaos.events },
-      memory: memoryVerdict(memory.samples, loadFromS, loadToS, plan.memoryWindowS, 1.25),
+      memory: memoryFlat,
       memory_samples: memory.samples,
       client: api.stats,
       logs: null,

@@ -4,6 +4,7 @@
  * one), the bridge and the broker. "Flat" compares the first minute of the load with its last.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import type { Check } from "./checks.js";
 import type { Fleet } from "./fleet.js";
 
 export type MemorySample = {
@@ -87,6 +88,15 @@ export class MemorySampler {
   }
 }
 
+/**
+ * Growth of at most this ratio (last window's mean RSS over the first's) counts as flat. Window means
+ * of the same process under this load differ by about 5 % from one window to the next (restarts,
+ * garbage collection, how many tools run at that moment), so a quarter is well clear of the noise
+ * and still catches a leak that grows with the work done: the soak does a similar amount of work in
+ * every minute, so any per-message or per-conversation leak keeps adding until the last window.
+ */
+export const MEMORY_FLAT_WITHIN = 1.25;
+
 export type MemoryWindow = {
   from_s: number;
   to_s: number;
@@ -142,5 +152,24 @@ export function memoryVerdict(
     agent_growth,
     flat_within: flatWithin,
     flat: runtime_growth <= flatWithin && agent_growth <= flatWithin,
+  };
+}
+
+/** Memory that was not flat is a failure like the others: one count per kind of process that grew. */
+export function memoryCheck(v: MemoryVerdict): Check {
+  const grew = [
+    ...(v.runtime_growth > v.flat_within
+      ? [`runtime ${v.first.runtime_mb} MB -> ${v.last.runtime_mb} MB (x${v.runtime_growth})`]
+      : []),
+    ...(v.agent_growth > v.flat_within
+      ? [`agent (mean) ${v.first.agent_avg_mb} MB -> ${v.last.agent_avg_mb} MB (x${v.agent_growth})`]
+      : []),
+  ];
+  return {
+    id: "memory_growth",
+    what: `kinds of process (runtime, agents) whose RSS grew more than x${v.flat_within} from the first ${v.window_s} s of the load to the last`,
+    bucket: "other",
+    count: grew.length,
+    examples: grew,
   };
 }
