@@ -90,7 +90,7 @@ export class MemorySampler {
 
 /**
  * Growth of at most this ratio (last window's mean RSS over the first's) counts as flat. Window means
- * of the same process under this load differ by about 5 % from one window to the next (restarts,
+ * of the same process under this load differ by up to about 6 % from one minute to the next (restarts,
  * garbage collection, how many tools run at that moment), so a quarter is well clear of the noise
  * and still catches a leak that grows with the work done: the soak does a similar amount of work in
  * every minute, so any per-message or per-conversation leak keeps adding until the last window.
