@@ -105,6 +105,8 @@ export type MemoryWindow = {
   agent_max_mb: number;
 };
 export type MemoryVerdict = {
+  /** false for a load too short to tell growth from warm-up (a quick run): reported, not checked */
+  judged: boolean;
   window_s: number;
   first: MemoryWindow;
   last: MemoryWindow;
@@ -116,9 +118,12 @@ export type MemoryVerdict = {
 };
 
 /**
- * First and last `windowS` seconds of the load phase, as means: the runtime's total RSS, and the
- * agents' RSS per running agent (agents come and go under chaos, so a sum would measure that).
- * Samples taken while the runtime was down or starting (under 10 MB) are left out.
+ * The first `windowS` seconds of the load after its first window (the warm-up: the runtime's
+ * first isolates and caches, the agents' first tool runs, which is growth but no leak) against the
+ * last `windowS` seconds, as means: the runtime's total RSS, and the agents' RSS per running agent
+ * (agents come and go under chaos, so a sum would measure that). Samples taken while the runtime
+ * was down or starting (under 10 MB) are left out. Judged only when the load is at least five
+ * windows long: in a shorter one the two windows nearly touch, and a restart's timing decides.
  */
 export function memoryVerdict(
   samples: MemorySample[],
@@ -127,6 +132,8 @@ export function memoryVerdict(
   windowS: number,
   flatWithin: number,
 ): MemoryVerdict {
+  const judged = loadToS - loadFromS >= 5 * windowS;
+  const firstFrom = judged ? loadFromS + windowS : loadFromS;
   const inLoad = samples.filter((s) => s.t_s >= loadFromS && s.t_s <= loadToS && s.runtime_mb > 10);
   const windowOf = (from: number, to: number): MemoryWindow => {
     const w = inLoad.filter((s) => s.t_s >= from && s.t_s <= to);
@@ -139,35 +146,40 @@ export function memoryVerdict(
       agent_max_mb: round(Math.max(0, ...w.map((s) => s.agent_max_mb))),
     };
   };
-  const first = windowOf(loadFromS, loadFromS + windowS);
+  const first = windowOf(firstFrom, firstFrom + windowS);
   const last = windowOf(loadToS - windowS, loadToS);
   const growth = (a: number, b: number) => (a > 0 ? Math.round((b / a) * 100) / 100 : 0);
   const runtime_growth = growth(first.runtime_mb, last.runtime_mb);
   const agent_growth = growth(first.agent_avg_mb, last.agent_avg_mb);
   return {
+    judged,
     window_s: windowS,
     first,
     last,
     runtime_growth,
     agent_growth,
     flat_within: flatWithin,
-    flat: runtime_growth <= flatWithin && agent_growth <= flatWithin,
+    flat: !judged || (runtime_growth <= flatWithin && agent_growth <= flatWithin),
   };
 }
 
 /** Memory that was not flat is a failure like the others: one count per kind of process that grew. */
 export function memoryCheck(v: MemoryVerdict): Check {
-  const grew = [
-    ...(v.runtime_growth > v.flat_within
-      ? [`runtime ${v.first.runtime_mb} MB -> ${v.last.runtime_mb} MB (x${v.runtime_growth})`]
-      : []),
-    ...(v.agent_growth > v.flat_within
-      ? [`agent (mean) ${v.first.agent_avg_mb} MB -> ${v.last.agent_avg_mb} MB (x${v.agent_growth})`]
-      : []),
-  ];
+  const grew = !v.judged
+    ? []
+    : [
+        ...(v.runtime_growth > v.flat_within
+          ? [`runtime ${v.first.runtime_mb} MB -> ${v.last.runtime_mb} MB (x${v.runtime_growth})`]
+          : []),
+        ...(v.agent_growth > v.flat_within
+          ? [`agent (mean) ${v.first.agent_avg_mb} MB -> ${v.last.agent_avg_mb} MB (x${v.agent_growth})`]
+          : []),
+      ];
   return {
     id: "memory_growth",
-    what: `kinds of process (runtime, agents) whose RSS grew more than x${v.flat_within} from the first ${v.window_s} s of the load to the last`,
+    what: v.judged
+      ? `kinds of process (runtime, agents) whose RSS grew more than x${v.flat_within} from the ${v.window_s} s after the warm-up to the last ${v.window_s} s of the load`
+      : "memory growth: not judged (the load is shorter than five windows; reported below)",
     bucket: "other",
     count: grew.length,
     examples: grew,

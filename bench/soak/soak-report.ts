@@ -54,7 +54,7 @@ function markdown(r: SoakReport): string {
     "",
     `\`${r.command}\` on ${r.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}, ${m.wrangler}, ${m.platform}. Took ${r.duration_s} s. Seed **${r.seed}** (replay: \`npm run soak -- --seed ${r.seed}${r.quick ? " --quick" : ""}\`).`,
     "",
-    `**${v.passed ? "PASSED" : "FAILED"}: ${v.lost} lost, ${v.duplicated} duplicated, ${v.stuck} stuck**${v.other_failures ? `, ${v.other_failures} other failures` : ""}. Memory ${mem.flat ? "flat" : "NOT flat"} (runtime ×${mem.runtime_growth}, agents ×${mem.agent_growth}, last ${mem.window_s} s of the load vs the first; flat = at most ×${mem.flat_within}).`,
+    `**${v.passed ? "PASSED" : "FAILED"}: ${v.lost} lost, ${v.duplicated} duplicated, ${v.stuck} stuck**${v.other_failures ? `, ${v.other_failures} other failures` : ""}. ${memoryLine(mem)}`,
     "",
     "## Setup",
     "",
@@ -110,8 +110,8 @@ function markdown(r: SoakReport): string {
     "",
     "| | runtime (wrangler's dev server + workerd) | agent (mean per running agent) | largest agent |",
     "|---|---|---|---|",
-    `| first ${mem.window_s} s of the load (${mem.first.from_s}–${mem.first.to_s} s) | ${mem.first.runtime_mb} MB | ${mem.first.agent_avg_mb} MB | ${mem.first.agent_max_mb} MB |`,
-    `| last ${mem.window_s} s of the load (${mem.last.from_s}–${mem.last.to_s} s) | ${mem.last.runtime_mb} MB | ${mem.last.agent_avg_mb} MB | ${mem.last.agent_max_mb} MB |`,
+    `| ${mem.judged ? "after the warm-up" : "first window"} (${mem.first.from_s}–${mem.first.to_s} s) | ${mem.first.runtime_mb} MB | ${mem.first.agent_avg_mb} MB | ${mem.first.agent_max_mb} MB |`,
+    `| last window (${mem.last.from_s}–${mem.last.to_s} s) | ${mem.last.runtime_mb} MB | ${mem.last.agent_avg_mb} MB | ${mem.last.agent_max_mb} MB |`,
     `| growth | ×${mem.runtime_growth} | ×${mem.agent_growth} | |`,
     "",
     "## Client",
@@ -128,4 +128,11 @@ function markdown(r: SoakReport): string {
     "",
   );
   return `${lines.join("\n")}\n`;
+}
+
+function memoryLine(mem: MemoryVerdict): string {
+  const growth = `runtime ×${mem.runtime_growth}, agents ×${mem.agent_growth}`;
+  if (!mem.judged)
+    return `Memory not judged: the load is shorter than five ${mem.window_s} s windows (${growth}, reported only).`;
+  return `Memory ${mem.flat ? "flat" : "NOT flat"} (${growth}, the last ${mem.window_s} s of the load vs the ${mem.window_s} s after the warm-up; flat = at most ×${mem.flat_within}).`;
 }
