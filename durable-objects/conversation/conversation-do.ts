@@ -110,6 +110,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async postMessage(input: PostMessageInput): Promise<PostMessageAnswer> {
     if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
+    // Posted again (the front door's retry after a crash): taken once, answered as the first time.
+    if (this.state && this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     if (this.state && this.state.agent_id !== input.agent_id) {
       const owner = this.state.agent_id;
       if (!input.rebind)
@@ -137,17 +139,23 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const config = { ...this.state.config, ...settings.value.loop };
     const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
+    // A repeat that came in while this one awaited the hub has taken it meanwhile.
+    if (this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
-    this.apply({
-      type: "user_message",
-      message_id: input.message_id,
-      text: input.text,
-      tools,
-      config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
-      ...rules,
-      ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
-    });
-    return { ok: true };
+    this.apply(
+      {
+        type: "user_message",
+        message_id: input.message_id,
+        text: input.text,
+        tools,
+        config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
+        ...rules,
+        ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
+      },
+      undefined,
+      () => this.store.takeMessage(input.message_id, Date.now()),
+    );
+    return { ok: true, agent_id: this.state.agent_id };
   }
 
   async callTool(input: DirectCallInput): Promise<PostMessageAnswer> {
@@ -278,9 +286,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     return settings.value;
   }
 
-  private apply(event: LoopEvent, finishedOutbox?: number): void {
+  /** `alsoWrite`: more writes that must land in the step's transaction, or not at all. */
+  private apply(event: LoopEvent, finishedOutbox?: number, alsoWrite?: () => void): void {
     const step = this.advanceBy(event);
-    if (step) this.commitStep(step, finishedOutbox);
+    if (step) this.commitStep(step, finishedOutbox, alsoWrite);
   }
 
   /** The step `event` makes from the current state, after any step still waiting to be written. */
@@ -305,12 +314,13 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (delta) this.events.broadcast([this.store.appendEvent({ type: "message_delta", delta }, Date.now())]);
   }
 
-  private commitStep(step: Step, finishedOutbox?: number): void {
+  private commitStep(step: Step, finishedOutbox?: number, alsoWrite?: () => void): void {
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
-        // One log row and the state row for the whole step.
+        // One log row and the state row for the whole step (and a new message's id, once).
         recorded = this.store.batch(() => {
+          alsoWrite?.();
           this.store.saveState(step.state);
           if (finishedOutbox !== undefined) this.store.finishOutbox(finishedOutbox);
           return this.recorder.record(step);

@@ -75,8 +75,9 @@ export type PostMessageInput = {
 /**
  * Refusals say whether the message conflicts with the conversation (409), names a conversation the
  * poster may not see (404, worded as for one that does not exist), or the deployment is misconfigured (500).
+ * `agent_id`: the device the conversation is bound to (a message posted again may name another one).
  */
-export type PostMessageAnswer = { ok: true } | { ok: false; status: 404 | 409 | 500; error: string };
+export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; status: 404 | 409 | 500; error: string };
 
 export type FoundApplied = { found: boolean; applied: boolean };
 

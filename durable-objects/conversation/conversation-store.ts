@@ -54,8 +54,22 @@ export class ConversationStore {
     sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     // Every compaction so far, for GET /v1/conversations/:id (the view uses only the latest).
     sql.exec("CREATE TABLE IF NOT EXISTS compactions (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
+    // Every message id taken, so a message posted again (a retry after a crash) is taken once.
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS taken_messages (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
+    );
     const legacy = readLegacy(sql);
     if (legacy) this.importLegacy(legacy);
+  }
+
+  /** Whether a message with this id was already taken (queued, running or answered). */
+  tookMessage(messageId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM taken_messages WHERE message_id = ?", messageId).toArray().length > 0;
+  }
+
+  /** One row per message, written in the transaction of the step that takes it. */
+  takeMessage(messageId: string, at: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO taken_messages (message_id, at) VALUES (?, ?)", messageId, at);
   }
 
   /** Small JSON values beside the loop state: built-ins' data (todos, canvas), the parent link. */

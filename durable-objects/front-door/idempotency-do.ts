@@ -4,9 +4,13 @@ import { DurableObject } from "cloudflare:workers";
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * An `in_progress` key older than this is taken to be abandoned (the worker that held it died)
- * and may be claimed again. Longer than the longest request (`?wait=60`) with room to spare.
+ * and may be claimed again. Claiming it while its first request is in fact still going (a slow
+ * one, or one waiting with `?wait`) is harmless: a keyed message's ids derive from its key and
+ * the conversation takes a message id once, so both requests post the same message and store the
+ * same answer. So this only needs to outlast an ordinary request, not the longest wait: a client
+ * whose request died with the runtime is not kept waiting for minutes.
  */
-export const IN_PROGRESS_STALE_MS = 2 * 60 * 1000;
+export const IN_PROGRESS_STALE_MS = 15 * 1000;
 
 export type StoredResponse = { status: number; body: string; content_type: string };
 

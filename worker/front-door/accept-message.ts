@@ -3,6 +3,7 @@ import { conversationSettings } from "../../durable-objects/conversation/convers
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import type { MessageRequest } from "../../protocol/index.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
+import { sha256Hex } from "../../runtime/digest.js";
 import { outboundPolicy } from "../../runtime/outbound-settings.js";
 import { checkOutboundUrl } from "../../runtime/outbound-url.js";
 import type { WorkerConfig } from "../config.js";
@@ -116,7 +117,10 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
         retryAfter(senderOk.retry_after_s),
       );
 
-    const conversation_id = msg.conversation_id ?? `conv_${crypto.randomUUID()}`;
+    // With a key, the ids derive from it: a retry after a crash that lost the stored response
+    // posts the very same message, which the conversation takes once (never a second run).
+    const derived = input.idempotencyKey === null ? null : await keyedIds(sender, input.idempotencyKey);
+    const conversation_id = msg.conversation_id ?? derived?.conversation_id ?? `conv_${crypto.randomUUID()}`;
     const target = await routeMessage(env, config, msg, conversation_id);
     if (!target.ok) {
       const extra = target.field ? { errors: [{ path: target.field, message: target.detail }] } : {};
@@ -135,7 +139,7 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
       return refuse(429, title, `agent '${agent_id}': ${agentOk.detail}`, {}, retryAfter(agentOk.retry_after_s));
     }
 
-    const message_id = `msg_${crypto.randomUUID()}`;
+    const message_id = derived?.message_id ?? `msg_${crypto.randomUUID()}`;
     const stub = conversationFor(env, conversation_id);
     const accepted = await stub.postMessage({
       conversation_id,
@@ -158,7 +162,7 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
     stored = true;
     let response: StoredResponse = {
       status: 202,
-      body: JSON.stringify({ conversation_id, message_id, agent_id }),
+      body: JSON.stringify({ conversation_id, message_id, agent_id: accepted.agent_id ?? agent_id }),
       content_type: "application/json",
     };
     try {
@@ -181,6 +185,12 @@ export async function acceptMessage(env: Env, config: WorkerConfig, input: Messa
     // Refused or failed before a run started: forget the key so the sender's retry is processed.
     if (!stored) await claim.release().catch(() => {});
   }
+}
+
+/** Ids a keyed message gets, the same for every request with that key (from the sender's key's hash). */
+async function keyedIds(sender: string, key: string): Promise<{ conversation_id: string; message_id: string }> {
+  const hash = (await sha256Hex(`${sender}\n${key}`)).slice(0, 32);
+  return { conversation_id: `conv_${hash}`, message_id: `msg_${hash}` };
 }
 
 function retryAfter(seconds: number): Record<string, string> {
