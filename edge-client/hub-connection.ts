@@ -1,5 +1,6 @@
 import WebSocket from "ws";
-import { type DeviceFrame, type HelloFrame, HubFrame, PING_FRAME, PONG_FRAME, parseJson } from "../protocol/index.js";
+import { type DeviceFrame, type HelloFrame, HubFrame, PING_FRAME, PONG_FRAME } from "../protocol/device-frames.js";
+import { parseJson } from "../protocol/parse.js";
 import { AUTH_CLOSE_CODES, authRetryDelay, backoffDelay } from "./backoff.js";
 import type { Logger } from "./log.js";
 

@@ -101,6 +101,9 @@ function bundle() {
         "--format=esm",
         "--target=node20",
         "--log-level=error",
+        // No comments or indentation: a smaller source, and ASCII only (a comment's "→" or "—"
+        // would make V8 hold the whole ~2 MB source as two bytes a character, for the daemon's life).
+        "--minify-whitespace",
         // ws tries these optional native add-ons and does without them
         "--external:bufferutil",
         "--external:utf-8-validate",

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { HubConnection } from "../../edge-client/hub-connection.js";
 import type { Logger } from "../../edge-client/log.js";
-import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/index.js";
+import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/device-frames.js";
 import type { AgentConfig } from "./config.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";

@@ -2,7 +2,8 @@
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { parseJson, type ResultFrame } from "../../protocol/index.js";
+import type { ResultFrame } from "../../protocol/device-frames.js";
+import { parseJson } from "../../protocol/parse.js";
 import {
   closeQuietly,
   type DoneRecord,
