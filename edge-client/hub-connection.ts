@@ -1,6 +1,12 @@
 import WebSocket from "ws";
-import { type DeviceFrame, type HelloFrame, HubFrame, PING_FRAME, PONG_FRAME } from "../protocol/device-frames.js";
-import { parseJson } from "../protocol/parse.js";
+import {
+  type DeviceFrame,
+  type HelloFrame,
+  type HubFrame,
+  PING_FRAME,
+  PONG_FRAME,
+  parseHubFrame,
+} from "../protocol/device-frames.js";
 import { AUTH_CLOSE_CODES, authRetryDelay, backoffDelay } from "./backoff.js";
 import type { Logger } from "./log.js";
 
@@ -129,7 +135,7 @@ export class HubConnection {
     this.lastHeard = Date.now();
     const text = isBinary ? null : data.toString();
     if (text === PONG_FRAME) return;
-    const parsed = text === null ? ({ ok: false, error: "binary frame" } as const) : parseJson(HubFrame, text);
+    const parsed = text === null ? ({ ok: false, error: "binary frame" } as const) : parseHubFrame(text);
     if (!parsed.ok) {
       // A hub bug or a newer protocol: count it, keep the connection, never crash on it.
       this.stats.badFrames++;
