@@ -65,11 +65,12 @@ export class HubConnection {
   /**
    * Sends if connected; false if not (results stay in the store and go out after reconnect).
    * Not validated again here: the agent builds these frames from typed values and from ids it
-   * validated on the way in, and the hub validates every frame it receives.
+   * validated on the way in, and the hub validates every frame it receives. `json`: the frame
+   * already as JSON (a result, as the journal wrote it), so it is not stringified twice.
    */
-  send(frame: DeviceFrame): boolean {
+  send(frame: DeviceFrame, json?: string): boolean {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(JSON.stringify(frame));
+    this.ws.send(json ?? JSON.stringify(frame));
     return true;
   }
 

@@ -120,7 +120,8 @@ export async function startAgent(
     executor: mcp ? mcp.executorOver(executor) : executor,
     store,
     queue: new WorkQueue(config.maxConcurrent),
-    send: (frame) => connection.send(frame),
+    send: (frame, json) =>
+      connection instanceof HubConnection ? connection.send(frame, json) : connection.send(frame),
     log,
   });
   const link = {
