@@ -1,5 +1,12 @@
 import WebSocket from "ws";
-import { type DeviceFrame, type HelloFrame, HubFrame, PING_FRAME, PONG_FRAME, parseJson } from "../protocol/index.js";
+import {
+  type DeviceFrame,
+  type HelloFrame,
+  type HubFrame,
+  PING_FRAME,
+  PONG_FRAME,
+  parseHubFrame,
+} from "../protocol/device-frames.js";
 import { AUTH_CLOSE_CODES, authRetryDelay, backoffDelay } from "./backoff.js";
 import type { Logger } from "./log.js";
 
@@ -58,11 +65,12 @@ export class HubConnection {
   /**
    * Sends if connected; false if not (results stay in the store and go out after reconnect).
    * Not validated again here: the agent builds these frames from typed values and from ids it
-   * validated on the way in, and the hub validates every frame it receives.
+   * validated on the way in, and the hub validates every frame it receives. `json`: the frame
+   * already as JSON (a result, as the journal wrote it), so it is not stringified twice.
    */
-  send(frame: DeviceFrame): boolean {
+  send(frame: DeviceFrame, json?: string): boolean {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(JSON.stringify(frame));
+    this.ws.send(json ?? JSON.stringify(frame));
     return true;
   }
 
@@ -128,7 +136,7 @@ export class HubConnection {
     this.lastHeard = Date.now();
     const text = isBinary ? null : data.toString();
     if (text === PONG_FRAME) return;
-    const parsed = text === null ? ({ ok: false, error: "binary frame" } as const) : parseJson(HubFrame, text);
+    const parsed = text === null ? ({ ok: false, error: "binary frame" } as const) : parseHubFrame(text);
     if (!parsed.ok) {
       // A hub bug or a newer protocol: count it, keep the connection, never crash on it.
       this.stats.badFrames++;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ContentBlock } from "./content-blocks.js";
 import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
+import { type Parsed, parseJsonPreferring } from "./parse.js";
 import { FilteredTool, SkillManifest } from "./skill-manifest.js";
 
 export const PROTOCOL_VERSION = 1;
@@ -52,6 +53,16 @@ export const HubFrame = z.discriminatedUnion("type", [
   RejectedFrame,
 ]);
 export type HubFrame = z.infer<typeof HubFrame>;
+
+/** A hub frame from its text; a tool command (the usual frame) is parsed by its own schema. */
+export function parseHubFrame(text: string): Parsed<HubFrame> {
+  return parseJsonPreferring(
+    HubFrame,
+    ToolCommandFrame,
+    (raw) => raw.type === "command" && raw.command === "tool",
+    text,
+  );
+}
 
 // ---- device → hub ---------------------------------------------------------------------
 
@@ -131,6 +142,11 @@ export type ManifestUpdateFrame = z.infer<typeof ManifestUpdateFrame>;
 // Discriminated on `type` (then `status`), so an error names the field that failed.
 export const DeviceFrame = z.discriminatedUnion("type", [HelloFrame, ResultFrame, ProgressFrame, ManifestUpdateFrame]);
 export type DeviceFrame = z.infer<typeof DeviceFrame>;
+
+/** A device frame from its text; a result (the usual frame) is parsed by its own schema. */
+export function parseDeviceFrame(text: string): Parsed<DeviceFrame> {
+  return parseJsonPreferring(DeviceFrame, ResultFrame, (raw) => raw.type === "result", text);
+}
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */
 export type ToolOutcome =

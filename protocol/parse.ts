@@ -5,14 +5,31 @@ export type FieldIssue = { path: string; message: string };
 
 /** Errors as values: parse raw text as JSON, then against a schema, naming the failing field. */
 export function parseJson<T>(schema: z.ZodType<T>, text: string): Parsed<T> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    const message = `malformed JSON: ${(e as Error).message}`;
-    return { ok: false, error: message, issues: [{ path: "", message }] };
+  const raw = jsonOrError(text);
+  return raw.ok ? parseValue(schema, raw.value) : raw;
+}
+
+/**
+ * `parseJson(union, text)` for a union with one member that nearly every message is: a value
+ * whose discriminators (`isMember`) pick that member is parsed by the member's own schema, which
+ * is what the union would do, without its dispatch (a command or a result per tool call, on both
+ * ends of the socket). Whatever the member refuses, and everything else, is parsed by the union,
+ * so its errors name the failing field as before.
+ */
+export function parseJsonPreferring<T, M extends T>(
+  union: z.ZodType<T>,
+  member: z.ZodType<M>,
+  isMember: (raw: Record<string, unknown>) => boolean,
+  text: string,
+): Parsed<T> {
+  const parsed = jsonOrError(text);
+  if (!parsed.ok) return parsed;
+  const raw = parsed.value;
+  if (typeof raw === "object" && raw !== null && isMember(raw as Record<string, unknown>)) {
+    const result = member.safeParse(raw);
+    if (result.success) return { ok: true, value: result.data };
   }
-  return parseValue(schema, raw);
+  return parseValue(union, raw);
 }
 
 export function parseValue<T>(schema: z.ZodType<T>, raw: unknown): Parsed<T> {
@@ -24,4 +41,13 @@ export function parseValue<T>(schema: z.ZodType<T>, raw: unknown): Parsed<T> {
   }));
   const error = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
   return { ok: false, error, issues };
+}
+
+function jsonOrError(text: string): Parsed<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    const message = `malformed JSON: ${(e as Error).message}`;
+    return { ok: false, error: message, issues: [{ path: "", message }] };
+  }
 }

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { HubConnection } from "../../edge-client/hub-connection.js";
 import type { Logger } from "../../edge-client/log.js";
-import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/index.js";
+import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/device-frames.js";
 import type { AgentConfig } from "./config.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";
@@ -120,7 +120,8 @@ export async function startAgent(
     executor: mcp ? mcp.executorOver(executor) : executor,
     store,
     queue: new WorkQueue(config.maxConcurrent),
-    send: (frame) => connection.send(frame),
+    send: (frame, json) =>
+      connection instanceof HubConnection ? connection.send(frame, json) : connection.send(frame),
     log,
   });
   const link = {

@@ -10,8 +10,11 @@ export type DispatcherOptions = {
   executor: Pick<ToolExecutor, "run" | "knows">;
   store: ResultStore;
   queue: WorkQueue;
-  /** best effort: the connection drops frames while offline; results are re-sent from the store */
-  send: (frame: ResultFrame | ProgressFrame) => void;
+  /**
+   * best effort: the connection drops frames while offline; results are re-sent from the store.
+   * `json`: the frame as JSON, when the store already made it.
+   */
+  send: (frame: ResultFrame | ProgressFrame, json?: string) => void;
   log: Logger;
 };
 
@@ -153,13 +156,14 @@ export class Dispatcher {
     // if the agent dies right after, the restart re-sends this result. (Sending first and writing
     // alongside let a kill in that gap turn the result into an "interrupted" error after restart:
     // two different results for one request.)
+    let json: string | undefined;
     try {
-      this.opts.store.finish(frame);
+      json = this.opts.store.finish(frame).json;
     } catch (e) {
       this.opts.log.error("result store: result not saved", { request_id: id, error: (e as Error).message });
     }
     this.jobs.delete(id);
-    this.opts.send(frame);
+    this.opts.send(frame, json);
     // Logged after sending: a log line is a synchronous write, not worth a delay to the result.
     this.opts.log.info("command", {
       request_id: id,

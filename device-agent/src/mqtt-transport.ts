@@ -1,8 +1,9 @@
 import { connect, type MqttClient } from "mqtt";
 import type { Logger } from "../../edge-client/log.js";
 import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
-import { type DeviceFrame, type HelloFrame, type HubFrame, parseJson } from "../../protocol/index.js";
+import type { DeviceFrame, HelloFrame, HubFrame } from "../../protocol/device-frames.js";
 import { agentTopics, MqttCommand, unixSeconds } from "../../protocol/mqtt-payloads.js";
+import { parseJson } from "../../protocol/parse.js";
 import type { BrokerConfig } from "./config.js";
 
 export type MqttTransportOptions = {

@@ -2,7 +2,9 @@
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { Identifier, parseJson, ResultFrame, ToolName } from "../../protocol/index.js";
+import { ResultFrame } from "../../protocol/device-frames.js";
+import { Identifier, ToolName } from "../../protocol/ids.js";
+import { parseJson } from "../../protocol/parse.js";
 
 export const RunningRecord = z.object({
   state: z.literal("running"),

@@ -2,7 +2,8 @@
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { parseJson, type ResultFrame } from "../../protocol/index.js";
+import type { ResultFrame } from "../../protocol/device-frames.js";
+import { parseJson } from "../../protocol/parse.js";
 import {
   closeQuietly,
   type DoneRecord,
@@ -203,7 +204,7 @@ export class ResultStore {
    * that makes it survive a power cut follows in the background, after the caller's send;
    * `flush()` waits for it.
    */
-  finish(result: ResultFrame, startedAt?: number): DoneRecord {
+  finish(result: ResultFrame, startedAt?: number): DoneRecord & { json: string } {
     const prev = this.records.get(result.request_id);
     // The agent built this frame itself: no validation here (what is read back at load is validated).
     const record: DoneRecord = {
@@ -215,7 +216,11 @@ export class ResultStore {
       acked: false,
       result,
     };
-    this.put(record);
+    // The result's JSON is made once: the journal line holds it, and the caller sends it as it is.
+    const json = JSON.stringify(result);
+    this.setRecord(record);
+    const { result: _r, ...head } = record;
+    this.appendText(`${JSON.stringify(head).slice(0, -1)},"result":${json}}`);
     // Started once the caller's synchronous work is done: the caller sends the result next, and an
     // fdatasync begun first competes with that send (and the hub's read of it) for the CPU.
     setImmediate(() => this.requestSync());
@@ -224,7 +229,7 @@ export class ResultStore {
       this.now() - this.lastPrune >= Math.min(PRUNE_EVERY_MS, this.opts.ttlMs)
     )
       this.prune();
-    return record;
+    return { ...record, json };
   }
 
   /** The hub has the result; keep it (for dedupe, until TTL) but stop re-sending it. */
@@ -288,7 +293,12 @@ export class ResultStore {
   }
 
   private append(line: JournalLine): void {
-    const text = `${JSON.stringify(line)}\n`;
+    this.appendText(JSON.stringify(line));
+  }
+
+  /** One journal line: `json` is the line's JSON, without its newline. */
+  private appendText(json: string): void {
+    const text = `${json}\n`;
     try {
       // After a failed write (a full disk) part of a line may be there: end it, so it stays one bad line.
       writeAll(this.fd, this.broken ? `\n${text}` : text);

@@ -1,10 +1,11 @@
 import type { ToolOutcome } from "../../protocol/index.js";
+import type { Owner } from "../../runtime/access.js";
 import { log } from "../../runtime/log.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import { builtinContext } from "./builtin-context.js";
 import { findBuiltin } from "./builtins/index.js";
 import { runWebhookTool } from "./builtins/webhook-tools.js";
-import { loadOwner, NO_OWNER } from "./conversation-owner.js";
+import { NO_OWNER } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { LoopState } from "./core/index.js";
@@ -26,6 +27,8 @@ export async function runBuiltin(
     env: Pick<DurableObjectBindings, "CONVERSATION" | "DEVICE_HUB">;
     store: ConversationStore;
     state: LoopState;
+    /** the conversation's owner as its object holds it (read once, not per call) */
+    owner: Owner | null;
     settings: ConversationSettings;
     remoteMcp: RemoteMcpTools;
   },
@@ -34,7 +37,7 @@ export async function runBuiltin(
   try {
     const builtin = findBuiltin(effect.tool);
     if (builtin) {
-      const owner = loadOwner(store) ?? NO_OWNER;
+      const owner = deps.owner ?? NO_OWNER;
       const ctx = builtinContext({
         env,
         store,

@@ -93,6 +93,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
         get state() {
           return self.state!;
         },
+        owner: () => this.owner.get(),
         apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
         scheduleAlarm: () => this.scheduleAlarm(),
       },

@@ -1,10 +1,10 @@
+import type { Owner } from "../../runtime/access.js";
 import { log } from "../../runtime/log.js";
 import { conversationFor, hubFor, metricsShardFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
 import { runBuiltin } from "./builtin-runner.js";
 import { summarize } from "./compaction-call.js";
-import { loadOwner } from "./conversation-owner.js";
 import type { ConversationSettings } from "./conversation-settings.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { LoopEvent, LoopState } from "./core/index.js";
@@ -24,6 +24,8 @@ const RETRY_MAX_MS = 60_000;
 export interface EffectHost {
   /** the state now (an effect only exists once the conversation does) */
   readonly state: LoopState;
+  /** who started the conversation, as the object holds it in memory (null: not recorded) */
+  owner(): Owner | null;
   /** feed an outcome back into the loop; the outbox row is finished in the same commit */
   apply(event: LoopEvent, finishedOutbox: number): void;
   /** bring the alarm forward to the next pending row, deadline or watchdog */
@@ -109,7 +111,14 @@ export class EffectRunner {
         this.store.finishOutbox(id);
         return;
       case "run_builtin": {
-        const deps = { env: this.env, store: this.store, state, settings: this.settings(), remoteMcp: this.remoteMcp };
+        const deps = {
+          env: this.env,
+          store: this.store,
+          state,
+          owner: this.host.owner(),
+          settings: this.settings(),
+          remoteMcp: this.remoteMcp,
+        };
         const outcome = await runBuiltin(effect, deps);
         if (!outcome) return this.store.finishOutbox(id);
         const { tool_call_id, request_id } = effect;
@@ -139,7 +148,7 @@ export class EffectRunner {
             created_at: effect.at,
             updated_at: effect.at,
             last_text: effect.text?.slice(0, 200) ?? null,
-            owner: loadOwner(this.store)?.id ?? null,
+            owner: this.host.owner()?.id ?? null,
           });
           if (effect.run) await shard.record(effect.message_id, effect.run);
         }

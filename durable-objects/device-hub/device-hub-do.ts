@@ -1,12 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import {
-  DeviceFrame,
   type HelloFrame,
   type ManifestUpdateFrame,
   PING_FRAME,
   PONG_FRAME,
   type ProgressFrame,
-  parseJson,
+  parseDeviceFrame,
   type ResultFrame,
   type SkillManifest,
   type ToolCommandFrame,
@@ -112,7 +111,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       return this.reject(ws, att, `frame over ${maxFrameBytes} bytes`);
     }
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
-    const parsed = parseJson(DeviceFrame, text);
+    const parsed = parseDeviceFrame(text);
     if (!parsed.ok) return this.reject(ws, att, `invalid frame: ${parsed.error.slice(0, 300)}`);
     const frame = parsed.value;
     if (frame.type === "hello") return this.onHello(ws, att, frame);

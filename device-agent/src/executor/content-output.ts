@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ContentBlock, parseJson } from "../../../protocol/index.js";
+import { ContentBlock } from "../../../protocol/content-blocks.js";
+import { parseJson } from "../../../protocol/parse.js";
 
 /** docs/skills.md: with `output = "content"`, stdout is one JSON object of result text and blocks. */
 export const ContentOutput = z.object({

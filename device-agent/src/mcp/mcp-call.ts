@@ -1,5 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { type ErrorType, outcomeFromMcpResult, type ToolOutcome } from "../../../protocol/index.js";
+import type { ToolOutcome } from "../../../protocol/device-frames.js";
+import type { ErrorType } from "../../../protocol/error-types.js";
+import { outcomeFromMcpResult } from "../../../protocol/mcp-results.js";
 import { SHUTDOWN_REASON, type ToolCall } from "../executor/executor.js";
 import type { McpRoute } from "./mcp-manifest.js";
 import { type McpServer, ServerDown } from "./mcp-server.js";

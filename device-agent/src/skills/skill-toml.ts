@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ParametersSchema, Sandboxing, ToolCategory, ToolName } from "../../../protocol/index.js";
+import { ToolName } from "../../../protocol/ids.js";
+import { ParametersSchema, Sandboxing, ToolCategory } from "../../../protocol/skill-manifest.js";
 
 /**
  * skill.toml as written by a skill author (docs/skills.md): timeouts may be left to the category,

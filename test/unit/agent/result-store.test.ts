@@ -40,6 +40,26 @@ describe("ResultStore", () => {
     expect(b.ids().sort()).toEqual(["r-1", "r-2"]);
   });
 
+  it("finish gives the result's JSON to send, and the journal line holds that same result", async () => {
+    const dir = tempDir();
+    const a = await open(dir);
+    a.begin("r-1", "echo");
+    const frame = { ...success("r-1"), result: 'quotes " and \\ and a line\n' };
+    const done = a.finish(frame);
+    expect(JSON.parse(done.json)).toEqual(frame);
+    const line = JSON.parse(journalLines(dir).at(-1)!);
+    expect(line).toEqual({
+      state: "done",
+      request_id: "r-1",
+      tool: "echo",
+      started_at: done.started_at,
+      finished_at: done.finished_at,
+      acked: false,
+      result: frame,
+    });
+    expect((await open(dir)).get("r-1")).toMatchObject({ state: "done", result: frame });
+  });
+
   it("a tool that was running when the agent died becomes an error result, never a re-run", async () => {
     const dir = tempDir();
     const a = await open(dir);
