@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
+import { enforcedAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
@@ -20,7 +21,7 @@ import type {
 import { type ConversationVars, conversationSettings } from "./conversation-settings.js";
 import { ConversationStore } from "./conversation-store.js";
 import { conversationView, waitReplyView } from "./conversation-views.js";
-import { advance, initialState, type LoopEvent, type LoopState } from "./core/index.js";
+import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState } from "./core/index.js";
 import { DeltaBuffer } from "./delta-buffer.js";
 import { EffectRunner } from "./effect-runner.js";
 import { EventStream } from "./event-stream.js";
@@ -57,6 +58,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly waiters = new ReplyWaiters();
   private readonly owner: ConversationOwner;
   private state: LoopState | null = null;
+  /** when this instance started: call deadlines that passed before it are held (see alarm) */
+  private readonly startedAt = Date.now();
   /** a step whose write waits for the model call it starts to leave first (see deliverToolResult) */
   private deferredCommit: (() => void) | null = null;
   /** the model's streamed text not yet stored */
@@ -351,7 +354,15 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     // Whatever is still pending gets a new alarm below.
     this.alarms.fired();
     const now = Date.now();
-    for (const key of this.store.dueDeadlines(now)) {
+    // A call's deadline that passed while this object was down waits for the hub, which gives its
+    // device the reconnect window first (runtime/restart-window.ts).
+    const window = this.settings().reconnectWindowMs + (this.state?.config.tool_deadline_grace_ms ?? 0);
+    for (const { key, at } of this.store.dueDeadlines(now)) {
+      const held = isCallDeadline(key) ? enforcedAt(at, this.startedAt, window) : at;
+      if (held > now) {
+        this.store.setDeadline(key, held);
+        continue;
+      }
       this.store.clearDeadline(key);
       this.apply({ type: "deadline", key });
     }

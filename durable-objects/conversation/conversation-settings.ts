@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { OutboundVarsSchema, outboundPolicy } from "../../runtime/outbound-settings.js";
 import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
+import { RestartWindowVarsSchema } from "../../runtime/restart-window.js";
 import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js";
@@ -50,6 +51,7 @@ const LoopVarsSchema = z.object({
 
 const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape)
   .extend(OutboundVarsSchema.shape)
+  .extend(RestartWindowVarsSchema.shape)
   .extend({
     WEBHOOK_TOOLS: z.string().optional(),
     MCP_SERVERS: z.string().optional(),
@@ -70,6 +72,8 @@ export type ConversationSettings = {
   outbound: OutboundUrlPolicy;
   /** signs reply_url deliveries: REPLY_SIGNING_SECRET, else the first inbound webhook secret */
   replySigningSecret: string | null;
+  /** the device hub's reconnect window after a restart (runtime/restart-window.ts) */
+  reconnectWindowMs: number;
 };
 
 /** Parsed once per isolate; a bad var refuses messages (500) naming it. */
@@ -89,6 +93,7 @@ export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<C
       mcpServers: mcpServers.value,
       outbound: outboundPolicy(v),
       replySigningSecret: v.REPLY_SIGNING_SECRET ?? v.WEBHOOK_SECRETS[0]?.secret ?? null,
+      reconnectWindowMs: v.DEVICE_RECONNECT_WINDOW_MS,
     },
   };
 });

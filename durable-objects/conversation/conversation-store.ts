@@ -248,7 +248,7 @@ export class ConversationStore {
     if (this.pending().clearDeadline(key)) this.changed();
   }
 
-  dueDeadlines(now: number): string[] {
+  dueDeadlines(now: number): { key: string; at: number }[] {
     return this.pending().due(now);
   }
 

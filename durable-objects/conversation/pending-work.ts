@@ -76,11 +76,11 @@ export class PendingWork {
   }
 
   /** Deadlines due at `now`, earliest first. */
-  due(now: number): string[] {
+  due(now: number): { key: string; at: number }[] {
     return [...this.deadlines]
       .filter(([, at]) => at <= now)
       .sort((a, b) => a[1] - b[1])
-      .map(([key]) => key);
+      .map(([key, at]) => ({ key, at }));
   }
 
   nextDeadline(): number | null {

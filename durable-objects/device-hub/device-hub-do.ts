@@ -68,6 +68,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       registry: this.registry,
       alarms: this.alarms,
       settings: hubSettings(env),
+      startedAt: Date.now(),
     });
     // Heartbeats are answered by the runtime without waking the object; the alarm reads
     // getWebSocketAutoResponseTimestamp to see them.

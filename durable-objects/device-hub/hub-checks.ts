@@ -1,5 +1,6 @@
 import type { ToolOutcome } from "../../protocol/index.js";
 import { log } from "../../runtime/log.js";
+import { enforcedAt } from "../../runtime/restart-window.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
 import type { AuditLog } from "./audit-log.js";
 import { CLOSE } from "./close-codes.js";
@@ -19,11 +20,14 @@ type Deps = {
   registry: RegistryReporter;
   alarms: AlarmSchedule;
   settings: HubSettings;
+  /** when this instance of the hub started: deadlines that passed before it get a reconnect window */
+  startedAt: number;
 };
 
 /**
  * What the hub's alarm does: commands past their deadline end as `timeout` (sent) or `unavailable`
- * (never sent, the device stayed offline); outcomes the conversation did not take are offered
+ * (never sent, the device stayed offline), except a sent command whose deadline passed while the
+ * hub was down, which waits for its device to reconnect first (runtime/restart-window.ts); outcomes the conversation did not take are offered
  * again; a device that missed its heartbeats is closed and marked offline; old audit rows are
  * pruned; a registry report still owed is retried. Then the alarm is set for the earliest of the
  * next such times. Used by DeviceHubDO.
@@ -35,6 +39,16 @@ export class HubChecks {
     const { ledger, sockets, outcomes, audit, settings } = this.d;
     const ws = sockets.live();
     for (const row of ledger.expired(now)) {
+      const held = enforcedAt(row.deadline, this.d.startedAt, settings.reconnectWindowMs);
+      if (row.state === "sent" && held > now) {
+        ledger.postpone(row.request_id, held);
+        log("info", "deadline passed while the hub was down; waiting for the device", {
+          request_id: row.request_id,
+          conversation_id: row.conversation_id,
+          until: held,
+        });
+        continue;
+      }
       const timeoutMs = row.frame.payload.timeout_ms;
       const outcome: ToolOutcome =
         row.state === "sent"

@@ -1,14 +1,17 @@
 import { z } from "zod";
 import { log } from "../../runtime/log.js";
+import { RestartWindowVarsSchema } from "../../runtime/restart-window.js";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 
-const HubVarsSchema = z.object({
-  DEVICE_RESULT_GRACE_MS: intVar(0, 600_000).default(3_000),
-  HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000).default(20_000),
-  HEARTBEAT_MISSES: intVar(1, 100).default(3),
-  DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(4 * 1024 * 1024),
-  AUDIT_RETENTION_DAYS: intVar(1, 3650).default(30),
-});
+const HubVarsSchema = z
+  .object({
+    DEVICE_RESULT_GRACE_MS: intVar(0, 600_000).default(3_000),
+    HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000).default(20_000),
+    HEARTBEAT_MISSES: intVar(1, 100).default(3),
+    DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(4 * 1024 * 1024),
+    AUDIT_RETENTION_DAYS: intVar(1, 3650).default(30),
+  })
+  .extend(RestartWindowVarsSchema.shape);
 
 /** The vars a device hub reads. */
 export type HubVars = VarsOf<typeof HubVarsSchema.shape>;
@@ -16,6 +19,8 @@ export type HubVars = VarsOf<typeof HubVarsSchema.shape>;
 export type HubSettings = {
   /** how long past a call's timeout the hub waits for the device before it reports `timeout` */
   graceMs: number;
+  /** how long after the hub's restart a device may still send results of calls whose deadlines passed meanwhile */
+  reconnectWindowMs: number;
   heartbeatIntervalMs: number;
   heartbeatMisses: number;
   maxFrameBytes: number;
@@ -31,6 +36,7 @@ export const parseHubSettings = oncePerEnv((env: HubVars): Parsed<HubSettings> =
     ok: true,
     value: {
       graceMs: v.DEVICE_RESULT_GRACE_MS,
+      reconnectWindowMs: v.DEVICE_RECONNECT_WINDOW_MS,
       heartbeatIntervalMs: v.HEARTBEAT_INTERVAL_MS,
       heartbeatMisses: v.HEARTBEAT_MISSES,
       maxFrameBytes: v.DEVICE_MAX_FRAME_BYTES,

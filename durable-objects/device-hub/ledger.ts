@@ -208,6 +208,12 @@ export class Ledger {
       .map(decode);
   }
 
+  /** A deadline moved later (see runtime/restart-window.ts); stored, so another restart sees it. */
+  postpone(requestId: string, deadline: number): void {
+    this.flush();
+    this.sql.exec("UPDATE ledger SET deadline = ? WHERE request_id = ?", deadline, requestId);
+  }
+
   undelivered(): LedgerRow[] {
     this.flush();
     return this.sql

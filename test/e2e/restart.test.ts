@@ -1,7 +1,8 @@
 /**
  * Kill the local runtime (kill -9 wrangler and workerd) while the loop is waiting, start it again
  * on the same persisted state, and the conversation finishes with exactly one reply, the tool
- * having run once.
+ * having run once; a result the device kept through an outage longer than the call's deadline
+ * still counts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ const vars = () => ({
   LLM_MODEL: "scripted",
   DEVICE_TOKENS: `pi-r:${TOKEN}`,
   LLM_MAX_RETRIES: "5",
+  DEVICE_RESULT_GRACE_MS: "1000",
 });
 
 beforeAll(async () => {
@@ -50,13 +52,37 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "outlive the deadline",
+        turns: [
+          {
+            tool_calls: [
+              {
+                name: "bash",
+                arguments: {
+                  command: "echo started >> late.txt; sleep 2; echo kept-through-the-outage",
+                  timeout_ms: 3000,
+                },
+              },
+            ],
+          },
+          { content: "Tool said: {{last_tool_result}}" },
+        ],
+      },
+      {
         match: "slow model",
         turns: [{ content: "Answered after a restart.", delay_ms: 4000 }],
       },
     ],
   });
   worker = await startLocalWorker({ vars: vars() });
-  agent = await startAgent({ url: worker.url, agentId: "pi-r", token: TOKEN, workspace });
+  // Reconnect attempts at most 2 s apart, so the agent is back soon after each restart.
+  agent = await startAgent({
+    url: worker.url,
+    agentId: "pi-r",
+    token: TOKEN,
+    workspace,
+    env: { EDGELOOP_RECONNECT_MAX_MS: "2000" },
+  });
 });
 
 afterAll(async () => {
@@ -65,8 +91,9 @@ afterAll(async () => {
   await llm?.close();
 });
 
-async function restartRuntime(): Promise<void> {
+async function restartRuntime(downMs = 0): Promise<void> {
   await worker.kill();
+  await new Promise((r) => setTimeout(r, downMs));
   worker = await startLocalWorker({ vars: vars(), persistDir: worker.persistDir, port: worker.port });
 }
 
@@ -94,6 +121,33 @@ describe("durable loop: survives a runtime restart", () => {
     expect(readFileSync(join(workspace, "runs.txt"), "utf8").trim().split("\n")).toEqual(["started"]);
     const tools = done.messages.filter((m) => m.role === "tool");
     expect(tools).toHaveLength(1);
+  });
+
+  it("a result the device kept while the runtime was down past the call's deadline counts, not `timeout`", async () => {
+    writeFileSync(join(workspace, "late.txt"), "");
+    const accepted = await sendMessage(worker.url, { agent_id: "pi-r", text: "outlive the deadline" });
+    const id = accepted.body.conversation_id;
+    await waitUntil(
+      async () => readFileSync(join(workspace, "late.txt"), "utf8"),
+      (t) => t.includes("started"),
+      { what: "tool to start" },
+    );
+    // Down for longer than both deadlines: the hub's (timeout 3 s + grace 1 s) and the
+    // conversation's (timeout + its 15 s grace). The tool finishes 2 s in, with nobody to hear it.
+    await restartRuntime(19_000);
+
+    const done = await waitUntil(
+      () => getConversation(worker.url, id),
+      (c) => c.status === "completed",
+      { timeoutMs: 60_000, what: "conversation to complete" },
+    );
+    const tools = done.messages.filter((m) => m.role === "tool");
+    expect(tools).toHaveLength(1);
+    // The device's output, not the timeout error (which quotes the command, output text included).
+    const content = JSON.stringify(tools[0]!.content);
+    expect(content).not.toMatch(/timed out|Error/);
+    expect(content).toContain("kept-through-the-outage\\n");
+    expect(readFileSync(join(workspace, "late.txt"), "utf8").trim().split("\n")).toEqual(["started"]);
   });
 
   it("an LLM call in flight during the restart is made again and the conversation completes once", async () => {

@@ -1,5 +1,5 @@
 export { advance, initialState } from "./advance.js";
 export * from "./loop-config.js";
-export { deadlineKey } from "./run.js";
+export { deadlineKey, isCallDeadline } from "./run.js";
 export { toolCallCorrectionRequest, toolMessageText, truncateForModel } from "./tool-messages.js";
 export * from "./types.js";

@@ -26,6 +26,11 @@ export function deadlineKey(call: Pick<RoundCall, "request_id">): string {
   return `tool:${call.request_id}`;
 }
 
+/** Whether a deadline key is a call's (see deadlineKey). */
+export function isCallDeadline(key: string): boolean {
+  return key.startsWith("tool:");
+}
+
 export function approvalKey(call: Pick<RoundCall, "request_id">): string {
   return `approval:${call.request_id}`;
 }

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { intVar, type VarsOf } from "./vars.js";
+
+/**
+ * Deadlines that passed while their object was not running. A device cannot hand its result to a
+ * hub that is down, nor a hub its outcome to a conversation that is down: when the runtime comes
+ * back after an outage, the calls whose deadlines fell inside it would all end as `timeout` at
+ * once, although the device may have finished them and kept the result to send on reconnecting.
+ * Such a deadline is enforced `windowMs` after the object started instead. An object woken by its
+ * own alarm starts just after the deadline; that is no outage, so a deadline that passed less than
+ * `ALARM_LATENESS_MS` before the start is kept. Used by the device hub's checks and the
+ * conversation's alarm; pure.
+ */
+export const ALARM_LATENESS_MS = 1_000;
+
+/** When a deadline is enforced, given when this instance of its object started. */
+export function enforcedAt(deadline: number, startedAt: number, windowMs: number): number {
+  if (deadline >= startedAt - ALARM_LATENESS_MS) return deadline;
+  return startedAt + windowMs;
+}
+
+/**
+ * `DEVICE_RECONNECT_WINDOW_MS`: how long after the runtime's restart a device gets to reconnect and
+ * send results of calls whose deadlines passed while the runtime was down. The default is the
+ * device agent's longest reconnect delay. Read by the device hub and the conversation (which waits
+ * that long plus its own grace before it gives up on a hub).
+ */
+export const RestartWindowVarsSchema = z.object({
+  DEVICE_RECONNECT_WINDOW_MS: intVar(0, 600_000).default(30_000),
+});
+
+export type RestartWindowVars = VarsOf<typeof RestartWindowVarsSchema.shape>;

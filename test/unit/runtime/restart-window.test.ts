@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { ALARM_LATENESS_MS, enforcedAt, RestartWindowVarsSchema } from "../../../runtime/restart-window.js";
+
+const START = 1_000_000;
+const WINDOW = 30_000;
+
+describe("enforcedAt: deadlines that passed while the object was down", () => {
+  it("keeps a deadline that falls after the object started", () => {
+    expect(enforcedAt(START + 5_000, START, WINDOW)).toBe(START + 5_000);
+  });
+
+  it("keeps a deadline the object's own alarm woke it for (started just after it)", () => {
+    expect(enforcedAt(START - 20, START, WINDOW)).toBe(START - 20);
+    expect(enforcedAt(START - ALARM_LATENESS_MS, START, WINDOW)).toBe(START - ALARM_LATENESS_MS);
+  });
+
+  it("moves a deadline that passed during an outage to the window's end after the start", () => {
+    expect(enforcedAt(START - ALARM_LATENESS_MS - 1, START, WINDOW)).toBe(START + WINDOW);
+    expect(enforcedAt(START - 45_000, START, WINDOW)).toBe(START + WINDOW);
+  });
+
+  it("a window of 0 enforces such a deadline at the start, as before the window existed", () => {
+    expect(enforcedAt(START - 45_000, START, 0)).toBe(START);
+  });
+});
+
+describe("DEVICE_RECONNECT_WINDOW_MS", () => {
+  it("defaults to the agent's longest reconnect delay and refuses what is not a bounded integer", () => {
+    expect(RestartWindowVarsSchema.parse({}).DEVICE_RECONNECT_WINDOW_MS).toBe(30_000);
+    expect(RestartWindowVarsSchema.parse({ DEVICE_RECONNECT_WINDOW_MS: "5000" }).DEVICE_RECONNECT_WINDOW_MS).toBe(5000);
+    expect(RestartWindowVarsSchema.safeParse({ DEVICE_RECONNECT_WINDOW_MS: "soon" }).success).toBe(false);
+    expect(RestartWindowVarsSchema.safeParse({ DEVICE_RECONNECT_WINDOW_MS: "-1" }).success).toBe(false);
+    expect(RestartWindowVarsSchema.safeParse({ DEVICE_RECONNECT_WINDOW_MS: "700000" }).success).toBe(false);
+  });
+});
