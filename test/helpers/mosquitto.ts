@@ -10,11 +10,24 @@ import { waitUntil } from "./wait.js";
 export type Mosquitto = {
   url: string;
   port: number;
+  pid: () => number | null;
   /** stop it (SIGTERM); with persistence off, sessions and retained messages are gone */
   stop: () => Promise<void>;
+  /** kill it (SIGKILL): with persistence on, what changed since the last autosave is lost */
+  kill: () => Promise<void>;
   /** start it again on the same port */
   start: () => Promise<void>;
+  /** output of every run so far */
   output: () => string;
+};
+
+export type MosquittoOptions = {
+  /**
+   * Save sessions, queued QoS 1 messages and retained messages in this directory, every
+   * `autosaveSeconds` and on a clean stop, so a broker started again has what it had saved.
+   */
+  persist?: { dir: string; autosaveSeconds: number };
+  startTimeoutMs?: number;
 };
 
 function portOpen(port: number): Promise<boolean> {
@@ -28,23 +41,22 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** A real mosquitto on a free port, anonymous, no persistence, its config in a temp dir. */
-export async function startMosquitto(): Promise<Mosquitto> {
+/** A real mosquitto on a free port, anonymous, its config in a temp dir (or the persistence dir). */
+export async function startMosquitto(opts: MosquittoOptions = {}): Promise<Mosquitto> {
   const port = await freePort();
-  const dir = tempDir("edgeloop-mosquitto-");
+  const dir = opts.persist?.dir ?? tempDir("edgeloop-mosquitto-");
   const conf = join(dir, "mosquitto.conf");
-  writeFileSync(
-    conf,
-    [
-      `listener ${port} 127.0.0.1`,
-      "allow_anonymous true",
-      "persistence false",
-      "log_dest stdout",
-      "log_type error",
-      "log_type warning",
-      "",
-    ].join("\n"),
-  );
+  const persistence = opts.persist
+    ? [
+        "persistence true",
+        `persistence_location ${dir}/`,
+        `autosave_interval ${opts.persist.autosaveSeconds}`,
+        // Queued messages per offline session: the default (1000) is plenty; said here so it is known.
+        "max_queued_messages 1000",
+      ]
+    : ["persistence false"];
+  const lines = [`listener ${port} 127.0.0.1`, "allow_anonymous true", ...persistence];
+  writeFileSync(conf, [...lines, "log_dest stdout", "log_type error", "log_type warning", ""].join("\n"));
   const bin = systemTool("mosquitto");
   let child: Child | null = null;
   let log = "";
@@ -53,22 +65,24 @@ export async function startMosquitto(): Promise<Mosquitto> {
     await waitUntil(
       () => portOpen(port),
       (ok) => ok,
-      { timeoutMs: 15_000, what: `mosquitto on ${port}` },
+      { timeoutMs: opts.startTimeoutMs ?? 15_000, what: `mosquitto on ${port}` },
     );
   };
-  const stop = async () => {
-    if (child) {
-      log += child.output();
-      await child.stop("SIGTERM");
-      child = null;
-    }
+  const end = async (signal: NodeJS.Signals) => {
+    const c = child;
+    child = null;
+    if (!c) return;
+    await c.stop(signal);
+    log += c.output();
   };
   await start();
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,
+    pid: () => (child as Child | null)?.proc.pid ?? null,
     start,
-    stop,
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
     output: () => log + ((child as Child | null)?.output() ?? ""),
   };
 }
