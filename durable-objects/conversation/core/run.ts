@@ -22,13 +22,16 @@ import type {
 /** Keep the last replies so a late `?wait` can still find its answer. */
 const REPLIES_KEPT = 20;
 
+/** Deadline keys of tool calls start with this; other deadlines (approvals, the run budget) do not. */
+const CALL_DEADLINE_PREFIX = "tool:";
+
 export function deadlineKey(call: Pick<RoundCall, "request_id">): string {
-  return `tool:${call.request_id}`;
+  return `${CALL_DEADLINE_PREFIX}${call.request_id}`;
 }
 
 /** Whether a deadline key is a call's (see deadlineKey). */
 export function isCallDeadline(key: string): boolean {
-  return key.startsWith("tool:");
+  return key.startsWith(CALL_DEADLINE_PREFIX);
 }
 
 export function approvalKey(call: Pick<RoundCall, "request_id">): string {
