@@ -1,4 +1,4 @@
-import type { ConversationEvent } from "../protocol/events.js";
+import type { ConversationEvent } from "@edgeloop/protocol/events";
 import { duration, oneLine } from "./output/format.js";
 import type { Progress } from "./output/progress.js";
 

@@ -1,4 +1,3 @@
-import WebSocket from "ws";
 import {
   type DeviceFrame,
   type HelloFrame,
@@ -6,7 +5,8 @@ import {
   PING_FRAME,
   PONG_FRAME,
   parseHubFrame,
-} from "../protocol/device-frames.js";
+} from "@edgeloop/protocol/device-frames";
+import WebSocket from "ws";
 import { AUTH_CLOSE_CODES, authRetryDelay, backoffDelay } from "./backoff.js";
 import type { Logger } from "./log.js";
 

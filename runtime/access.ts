@@ -1,4 +1,4 @@
-import { ANY_AGENT, type KeyScope } from "../protocol/api-keys.js";
+import { ANY_AGENT, type KeyScope } from "@edgeloop/protocol/api-keys";
 
 /**
  * Who a request speaks for, and the rules of what it may see and do. Pure, shared by the worker's

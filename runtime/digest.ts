@@ -1,4 +1,4 @@
-import { toHex } from "../protocol/webhook-signatures.js";
+import { toHex } from "@edgeloop/protocol/webhook-signatures";
 
 /** SHA-256 of a string as hex: request fingerprints and the stored hashes of issued tokens. */
 export async function sha256Hex(text: string): Promise<string> {

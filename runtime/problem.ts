@@ -1,5 +1,5 @@
+import type { Problem } from "@edgeloop/protocol";
 import type { z } from "zod";
-import type { Problem } from "../protocol/index.js";
 
 /**
  * An RFC 9457 problem+json response: every error the API gives has this shape, whether a route or

@@ -1,4 +1,4 @@
-import { isTextProtocolToolResult } from "../protocol/text-tool-protocol.js";
+import { isTextProtocolToolResult } from "@edgeloop/protocol/text-tool-protocol";
 import type { ConversationView } from "./conversation-view.js";
 
 /**

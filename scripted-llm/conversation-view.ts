@@ -1,4 +1,4 @@
-import { isTextProtocolToolResult } from "../protocol/text-tool-protocol.js";
+import { isTextProtocolToolResult } from "@edgeloop/protocol/text-tool-protocol";
 
 /**
  * What the scripted model reads from a chat request: the last user message, the assistant

@@ -1,8 +1,8 @@
+import { Identifier, MAX_MESSAGE_TEXT } from "@edgeloop/protocol";
+import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
 import { type ModelEnv, modelSettings } from "../durable-objects/conversation/model-settings.js";
 import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
-import { ANY_AGENT } from "../protocol/api-keys.js";
-import { Identifier, MAX_MESSAGE_TEXT } from "../protocol/index.js";
 import { OutboundVarsSchema } from "../runtime/outbound-settings.js";
 import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
 import { WebhookSecrets } from "../runtime/webhook-secrets.js";

@@ -1,6 +1,6 @@
+import { KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
 import type { Context, MiddlewareHandler } from "hono";
 import { apiKeysOf } from "../durable-objects/addresses.js";
-import { KEY_PREFIX, type KeyScope } from "../protocol/api-keys.js";
 import { hasScope, type Principal, scopedPrincipal, unscoped } from "../runtime/access.js";
 import { sha256Hex } from "../runtime/digest.js";
 import { problemResponse } from "../runtime/problem.js";

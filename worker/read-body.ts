@@ -1,6 +1,6 @@
+import { parseJson } from "@edgeloop/protocol";
 import type { Context } from "hono";
 import type { z } from "zod";
-import { parseJson } from "../protocol/index.js";
 import { problemResponse } from "../runtime/problem.js";
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;

@@ -1,7 +1,7 @@
+import type { MessageRequest } from "@edgeloop/protocol";
 import { apiKeysOf, rejectionCounters } from "../durable-objects/addresses.js";
 import { SchedulerBase } from "../durable-objects/scheduler/scheduler-do.js";
 import type { Delivery, ScheduledRun } from "../durable-objects/scheduler/scheduler-rpc.js";
-import type { MessageRequest } from "../protocol/index.js";
 import { type Principal, scopedPrincipal, unscoped } from "../runtime/access.js";
 import { log } from "../runtime/log.js";
 import { readConfig, type WorkerConfig } from "./config.js";

@@ -1,5 +1,5 @@
+import { type HelloFrame, HubFrame, PROTOCOL_VERSION, parseJson, type ResultFrame } from "@edgeloop/protocol";
 import WebSocket from "ws";
-import { type HelloFrame, HubFrame, PROTOCOL_VERSION, parseJson, type ResultFrame } from "../../protocol/index.js";
 import { ADMIN_TOKEN } from "../../test/helpers/local-worker.js";
 import { waitUntil } from "../../test/helpers/wait.js";
 

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
+import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from "@edgeloop/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
-import { DeviceFrame, parseJson, type ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
 
 /**
  * A stand-in hub on loopback for measuring the device agent alone: it accepts the agent's socket,

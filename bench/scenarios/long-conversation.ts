@@ -1,5 +1,5 @@
+import { HubFrame, PROTOCOL_VERSION, parseJson } from "@edgeloop/protocol";
 import WebSocket from "ws";
-import { HubFrame, PROTOCOL_VERSION, parseJson } from "../../protocol/index.js";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../../test/helpers/api.js";
 import { ADMIN_TOKEN, startLocalWorker } from "../../test/helpers/local-worker.js";

@@ -1,9 +1,9 @@
 import { join } from "node:path";
+import { HubConnection } from "@edgeloop/edge-client/hub-connection";
+import type { Logger } from "@edgeloop/edge-client/log";
+import { brokerOptions, redactUrl } from "@edgeloop/edge-client/mqtt-options";
+import { bridgeStatusTopic, parseAgentTopic } from "@edgeloop/protocol/mqtt-payloads";
 import { connect, type MqttClient } from "mqtt";
-import { HubConnection } from "../../edge-client/hub-connection.js";
-import type { Logger } from "../../edge-client/log.js";
-import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
-import { bridgeStatusTopic, parseAgentTopic } from "../../protocol/mqtt-payloads.js";
 import type { BridgeConfig } from "./config.js";
 import { DeviceLink, type HubFactory } from "./device-link.js";
 import { DeviceState } from "./device-state.js";

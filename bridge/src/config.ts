@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
+import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
+import { tomlIssue } from "@edgeloop/edge-client/toml-issue";
+import { Identifier } from "@edgeloop/protocol";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { LOG_LEVELS, type LogLevel } from "../../edge-client/log.js";
-import type { BrokerConfig } from "../../edge-client/mqtt-options.js";
-import { tomlIssue } from "../../edge-client/toml-issue.js";
-import { Identifier } from "../../protocol/index.js";
 
 export type BridgeConfig = {
   url: string;

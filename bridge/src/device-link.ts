@@ -1,6 +1,6 @@
-import type { HubConnection } from "../../edge-client/hub-connection.js";
-import type { Logger } from "../../edge-client/log.js";
-import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "../../protocol/index.js";
+import type { HubConnection } from "@edgeloop/edge-client/hub-connection";
+import type { Logger } from "@edgeloop/edge-client/log";
+import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "@edgeloop/protocol";
 import {
   agentTopics,
   CapabilitiesManifest,
@@ -10,7 +10,7 @@ import {
   type MqttToolCommand,
   parseStatus,
   type ReportOutcome,
-} from "../../protocol/mqtt-payloads.js";
+} from "@edgeloop/protocol/mqtt-payloads";
 import { type DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
 import { manifestFromToolsList } from "./manifest.js";
 import type { BridgeStats } from "./stats.js";

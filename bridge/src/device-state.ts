@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { Identifier, ResultFrame, ToolName } from "@edgeloop/protocol";
+import { MqttToolCommand } from "@edgeloop/protocol/mqtt-payloads";
 import { z } from "zod";
-import { Identifier, ResultFrame, ToolName } from "../../protocol/index.js";
-import { MqttToolCommand } from "../../protocol/mqtt-payloads.js";
 
 /** A command published to the device and not answered yet. */
 export const Outstanding = z.object({

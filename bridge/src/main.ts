@@ -1,5 +1,5 @@
-import { createLogger } from "../../edge-client/log.js";
-import { stopOnSignals } from "../../edge-client/stop-on-signals.js";
+import { createLogger } from "@edgeloop/edge-client/log";
+import { stopOnSignals } from "@edgeloop/edge-client/stop-on-signals";
 import { startBridge } from "./bridge.js";
 import { BRIDGE_HELP, loadBridgeConfig } from "./config.js";
 

@@ -5,8 +5,8 @@ import {
   PROTOCOL_VERSION,
   ToolManifest,
   ToolName,
-} from "../../protocol/index.js";
-import type { ToolsListAnswer } from "../../protocol/mqtt-payloads.js";
+} from "@edgeloop/protocol";
+import type { ToolsListAnswer } from "@edgeloop/protocol/mqtt-payloads";
 
 /** Keys of the JSON-Schema subset our manifests allow; anything else from the field is dropped. */
 const PARAM_KEYS = new Set([

@@ -1,5 +1,5 @@
+import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { Identifier } from "../../protocol/ids.js";
 import type { ApiClient } from "../api-client.js";
 import { ConversationList, ConversationView } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson } from "../command.js";

@@ -1,5 +1,5 @@
+import { ApiKeyView, CreateKeyRequest, IssuedKey, KEY_SCOPES, KeyId } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
-import { ApiKeyView, CreateKeyRequest, IssuedKey, KEY_SCOPES, KeyId } from "../../protocol/api-keys.js";
 import { type Command, parseInput, printJson } from "../command.js";
 import { EXIT, usageError } from "../exit-codes.js";
 import { ago, localTime } from "../output/format.js";

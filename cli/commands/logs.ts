@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { Identifier, ToolName } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { Identifier, ToolName } from "../../protocol/ids.js";
 import type { ApiClient } from "../api-client.js";
 import { type AuditEntry, AuditPage } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson, SinceFlag } from "../command.js";

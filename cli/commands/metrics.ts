@@ -1,5 +1,5 @@
+import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { Identifier } from "../../protocol/ids.js";
 import { MetricsReport } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson, SinceFlag } from "../command.js";
 import { EXIT } from "../exit-codes.js";

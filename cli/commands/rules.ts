@@ -1,6 +1,6 @@
+import { ApprovalRule } from "@edgeloop/protocol/approval-rules";
+import { Identifier, ToolName } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { ApprovalRule } from "../../protocol/approval-rules.js";
-import { Identifier, ToolName } from "../../protocol/ids.js";
 import { type Command, parseInput, printJson } from "../command.js";
 import { EXIT, usageError } from "../exit-codes.js";
 import { localTime } from "../output/format.js";

@@ -1,6 +1,6 @@
+import { Identifier } from "@edgeloop/protocol/ids";
+import { ScheduleView } from "@edgeloop/protocol/schedules";
 import { z } from "zod";
-import { Identifier } from "../../protocol/ids.js";
-import { ScheduleView } from "../../protocol/schedules.js";
 import { type Command, parseInput, printJson } from "../command.js";
 import { EXIT, usageError } from "../exit-codes.js";
 import { localTime, oneLine } from "../output/format.js";

@@ -1,6 +1,6 @@
+import type { ConversationEvent } from "@edgeloop/protocol/events";
+import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import type { ConversationEvent } from "../../protocol/events.js";
-import { Identifier } from "../../protocol/ids.js";
 import type { ApiClient } from "../api-client.js";
 import { MessageAccepted } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson } from "../command.js";

@@ -1,5 +1,5 @@
+import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { Identifier } from "../../protocol/ids.js";
 import { IssuedToken, TokenList, TokenRevoked } from "../api-schemas.js";
 import { type Command, parseInput, printJson } from "../command.js";
 import { EXIT, usageError } from "../exit-codes.js";

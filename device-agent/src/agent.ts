@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { HubConnection } from "../../edge-client/hub-connection.js";
-import type { Logger } from "../../edge-client/log.js";
-import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "../../protocol/device-frames.js";
+import { HubConnection } from "@edgeloop/edge-client/hub-connection";
+import type { Logger } from "@edgeloop/edge-client/log";
+import { HelloFrame, type HubFrame, PROTOCOL_VERSION } from "@edgeloop/protocol/device-frames";
 import type { AgentConfig } from "./config.js";
 import { Dispatcher } from "./dispatcher.js";
 import { ToolExecutor } from "./executor/executor.js";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { tomlIssue } from "@edgeloop/edge-client/toml-issue";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { tomlIssue } from "../../edge-client/toml-issue.js";
 import { SETTINGS, type SettingDef, type SettingKey, settingByFlag } from "./config-settings.js";
 
 /** A value together with where it came from, so an error can name the exact flag, variable or key. */

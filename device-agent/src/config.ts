@@ -1,8 +1,8 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
+import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
+import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
-import { LOG_LEVELS, type LogLevel } from "../../edge-client/log.js";
-import type { BrokerConfig } from "../../edge-client/mqtt-options.js";
-import { Identifier } from "../../protocol/ids.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
 

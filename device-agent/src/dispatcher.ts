@@ -1,5 +1,5 @@
-import type { Logger } from "../../edge-client/log.js";
-import type { ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
+import type { Logger } from "@edgeloop/edge-client/log";
+import type { ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { SHUTDOWN_REASON, type ToolExecutor } from "./executor/executor.js";
 import type { ResultStore } from "./result-store.js";
 import type { WorkQueue } from "./work-queue.js";

@@ -1,6 +1,6 @@
+import { connectUrl } from "@edgeloop/edge-client/hub-connection";
+import { brokerOptions, redactUrl } from "@edgeloop/edge-client/mqtt-options";
 import WebSocket from "ws";
-import { connectUrl } from "../../edge-client/hub-connection.js";
-import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
 import { prepare, workspaceProblem } from "./agent.js";
 import type { AgentConfig } from "./config.js";
 

@@ -1,9 +1,9 @@
+import type { Logger } from "@edgeloop/edge-client/log";
+import { brokerOptions, redactUrl } from "@edgeloop/edge-client/mqtt-options";
+import type { DeviceFrame, HelloFrame, HubFrame } from "@edgeloop/protocol/device-frames";
+import { agentTopics, MqttCommand, unixSeconds } from "@edgeloop/protocol/mqtt-payloads";
+import { parseJson } from "@edgeloop/protocol/parse";
 import { connect, type MqttClient } from "mqtt";
-import type { Logger } from "../../edge-client/log.js";
-import { brokerOptions, redactUrl } from "../../edge-client/mqtt-options.js";
-import type { DeviceFrame, HelloFrame, HubFrame } from "../../protocol/device-frames.js";
-import { agentTopics, MqttCommand, unixSeconds } from "../../protocol/mqtt-payloads.js";
-import { parseJson } from "../../protocol/parse.js";
 import type { BrokerConfig } from "./config.js";
 
 export type MqttTransportOptions = {

@@ -1,10 +1,10 @@
 /** The result store's on-disk format (records, journal lines, pre-journal files) and file I/O; for result-store.ts. */
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { ResultFrame } from "@edgeloop/protocol/device-frames";
+import { Identifier, ToolName } from "@edgeloop/protocol/ids";
+import { parseJson } from "@edgeloop/protocol/parse";
 import { z } from "zod";
-import { ResultFrame } from "../../protocol/device-frames.js";
-import { Identifier, ToolName } from "../../protocol/ids.js";
-import { parseJson } from "../../protocol/parse.js";
 
 export const RunningRecord = z.object({
   state: z.literal("running"),

@@ -2,8 +2,8 @@
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { ResultFrame } from "../../protocol/device-frames.js";
-import { parseJson } from "../../protocol/parse.js";
+import type { ResultFrame } from "@edgeloop/protocol/device-frames";
+import { parseJson } from "@edgeloop/protocol/parse";
 import {
   closeQuietly,
   type DoneRecord,

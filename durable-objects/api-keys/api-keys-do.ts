@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type ApiKeyView, type IssuedKey, KEY_PREFIX, type KeyScope } from "../../protocol/api-keys.js";
+import { type ApiKeyView, type IssuedKey, KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
 import { sha256Hex } from "../../runtime/digest.js";
 import { log } from "../../runtime/log.js";
 import { randomBase64url, randomHex } from "../../runtime/random-token.js";

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ApprovalRule, ApprovalRuleMatch } from "../../protocol/approval-rules.js";
+import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 
 /** A rule as the API or a person's decision asks for it; the object gives it its id and time. */
 export type NewApprovalRule = Pick<

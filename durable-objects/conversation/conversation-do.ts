@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
+import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@edgeloop/protocol";
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { log } from "../../runtime/log.js";
 import { enforcedAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";

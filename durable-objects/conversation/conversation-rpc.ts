@@ -1,5 +1,5 @@
-import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "../../protocol/index.js";
+import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@edgeloop/protocol";
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
 import type { ParentLink } from "./outbound-effects.js";

@@ -1,4 +1,4 @@
-import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
 import type { Compaction, LoopState } from "./core/index.js";
 import { dropLegacy, type LegacyConversation, readLegacy } from "./legacy-store.js";
 import { frozenJson } from "./llm/index.js";

@@ -1,4 +1,4 @@
-import type { WaitReply } from "../../protocol/index.js";
+import type { WaitReply } from "@edgeloop/protocol";
 import type { ConversationView } from "./conversation-rpc.js";
 import type { FinishedReply, LoopState } from "./core/index.js";
 

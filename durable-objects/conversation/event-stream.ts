@@ -1,4 +1,4 @@
-import type { ConversationEvent } from "../../protocol/index.js";
+import type { ConversationEvent } from "@edgeloop/protocol";
 import { problemResponse } from "../../runtime/problem.js";
 import type { ConversationStore } from "./conversation-store.js";
 

@@ -1,4 +1,4 @@
-import type { ConversationEvent, ConversationEventData } from "../../protocol/index.js";
+import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
 import type { ChatMessage, Compaction, LoopState } from "./core/index.js";
 import type { OutboundEffect } from "./outbound-effects.js";
 import type { StoredWork } from "./pending-work.js";

@@ -1,4 +1,4 @@
-import { toOpenAITool } from "../../protocol/index.js";
+import { toOpenAITool } from "@edgeloop/protocol";
 import { modelMessages } from "./core/compaction.js";
 import type { ChatMessage, LoopState } from "./core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "./llm/index.js";

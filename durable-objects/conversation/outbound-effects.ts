@@ -3,7 +3,7 @@
  * reply deliveries) as the outbox stores them, and the key that makes each one unique in it.
  * Used by the store, the step recorder and the effect performers.
  */
-import type { ToolOutcome } from "../../protocol/index.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import type { RunRecord } from "../metrics/aggregate.js";
 import type { Effect } from "./core/index.js";
 

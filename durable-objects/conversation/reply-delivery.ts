@@ -1,4 +1,4 @@
-import { signHmacWebhook, signStandardWebhook } from "../../protocol/webhook-signatures.js";
+import { signHmacWebhook, signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { guardedFetch, OutboundRefused } from "../../runtime/guarded-fetch.js";
 import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
 

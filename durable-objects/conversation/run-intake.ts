@@ -1,5 +1,5 @@
-import type { ApprovalRuleMatch } from "../../protocol/approval-rules.js";
-import { type ToolSpec, toolSpecsFromSkills } from "../../protocol/index.js";
+import { type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { ConversationSettings } from "./conversation-settings.js";

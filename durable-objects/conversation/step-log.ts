@@ -1,4 +1,4 @@
-import type { ConversationEvent, ConversationEventData, ToolCallSummary } from "../../protocol/index.js";
+import type { ConversationEvent, ConversationEventData, ToolCallSummary } from "@edgeloop/protocol";
 import type { ChatMessage } from "./core/index.js";
 
 /** Where a row sits in the log: its first event's seq (or the next one's), then its number. */

@@ -1,4 +1,4 @@
-import type { ConversationEvent } from "../../protocol/index.js";
+import type { ConversationEvent } from "@edgeloop/protocol";
 import type { RunRecord } from "../metrics/aggregate.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { Effect, FinishedReply, LoopState } from "./core/index.js";

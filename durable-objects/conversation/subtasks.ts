@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../protocol/index.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import type { Owner } from "../../runtime/access.js";
 import { conversationFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";

@@ -1,4 +1,4 @@
-import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "../../protocol/index.js";
+import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../protocol/index.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import type { ToolStatsInput } from "../metrics/tool-metrics.js";
 import { redact } from "./redact.js";
 import { ensureWithoutRowid } from "./table-layout.js";

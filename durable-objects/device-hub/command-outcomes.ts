@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../protocol/index.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { conversationFor } from "../addresses.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";

@@ -10,7 +10,7 @@ import {
   type SkillManifest,
   type ToolCommandFrame,
   type ToolOutcome,
-} from "../../protocol/index.js";
+} from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { conversationFor } from "../addresses.js";

@@ -1,4 +1,4 @@
-import type { SkillManifest } from "../../protocol/index.js";
+import type { SkillManifest } from "@edgeloop/protocol";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
 import type { DeviceRecord } from "./device-record.js";
 import type { IssuedToken, TokenInfo } from "./device-tokens.js";

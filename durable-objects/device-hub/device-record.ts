@@ -1,4 +1,4 @@
-import type { FilteredTool, HelloFrame, ManifestUpdateFrame, SkillManifest } from "../../protocol/index.js";
+import type { FilteredTool, HelloFrame, ManifestUpdateFrame, SkillManifest } from "@edgeloop/protocol";
 
 /** What the hub knows about its device, kept across restarts so tools are known while offline. */
 export type DeviceRecord = {

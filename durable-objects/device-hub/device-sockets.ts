@@ -1,4 +1,4 @@
-import type { HubFrame } from "../../protocol/index.js";
+import type { HubFrame } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { CLOSE } from "./close-codes.js";
 

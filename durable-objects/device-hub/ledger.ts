@@ -1,4 +1,4 @@
-import type { ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
+import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { ensureWithoutRowid } from "./table-layout.js";
 
 /**

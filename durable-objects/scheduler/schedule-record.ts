@@ -1,4 +1,4 @@
-import type { ScheduleRun, ScheduleView } from "../../protocol/schedules.js";
+import type { ScheduleRun, ScheduleView } from "@edgeloop/protocol/schedules";
 import type { Timing } from "./schedule-times.js";
 import type { NewSchedule } from "./scheduler-rpc.js";
 

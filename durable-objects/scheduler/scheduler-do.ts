@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ScheduleView } from "../../protocol/schedules.js";
+import type { ScheduleView } from "@edgeloop/protocol/schedules";
 import { log } from "../../runtime/log.js";
 import { conversationFor } from "../addresses.js";
 import { AlarmSchedule } from "../alarm-schedule.js";

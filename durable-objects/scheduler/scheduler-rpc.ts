@@ -1,4 +1,4 @@
-import type { ScheduleRequest, ScheduleView } from "../../protocol/schedules.js";
+import type { ScheduleRequest, ScheduleView } from "@edgeloop/protocol/schedules";
 
 /**
  * What others may ask of the scheduler (one object per deployment): the worker's `/v1/schedules`

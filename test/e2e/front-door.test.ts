@@ -3,9 +3,10 @@
  * a Standard-Webhooks-signed message routed through a pool, its replay, the audit row it leaves,
  * an issued device token and its revocation, and heartbeats seen through the auto-response.
  */
+
+import { signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rendezvousPick } from "../../durable-objects/registry/rendezvous.js";
-import { signStandardWebhook } from "../../protocol/webhook-signatures.js";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { PING_FRAME, PONG_FRAME } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
 import { connectDevice, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
 
 describe("DeviceHubDO", () => {

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { conversationFor, idempotencyFor } from "../../durable-objects/addresses.js";
 import {
   signHmacWebhook,
   signStandardWebhook,
   verifyHmacWebhook,
   verifyStandardWebhook,
-} from "../../protocol/webhook-signatures.js";
+} from "@edgeloop/protocol/webhook-signatures";
+import { describe, expect, it } from "vitest";
+import { conversationFor, idempotencyFor } from "../../durable-objects/addresses.js";
 import { API, call, postMessage, uid } from "./support/front-door.js";
 
 const SECRET = "seed-secret";

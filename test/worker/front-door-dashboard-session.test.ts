@@ -2,9 +2,9 @@
 // same CSRF rule as every other cookie-authenticated write, and never helps a webhook or a bearer.
 
 import { env } from "cloudflare:test";
+import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { conversationFor } from "../../durable-objects/addresses.js";
-import { signHmacWebhook } from "../../protocol/webhook-signatures.js";
 import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from "../../worker/dashboard/session.js";
 import { call, postMessage, uid } from "./support/front-door.js";
 

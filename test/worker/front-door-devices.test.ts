@@ -1,8 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { PING_FRAME, PONG_FRAME } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { registryOf } from "../../durable-objects/addresses.js";
 import type { DeviceHubDO } from "../../durable-objects/device-hub/device-hub-do.js";
-import { PING_FRAME, PONG_FRAME } from "../../protocol/index.js";
 import { ADMIN, API, call, connectDevice, deviceView, hub, uid, waitFor } from "./support/front-door.js";
 
 const tokensVars = (agent: string, secret: string) => ({ DEVICE_TOKENS: `${agent}:${secret}` });

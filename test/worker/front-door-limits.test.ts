@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { LimiterDO } from "../../durable-objects/front-door/limiter-do.js";
-import { signStandardWebhook } from "../../protocol/webhook-signatures.js";
 import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
 
 /** A webhook sender of its own, so its rate-limit bucket is this test's alone. */

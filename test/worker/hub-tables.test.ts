@@ -3,10 +3,10 @@
  * and the tables an earlier version made with rowids, rebuilt with their rows when the hub starts.
  */
 import { env, runInDurableObject } from "cloudflare:test";
+import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../durable-objects/device-hub/audit-log.js";
 import { Ledger } from "../../durable-objects/device-hub/ledger.js";
-import type { ToolCommandFrame, ToolOutcome } from "../../protocol/index.js";
 
 const NOW = 1_700_000_000_000;
 const OK: ToolOutcome = { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 };

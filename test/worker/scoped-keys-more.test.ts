@@ -4,9 +4,9 @@
  * webhook senders bound by WEBHOOK_SCOPES; plus a reply_url that is not a public address.
  */
 import { env } from "cloudflare:test";
+import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { approvalRulesOf, conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
-import { signHmacWebhook } from "../../protocol/webhook-signatures.js";
 import { ADMIN, API, call, connectDevice, postMessage, uid, waitFor } from "./support/front-door.js";
 import { issueKey, jsonPost, problemOf } from "./support/keys.js";
 

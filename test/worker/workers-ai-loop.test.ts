@@ -5,12 +5,13 @@
  * round to a reply. Also the Anthropic SDK running in workerd, with the API's stream given by a
  * fetch stand-in, since that path otherwise only runs in Node tests and wrangler dev.
  */
+
+import type { ToolSpec } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, type Effect, initialState, type LoopState } from "../../durable-objects/conversation/core/index.js";
 import { callLlm } from "../../durable-objects/conversation/llm/index.js";
 import { ModelCalls } from "../../durable-objects/conversation/model-calls.js";
 import { modelSettings } from "../../durable-objects/conversation/model-settings.js";
-import type { ToolSpec } from "../../protocol/index.js";
 import { aiStandIn, sseOf } from "./support/ai-standin.js";
 
 const bash: ToolSpec = {

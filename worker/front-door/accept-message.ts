@@ -1,7 +1,7 @@
+import type { MessageRequest } from "@edgeloop/protocol";
 import { conversationFor } from "../../durable-objects/addresses.js";
 import { conversationSettings } from "../../durable-objects/conversation/conversation-settings.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
-import type { MessageRequest } from "../../protocol/index.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { outboundPolicy } from "../../runtime/outbound-settings.js";

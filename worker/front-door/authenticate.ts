@@ -1,5 +1,3 @@
-import type { Context } from "hono";
-import { KEY_PREFIX } from "../../protocol/api-keys.js";
 import {
   HMAC_SIGNATURE_HEADER,
   HMAC_TIMESTAMP_HEADER,
@@ -10,7 +8,9 @@ import {
   STANDARD_TIMESTAMP_HEADER,
   verifyHmacWebhook,
   verifyStandardWebhook,
-} from "../../protocol/index.js";
+} from "@edgeloop/protocol";
+import { KEY_PREFIX } from "@edgeloop/protocol/api-keys";
+import type { Context } from "hono";
 import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { bearerToken } from "../auth.js";

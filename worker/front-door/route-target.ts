@@ -1,5 +1,5 @@
+import type { MessageRequest } from "@edgeloop/protocol";
 import { registryOf } from "../../durable-objects/addresses.js";
-import type { MessageRequest } from "../../protocol/index.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 

@@ -1,3 +1,4 @@
+import { Identifier } from "@edgeloop/protocol";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -7,7 +8,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { conversationFor, mcpSessionFor, registryOf } from "../../durable-objects/addresses.js";
 import { NO_SCHEMA_VALIDATION } from "../../durable-objects/conversation/mcp/no-schema-validation.js";
-import { Identifier } from "../../protocol/index.js";
 import { canSee, hasScope, mayReach, type Principal } from "../../runtime/access.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";

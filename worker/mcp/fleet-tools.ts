@@ -1,8 +1,8 @@
+import { Identifier, toolSpecsFromSkills } from "@edgeloop/protocol";
+import type { KeyScope } from "@edgeloop/protocol/api-keys";
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
-import type { KeyScope } from "../../protocol/api-keys.js";
-import { Identifier, toolSpecsFromSkills } from "../../protocol/index.js";
 import { hasScope, mayReach, type Principal } from "../../runtime/access.js";
 import type { Env } from "../env.js";
 import { exposable, fleetToolName } from "./fleet-names.js";

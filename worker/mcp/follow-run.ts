@@ -1,4 +1,4 @@
-import type { ConversationEvent, WaitReply } from "../../protocol/index.js";
+import type { ConversationEvent, WaitReply } from "@edgeloop/protocol";
 
 /**
  * Waiting for a conversation's reply while telling an MCP client how it is going: the

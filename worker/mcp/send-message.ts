@@ -1,7 +1,7 @@
+import { Identifier, MAX_MESSAGE_TEXT, ToolName } from "@edgeloop/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { conversationFor } from "../../durable-objects/addresses.js";
-import { Identifier, MAX_MESSAGE_TEXT, ToolName } from "../../protocol/index.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";

@@ -1,9 +1,9 @@
+import { Identifier, ToolName } from "@edgeloop/protocol";
+import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
+import { ApprovalRuleRequest, ruleExpiry } from "@edgeloop/protocol/approval-rules";
 import { Hono } from "hono";
 import { z } from "zod";
 import { approvalRulesOf } from "../../durable-objects/addresses.js";
-import { ANY_AGENT } from "../../protocol/api-keys.js";
-import { ApprovalRuleRequest, ruleExpiry } from "../../protocol/approval-rules.js";
-import { Identifier, ToolName } from "../../protocol/index.js";
 import { canSee, mayReach, type Reach } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import { countRejections } from "../middleware/count-rejections.js";

@@ -1,7 +1,7 @@
+import { AuditQueryParams } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
-import { AuditQueryParams } from "../../protocol/index.js";
 import { invalidQuery } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";

@@ -1,9 +1,9 @@
+import { Identifier } from "@edgeloop/protocol";
+import { ApprovalDecision, ruleExpiry } from "@edgeloop/protocol/approval-rules";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
-import { ApprovalDecision, ruleExpiry } from "../../protocol/approval-rules.js";
-import { Identifier } from "../../protocol/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import { type AppEnv, authorize, principalOf } from "../principal.js";

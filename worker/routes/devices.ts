@@ -1,6 +1,6 @@
+import { Identifier } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
-import { Identifier } from "../../protocol/index.js";
 import { mayReach } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";

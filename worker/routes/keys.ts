@@ -1,6 +1,6 @@
+import { CreateKeyRequest, KEY_SCOPES, KeyId } from "@edgeloop/protocol/api-keys";
 import { Hono } from "hono";
 import { apiKeysOf } from "../../durable-objects/addresses.js";
-import { CreateKeyRequest, KEY_SCOPES, KeyId } from "../../protocol/api-keys.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";

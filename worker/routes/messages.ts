@@ -1,5 +1,5 @@
+import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "@edgeloop/protocol";
 import { Hono } from "hono";
-import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "../../protocol/index.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { readConfig } from "../config.js";
 import type { Env } from "../env.js";

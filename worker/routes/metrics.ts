@@ -1,10 +1,10 @@
+import { Identifier, SinceParam } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, hubFor, registryOf } from "../../durable-objects/addresses.js";
 import { loopMetrics, type Prices, type RunRecord } from "../../durable-objects/metrics/aggregate.js";
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
-import { Identifier, SinceParam } from "../../protocol/index.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { requireToken } from "../middleware/require-token.js";

@@ -1,7 +1,7 @@
+import { Identifier } from "@edgeloop/protocol";
+import { ScheduleRequest } from "@edgeloop/protocol/schedules";
 import { type Context, Hono } from "hono";
 import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
-import { Identifier } from "../../protocol/index.js";
-import { ScheduleRequest } from "../../protocol/schedules.js";
 import { canSee, hasScope, targetRefusal } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { countRejections } from "../middleware/count-rejections.js";

@@ -1,4 +1,4 @@
-import type { ParametersSchema } from "../../../protocol/index.js";
+import type { ParametersSchema } from "@edgeloop/protocol";
 
 /**
  * docs/skills.md: every top-level parameter as `--name value`, schema order first (then any extra

@@ -1,6 +1,6 @@
+import { ContentBlock } from "@edgeloop/protocol/content-blocks";
+import { parseJson } from "@edgeloop/protocol/parse";
 import { z } from "zod";
-import { ContentBlock } from "../../../protocol/content-blocks.js";
-import { parseJson } from "../../../protocol/parse.js";
 
 /** docs/skills.md: with `output = "content"`, stdout is one JSON object of result text and blocks. */
 export const ContentOutput = z.object({

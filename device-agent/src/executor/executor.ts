@@ -1,4 +1,4 @@
-import type { ErrorType, ToolOutcome } from "../../../protocol/index.js";
+import type { ErrorType, ToolOutcome } from "@edgeloop/protocol";
 import type { SandboxMode } from "../config.js";
 import { type BwrapStatus, bwrapArgs } from "../sandbox/bubblewrap.js";
 import { checkCommand, type DenyRule } from "../sandbox/deny-list.js";

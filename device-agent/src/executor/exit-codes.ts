@@ -1,4 +1,4 @@
-import type { ErrorType } from "../../../protocol/index.js";
+import type { ErrorType } from "@edgeloop/protocol";
 
 /** docs/skills.md: sysexits-style codes let a binary say what kind of failure it was. */
 export const EXIT_CODE_ERRORS: Readonly<Record<number, ErrorType>> = {

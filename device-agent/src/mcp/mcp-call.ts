@@ -1,7 +1,7 @@
+import type { ToolOutcome } from "@edgeloop/protocol/device-frames";
+import type { ErrorType } from "@edgeloop/protocol/error-types";
+import { outcomeFromMcpResult } from "@edgeloop/protocol/mcp-results";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolOutcome } from "../../../protocol/device-frames.js";
-import type { ErrorType } from "../../../protocol/error-types.js";
-import { outcomeFromMcpResult } from "../../../protocol/mcp-results.js";
 import { SHUTDOWN_REASON, type ToolCall } from "../executor/executor.js";
 import type { McpRoute } from "./mcp-manifest.js";
 import { type McpServer, ServerDown } from "./mcp-server.js";

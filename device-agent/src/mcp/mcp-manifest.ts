@@ -1,5 +1,5 @@
-import type { FilteredTool, SkillManifest, ToolManifest } from "../../../protocol/index.js";
-import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
+import type { FilteredTool, SkillManifest, ToolManifest } from "@edgeloop/protocol";
+import { cutInputSchema } from "@edgeloop/protocol/mcp-input-schema";
 import { MCP_SERVER_ENTRY } from "../skills/load-skills.js";
 import type { McpDeclaration } from "../skills/loaded-tool.js";
 import type { McpToolNames } from "./tool-names.js";

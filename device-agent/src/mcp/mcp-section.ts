@@ -1,5 +1,5 @@
+import { Sandboxing, ToolCategory } from "@edgeloop/protocol/skill-manifest";
 import { z } from "zod";
-import { Sandboxing, ToolCategory } from "../../../protocol/skill-manifest.js";
 
 /**
  * The `[mcp]` table of a skill.toml (docs/skills.md): an MCP server the agent starts over stdio and

@@ -1,8 +1,8 @@
+import { backoffDelay } from "@edgeloop/edge-client/backoff";
+import type { Logger } from "@edgeloop/edge-client/log";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { backoffDelay } from "../../../edge-client/backoff.js";
-import type { Logger } from "../../../edge-client/log.js";
 import type { McpDeclaration } from "../skills/loaded-tool.js";
 import { agentVersion } from "../version.js";
 

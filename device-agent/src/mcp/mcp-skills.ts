@@ -1,5 +1,5 @@
-import type { Logger } from "../../../edge-client/log.js";
-import type { FilteredTool, SkillManifest, ToolOutcome } from "../../../protocol/index.js";
+import type { Logger } from "@edgeloop/edge-client/log";
+import type { FilteredTool, SkillManifest, ToolOutcome } from "@edgeloop/protocol";
 import type { SandboxMode } from "../config.js";
 import type { ToolCall, ToolExecutor } from "../executor/executor.js";
 import { toolEnvBase } from "../executor/tool-env.js";

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parse as parseToml } from "smol-toml";
-import { parseValue } from "../../../protocol/parse.js";
+import { parseValue } from "@edgeloop/protocol/parse";
 import {
   CATEGORY_TIMEOUTS,
   MAX_WORKFLOW_CHARS,
   type SkillManifest,
   type ToolManifest,
-} from "../../../protocol/skill-manifest.js";
+} from "@edgeloop/protocol/skill-manifest";
+import { parse as parseToml } from "smol-toml";
 import type { SandboxMode } from "../config.js";
 import { McpSection } from "../mcp/mcp-section.js";
 import { checkExecutable, findOnPath } from "./find-executable.js";

@@ -1,4 +1,4 @@
-import type { FilteredTool, ToolManifest } from "../../../protocol/index.js";
+import type { FilteredTool, ToolManifest } from "@edgeloop/protocol";
 import type { McpSection } from "../mcp/mcp-section.js";
 import type { ToolOutputMode } from "./skill-toml.js";
 

@@ -1,6 +1,6 @@
+import { ToolName } from "@edgeloop/protocol/ids";
+import { ParametersSchema, Sandboxing, ToolCategory } from "@edgeloop/protocol/skill-manifest";
 import { z } from "zod";
-import { ToolName } from "../../../protocol/ids.js";
-import { ParametersSchema, Sandboxing, ToolCategory } from "../../../protocol/skill-manifest.js";
 
 /**
  * skill.toml as written by a skill author (docs/skills.md): timeouts may be left to the category,

@@ -1,5 +1,5 @@
+import { parseValue } from "@edgeloop/protocol";
 import type { z } from "zod";
-import { parseValue } from "../../../protocol/index.js";
 import { doneError } from "./outcome.js";
 import type { BuiltinResult } from "./types.js";
 

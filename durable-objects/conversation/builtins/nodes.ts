@@ -1,5 +1,5 @@
+import { Identifier } from "@edgeloop/protocol";
 import { z } from "zod";
-import { Identifier } from "../../../protocol/index.js";
 import { isoOrNull } from "./agents-list.js";
 import { parseArgs } from "./args.js";
 import { doneError, doneJson } from "./outcome.js";

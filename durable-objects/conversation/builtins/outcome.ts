@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../../protocol/index.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import { type BuiltinResult, success, toolError } from "./types.js";
 
 /** Short ways to finish a built-in call, so each tool file reads as its logic and not plumbing. */

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../../../protocol/index.js";
+import type { ToolSpec } from "@edgeloop/protocol";
 import { BUILTIN_DEFAULT_TIMEOUT_MS, BUILTIN_MAX_TIMEOUT_MS } from "./tool-specs.js";
 
 /**

@@ -1,4 +1,4 @@
-import { Identifier } from "../../../protocol/index.js";
+import { Identifier } from "@edgeloop/protocol";
 import { doneError } from "./outcome.js";
 import type { BuiltinContext, BuiltinResult } from "./types.js";
 

@@ -1,5 +1,5 @@
+import type { ParameterSchema } from "@edgeloop/protocol";
 import { z } from "zod";
-import type { ParameterSchema } from "../../../protocol/index.js";
 import type { BuiltinContext } from "./types.js";
 
 /** The conversation's todo list as todowrite stores it and todoread returns it (opencode's shape). */

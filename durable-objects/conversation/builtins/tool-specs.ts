@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../../../protocol/index.js";
+import type { ToolSpec } from "@edgeloop/protocol";
 import type { Builtin } from "./types.js";
 
 /** Timeouts for orchestrator tools, like a device's quick non-shell tools. */

@@ -1,4 +1,4 @@
-import type { ParametersSchema, ToolOutcome } from "../../../protocol/index.js";
+import type { ParametersSchema, ToolOutcome } from "@edgeloop/protocol";
 
 /**
  * A built-in tool runs in the orchestrator (inside the ConversationDO), not on a device. Tools are

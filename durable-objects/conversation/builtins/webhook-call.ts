@@ -1,5 +1,5 @@
-import type { ToolOutcome } from "../../../protocol/index.js";
-import { signHmacWebhook } from "../../../protocol/webhook-signatures.js";
+import type { ToolOutcome } from "@edgeloop/protocol";
+import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { guardedFetch, OutboundRefused } from "../../../runtime/guarded-fetch.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { capUtf8, readCappedBody } from "./capped-body.js";

@@ -1,5 +1,5 @@
+import { ParametersSchema, type Parsed, parseJson, ToolName } from "@edgeloop/protocol";
 import { z } from "zod";
-import { ParametersSchema, type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
 import { uniqueNames } from "../../../runtime/vars.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../../../protocol/index.js";
+import type { ToolSpec } from "@edgeloop/protocol";
 import { retriedCallBudgetMs } from "./retry-delay.js";
 import type { WebhookTool } from "./webhook-config.js";
 

@@ -1,4 +1,4 @@
-import type { ApprovalRuleMatch } from "../../../protocol/approval-rules.js";
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { policyFor, safeRegex } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
 import type { Effect, LoopState, RoundCall } from "./types.js";

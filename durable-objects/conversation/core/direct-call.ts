@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../../../protocol/index.js";
+import type { ToolSpec } from "@edgeloop/protocol";
 import { startRound } from "./round.js";
 import { beginRun } from "./run.js";
 import type { Effect, LoopState } from "./types.js";

@@ -1,5 +1,5 @@
-import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
-import { parseToolArguments, validateArguments } from "../../../protocol/validate-arguments.js";
+import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
+import { parseToolArguments, validateArguments } from "@edgeloop/protocol/validate-arguments";
 import { decideByRule, recordDenial } from "./approval-rules.js";
 import { beforeToolCall, policyFor, redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "../../../protocol/index.js";
+import type { ToolSpec } from "@edgeloop/protocol";
 import { redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
 import type {

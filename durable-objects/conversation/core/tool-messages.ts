@@ -1,4 +1,4 @@
-import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
+import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
 
 /**
  * What the model reads for a tool outcome. Errors carry a recovery hint so the model is

@@ -1,11 +1,11 @@
-import type { ApprovalRuleMatch } from "../../../protocol/approval-rules.js";
 import type {
   ConversationEventData,
   ConversationStatus,
   ToolCallSummary,
   ToolOutcome,
   ToolSpec,
-} from "../../../protocol/index.js";
+} from "@edgeloop/protocol";
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { LoopConfig } from "./loop-config.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */

@@ -1,4 +1,4 @@
-import { isTextProtocolToolResult, TEXT_PROTOCOL_RESULT_PREFIX } from "../../../protocol/text-tool-protocol.js";
+import { isTextProtocolToolResult, TEXT_PROTOCOL_RESULT_PREFIX } from "@edgeloop/protocol/text-tool-protocol";
 import type { ChatMessage, ChatTool } from "./types.js";
 
 /**

@@ -1,5 +1,5 @@
+import { type Parsed, parseJson, ToolName } from "@edgeloop/protocol";
 import { z } from "zod";
-import { type Parsed, parseJson, ToolName } from "../../../protocol/index.js";
 import { uniqueNames } from "../../../runtime/vars.js";
 
 /**

@@ -1,12 +1,12 @@
-import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   type ErrorType,
   outcomeFromMcpResult,
   type ParametersSchema,
   type ToolOutcome,
   type ToolSpec,
-} from "../../../protocol/index.js";
-import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
+} from "@edgeloop/protocol";
+import { cutInputSchema } from "@edgeloop/protocol/mcp-input-schema";
+import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../../runtime/log.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { backoffDelayMs, retriedCallBudgetMs } from "../builtins/retry-delay.js";

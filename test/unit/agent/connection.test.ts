@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { backoffDelay } from "@edgeloop/edge-client/backoff";
+import { connectUrl } from "@edgeloop/edge-client/hub-connection";
+import { createLogger } from "@edgeloop/edge-client/log";
+import { HelloFrame, PING_FRAME } from "@edgeloop/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningAgent, startAgent } from "../../../device-agent/src/agent.js";
 import { loadConfig } from "../../../device-agent/src/config.js";
-import { backoffDelay } from "../../../edge-client/backoff.js";
-import { connectUrl } from "../../../edge-client/hub-connection.js";
-import { createLogger } from "../../../edge-client/log.js";
-import { HelloFrame, PING_FRAME } from "../../../protocol/index.js";
 import { BASIC, FakeHub, OTHER, REPO, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 let hub: FakeHub | undefined;

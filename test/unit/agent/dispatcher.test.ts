@@ -1,11 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { silentLogger } from "@edgeloop/edge-client/log";
+import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../../device-agent/src/dispatcher.js";
 import { ResultStore } from "../../../device-agent/src/result-store.js";
 import { WorkQueue } from "../../../device-agent/src/work-queue.js";
-import { silentLogger } from "../../../edge-client/log.js";
-import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "../../../protocol/index.js";
 import { makeExecutor, readLines, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 async function setup(maxConcurrent = 5) {

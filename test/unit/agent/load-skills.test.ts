@@ -1,6 +1,6 @@
+import { CATEGORY_TIMEOUTS, SkillManifest } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { loadSkills } from "../../../device-agent/src/skills/load-skills.js";
-import { CATEGORY_TIMEOUTS, SkillManifest } from "../../../protocol/index.js";
 import { BASIC, BROKEN, FIXTURES, OTHER } from "./helpers.js";
 
 const opts = { capabilities: null, sandboxing: "auto" as const, bwrapUsable: true, toolTimeoutCeilingMs: null };

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ParametersSchema } from "@edgeloop/protocol";
+import { cutInputSchema } from "@edgeloop/protocol/mcp-input-schema";
+import { validateArguments } from "@edgeloop/protocol/validate-arguments";
 import { describe, expect, it } from "vitest";
 import { McpToolNames, toolNameShape } from "../../../device-agent/src/mcp/tool-names.js";
 import { loadSkills } from "../../../device-agent/src/skills/load-skills.js";
-import { ParametersSchema } from "../../../protocol/index.js";
-import { cutInputSchema } from "../../../protocol/mcp-input-schema.js";
-import { validateArguments } from "../../../protocol/validate-arguments.js";
 import { tempDir } from "./helpers.js";
 
 describe("cutInputSchema", () => {

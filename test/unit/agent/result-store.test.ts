@@ -1,8 +1,8 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ResultFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { JOURNAL_FILE, ResultStore, type ResultStoreOptions } from "../../../device-agent/src/result-store.js";
-import type { ResultFrame } from "../../../protocol/index.js";
 import { tempDir } from "./helpers.js";
 
 const success = (id: string): ResultFrame => ({

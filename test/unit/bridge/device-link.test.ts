@@ -1,9 +1,9 @@
+import { silentLogger } from "@edgeloop/edge-client/log";
+import type { DeviceFrame, HelloFrame, HubFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { DeviceLink, type HubFactory } from "../../../bridge/src/device-link.js";
 import { DeviceState } from "../../../bridge/src/device-state.js";
 import { newStats } from "../../../bridge/src/stats.js";
-import { silentLogger } from "../../../edge-client/log.js";
-import type { DeviceFrame, HelloFrame, HubFrame } from "../../../protocol/index.js";
 
 const OUR_MANIFEST = {
   type: "hello",

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ResultFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { DeviceState, type Outstanding } from "../../../bridge/src/device-state.js";
-import type { ResultFrame } from "../../../protocol/index.js";
 
 const cmd = (id: string, tool = "bash", at = 1000): Outstanding => ({
   request_id: id,

@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import {
   controlCommand,
   interpretReport,
   MqttCommand,
   parseAgentTopic,
   parseStatus,
-} from "../../../protocol/mqtt-payloads.js";
+} from "@edgeloop/protocol/mqtt-payloads";
+import { describe, expect, it } from "vitest";
 
 const env = (report_type: string, payload: unknown) => ({
   agent_id: "evo-1",

@@ -1,3 +1,5 @@
+import { ParametersSchema, ToolName } from "@edgeloop/protocol";
+import { validateArguments } from "@edgeloop/protocol/validate-arguments";
 import { describe, expect, it } from "vitest";
 import {
   BUILTINS,
@@ -5,8 +7,6 @@ import {
   findBuiltin,
   questionToolSpec,
 } from "../../../durable-objects/conversation/builtins/index.js";
-import { ParametersSchema, ToolName } from "../../../protocol/index.js";
-import { validateArguments } from "../../../protocol/validate-arguments.js";
 
 const EXPECTED = [
   "get_current_time",

@@ -1,7 +1,7 @@
 // Runs a built-in and unwraps its outcome, failing loudly when the result is not what the test expects.
 
+import type { ToolOutcome } from "@edgeloop/protocol";
 import type { Builtin, BuiltinContext } from "../../../durable-objects/conversation/builtins/types.js";
-import type { ToolOutcome } from "../../../protocol/index.js";
 
 export async function outcomeOf(
   builtin: Builtin,

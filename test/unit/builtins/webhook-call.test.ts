@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { ToolOutcome } from "@edgeloop/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   MAX_WEBHOOK_RESPONSE_BYTES,
@@ -6,7 +7,6 @@ import {
   type WebhookCallContext,
 } from "../../../durable-objects/conversation/builtins/webhook-call.js";
 import { WebhookTool } from "../../../durable-objects/conversation/builtins/webhook-config.js";
-import type { ToolOutcome } from "../../../protocol/index.js";
 import { hang, json, type Reply, startWebhookServer, text, type WebhookServer } from "./webhook-server.js";
 
 let server: WebhookServer | null = null;

@@ -1,7 +1,7 @@
+import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { describe, expect, it } from "vitest";
 import { ruleFor } from "../../../durable-objects/conversation/core/approval-rules.js";
 import { advance, initialState, type LoopState } from "../../../durable-objects/conversation/core/index.js";
-import type { ApprovalRuleMatch } from "../../../protocol/approval-rules.js";
 import { calls, only, TOOLS } from "./fixtures.js";
 
 const NOW = 1_700_000_000_000;

@@ -1,5 +1,5 @@
+import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
 import type { Effect, LlmTurn } from "../../../durable-objects/conversation/core/index.js";
-import type { ToolOutcome, ToolSpec } from "../../../protocol/index.js";
 
 export function spec(
   name: string,

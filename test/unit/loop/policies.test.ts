@@ -1,3 +1,4 @@
+import type { ToolSpec } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import {
   advance,
@@ -5,7 +6,6 @@ import {
   type LoopConfig,
   type LoopState,
 } from "../../../durable-objects/conversation/core/index.js";
-import type { ToolSpec } from "../../../protocol/index.js";
 import { calls, ok, only, spec, TOOLS, text } from "./fixtures.js";
 
 const NOW = 1_700_000_000_000;

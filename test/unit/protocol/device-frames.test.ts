@@ -1,12 +1,5 @@
+import { DeviceFrame, HubFrame, MessageRequest, parseJson, parseValue, ToolCommandFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import {
-  DeviceFrame,
-  HubFrame,
-  MessageRequest,
-  parseJson,
-  parseValue,
-  ToolCommandFrame,
-} from "../../../protocol/index.js";
 import { bashToolManifest } from "../../fixtures/bash-tool-manifest.js";
 
 // EvoClaw's command to an edge agent, with `type` added.

@@ -3,8 +3,9 @@
  * schema: for every text they must answer exactly what parsing with the whole union answers, the
  * value (defaults filled, unknown keys dropped) and the error alike.
  */
+
+import { DeviceFrame, HubFrame, parseDeviceFrame, parseHubFrame, parseJson } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import { DeviceFrame, HubFrame, parseDeviceFrame, parseHubFrame, parseJson } from "../../../protocol/index.js";
 
 const command = {
   type: "command",

@@ -1,5 +1,5 @@
+import { outcomeFromMcpResult } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import { outcomeFromMcpResult } from "../../../protocol/index.js";
 
 const limits = { maxTextBytes: 1000, maxImageChars: 100, elapsedMs: 7 };
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
+import { type SkillManifest, toOpenAITool, toolSpecsFromSkills } from "@edgeloop/protocol";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { type SkillManifest, toOpenAITool, toolSpecsFromSkills } from "../../../protocol/index.js";
 
 const skill: SkillManifest = {
   name: "desktop-tools",

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
+import { signHmacWebhook, verifyHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
-import { signHmacWebhook, verifyHmacWebhook } from "../../../protocol/webhook-signatures.js";
 
 /** Outbound webhook tools sign with the same scheme inbound webhooks are verified with. */
 describe("webhook HMAC (X-Webhook-Signature)", () => {

@@ -1,6 +1,7 @@
 /** The access rules of runtime/access.ts and the key request's schema, as pure functions. */
+
+import { CreateKeyRequest, KEY_SCOPES } from "@edgeloop/protocol/api-keys";
 import { describe, expect, it } from "vitest";
-import { CreateKeyRequest, KEY_SCOPES } from "../../../protocol/api-keys.js";
 import { canSee, hasScope, mayReach, scopedPrincipal, targetRefusal, unscoped } from "../../../runtime/access.js";
 
 const POOLS = new Map([

@@ -2,9 +2,9 @@
 
 import { accessSync, constants, readFileSync } from "node:fs";
 import path from "node:path";
+import { CATEGORY_TIMEOUTS, ParametersSchema, ToolCategory, ToolManifest } from "@edgeloop/protocol/skill-manifest";
 import { parse } from "smol-toml";
 import { afterAll, describe, expect, it } from "vitest";
-import { CATEGORY_TIMEOUTS, ParametersSchema, ToolCategory, ToolManifest } from "../../../protocol/skill-manifest.js";
 import { removeTempDirs, runTool, SKILLS_DIR, tempDir } from "./skill-runner.js";
 
 type RawTool = Record<string, unknown> & { name: string; binary: string; parameters?: unknown };

@@ -1,6 +1,6 @@
+import type { ParametersSchema } from "@edgeloop/protocol/skill-manifest";
+import { parseToolArguments, validateArguments } from "@edgeloop/protocol/validate-arguments";
 import { describe, expect, it } from "vitest";
-import type { ParametersSchema } from "../../../protocol/skill-manifest.js";
-import { parseToolArguments, validateArguments } from "../../../protocol/validate-arguments.js";
 
 const read: ParametersSchema = {
   type: "object",
