@@ -20,7 +20,7 @@ export interface ConversationRpc {
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
   getConversation(): Promise<ConversationView | null>;
-  /** Whether it exists, and the id of the principal that started it (null when it predates owners). */
+  /** Whether it exists, and the id of the principal that started it (null when it does not exist). */
   ownership(): Promise<Ownership>;
   /** Whether a message is being answered, waits in the queue, or is done (or unknown). */
   messageState(messageId: string): Promise<"running" | "queued" | "done">;

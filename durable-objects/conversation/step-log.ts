@@ -107,17 +107,6 @@ export class StepLog {
     return out;
   }
 
-  /** Events stored by an earlier layout, with their seqs and times as they were. */
-  importEvents(events: ConversationEvent[]): void {
-    for (const { seq, at, ...data } of events) {
-      const c = this.end();
-      if (this.row && (this.row.at !== at || c.seq !== seq)) this.write();
-      c.seq = seq;
-      this.addEvent(data as ConversationEventData, at);
-    }
-    this.write();
-  }
-
   private end(): { seq: number; n: number } {
     if (!this.cursor) {
       const last = this.sql

@@ -150,8 +150,8 @@ export type LoopState = {
   run: Run | null;
   queue: QueuedMessage[];
   replies: FinishedReply[];
-  /** absent in states stored before compaction existed */
-  compaction?: Compaction | null;
+  /** the latest compaction, the model's view is built from it; null before the first */
+  compaction: Compaction | null;
   /** the provider's reported prompt tokens over our estimate, smoothed (see compaction.ts) */
   token_ratio?: number;
   /** the deployment's remembered approval decisions for this device (see approvals.ts) */
