@@ -1,4 +1,4 @@
-/** The result store's on-disk format (records, journal lines) and file I/O; for result-store.ts. */
+/** The result store's on-disk format (records, journal lines) and file I/O. */
 import { closeSync, fsyncSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ResultFrame } from "@edgeloop/protocol/device-frames";

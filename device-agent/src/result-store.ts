@@ -1,4 +1,4 @@
-/** The device agent's results by request_id, so a command runs at most once; used by agent.ts and dispatcher.ts. */
+/** The device agent's results by request_id, so a command runs at most once. */
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
