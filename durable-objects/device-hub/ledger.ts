@@ -98,9 +98,8 @@ export class Ledger {
   }
 
   /**
-   * Known at once (to `get`), written with the ledger's next write or `flush`: the hub
-   * stages a command, sends it, and writes only after the frame has left, because a frame sent
-   * while a write is pending is held by the output gate until the write is durable.
+   * Known at once (to `get`), written with the ledger's next write or `flush`, after the frame
+   * has left (docs/architecture.md#output-gates).
    */
   stage(row: NewCommand): void {
     this.staged.set(row.request_id, row);

@@ -1,6 +1,6 @@
 import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
-import type { Compaction, LoopState } from "./core/index.js";
-import { frozenJson } from "./llm/index.js";
+import type { Compaction, LoopState } from "../core/index.js";
+import { frozenJson } from "../llm/index.js";
 import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 import { PendingWork, type StoredWork } from "./pending-work.js";
 import { type LogKey, StepLog } from "./step-log.js";
@@ -210,10 +210,8 @@ export class ConversationStore {
   }
 
   /**
-   * For effects that may safely be performed twice (the hub ignores a dispatch it already has):
-   * done in memory now, in SQLite with the next state write, so finishing one costs no write of
-   * its own (each commit is a disk flush, and in production a replication round trip). A restart
-   * before that write re-drives the effect, which then changes nothing.
+   * For effects that may safely be performed twice: done in memory now, in SQLite with the next
+   * state write (docs/architecture.md#outbox-re-drive).
    */
   finishOutboxLater(id: number): void {
     if (this.pending().finish(id)) this.finishedLater.add(id);
