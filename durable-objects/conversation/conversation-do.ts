@@ -213,7 +213,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.writeWaiting();
     const done = this.state?.replies.find((r) => r.message_id === messageId);
     const reply = done || timeoutMs <= 0 ? (done ?? null) : await this.waiters.wait(messageId, timeoutMs);
-    return waitReplyView(this.state!, messageId, reply);
+    return waitReplyView(this.current(), messageId, reply);
   }
 
   async getConversation(): Promise<ConversationView | null> {
