@@ -83,6 +83,7 @@ export function beginRun(
     max_concurrency: 0,
     wall_saved_ms: 0,
     round_started_at: null,
+    compacting: null,
   };
   const schedule = scheduleId ? { schedule_id: scheduleId } : {};
   effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule } });

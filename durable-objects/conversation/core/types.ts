@@ -63,7 +63,7 @@ export type Run = {
   wall_saved_ms: number;
   round_started_at: number | null;
   /** the summary call under way before the model call `awaiting_llm` (see compaction.ts) */
-  compacting?: PendingCompaction | null;
+  compacting: PendingCompaction | null;
   /** the estimated input tokens of the model call under way, before calibration */
   estimate?: number;
   /**
