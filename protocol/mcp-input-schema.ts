@@ -3,7 +3,7 @@ import type { ParameterSchema, ParametersSchema } from "./skill-manifest.js";
 /**
  * An MCP tool's `inputSchema` (full JSON Schema) cut down to the subset our argument validator
  * checks (protocol/skill-manifest.ts ParameterSchema): type, description, default, enum, items,
- * properties, required, minimum, maximum. Pure; used by the device agent (device-agent/src/mcp/) and by conversations for remote MCP servers (durable-objects/conversation/mcp/), which log `dropped`.
+ * properties, required, minimum, maximum. Pure; `dropped` is for the caller to log.
  *
  * Nothing is lost silently: every keyword or property left out is listed with its reason. What is
  * left out is a constraint the MCP server still checks itself (its error comes back as the tool's

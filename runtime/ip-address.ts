@@ -2,7 +2,7 @@
  * IP addresses the orchestrator must never call out to: loopback, private and link-local ranges
  * (cloud metadata endpoints among them), carrier-grade NAT, multicast, reserved and documentation
  * ranges, in IPv4 and IPv6, including IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4).
- * Pure: parsing and classification only, used by outbound-url.ts and unit-tested in Node.
+ * Pure: parsing and classification only, unit-tested in Node.
  */
 
 /** Why an address is not public: a short label naming the range, or null for a public address. */

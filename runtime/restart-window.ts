@@ -8,8 +8,7 @@ import { intVar, type VarsOf } from "./vars.js";
  * once, although the device may have finished them and kept the result to send on reconnecting.
  * Such a deadline is enforced `windowMs` after the object started instead. An object woken by its
  * own alarm starts just after the deadline; that is no outage, so a deadline that passed less than
- * `ALARM_LATENESS_MS` before the start is kept. Used by the device hub's checks and the
- * conversation's alarm; pure.
+ * `ALARM_LATENESS_MS` before the start is kept. Pure; see docs/architecture.md#held-deadlines.
  */
 export const ALARM_LATENESS_MS = 1_000;
 

@@ -18,7 +18,7 @@ import { failureToServe, type ScriptedRequest, type ServerState } from "./server
  * with `event:` names) or whole. The request is checked as the real API checks it
  * (anthropic-checks.ts). Errors come in the API's shape with a `request-id` header: 429
  * `rate_limit_error` and 529 `overloaded_error` with `retry-after` when scripted, or, with
- * `in_stream`, a 200 stream that breaks off with an `error` event. Used by server.ts.
+ * `in_stream`, a 200 stream that breaks off with an `error` event.
  */
 export async function answerMessages(
   state: ServerState,

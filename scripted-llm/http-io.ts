@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** The scripted model's HTTP plumbing: JSON in and out, SSE out, clocks. Used by its answer handlers. */
+/** The scripted model's HTTP plumbing: JSON in and out, SSE out, clocks. */
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 

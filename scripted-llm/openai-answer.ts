@@ -5,7 +5,7 @@ import { preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
 import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
 import { failureToServe, type ScriptedRequest, type ServerState } from "./server-state.js";
 
-/** `POST …/chat/completions`: the scripted turn in OpenAI's Chat Completions format. Used by server.ts. */
+/** `POST …/chat/completions`: the scripted turn in OpenAI's Chat Completions format. */
 export async function answerChatCompletions(
   state: ServerState,
   req: IncomingMessage,

@@ -1,7 +1,7 @@
 import { Identifier, MAX_MESSAGE_TEXT } from "@edgeloop/protocol";
 import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
-import { type ModelEnv, modelSettings } from "../durable-objects/conversation/model-settings.js";
+import { type ModelEnv, modelSettings } from "../durable-objects/conversation/settings/model-settings.js";
 import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
 import { OutboundVarsSchema } from "../runtime/outbound-settings.js";
 import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";

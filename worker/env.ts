@@ -1,6 +1,6 @@
 import type { DurableObjectBindings } from "../durable-objects/bindings.js";
-import type { ConversationVars } from "../durable-objects/conversation/conversation-settings.js";
-import type { ModelEnv } from "../durable-objects/conversation/model-settings.js";
+import type { ConversationVars } from "../durable-objects/conversation/settings/conversation-settings.js";
+import type { ModelEnv } from "../durable-objects/conversation/settings/model-settings.js";
 import type { HubVars } from "../durable-objects/device-hub/hub-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { WorkerVars } from "./config.js";

@@ -2,7 +2,6 @@
  * A conversation's stored history cut into one segment per user message, each with its message
  * id (from the stored `message_start` events, which come in the same order), its tool calls (with
  * the request id the loop gave each: `<message_id>.<model call>.<position>`) and its final texts.
- * Used by the checks.
  */
 import type { SoakEvent } from "./event-follower.js";
 

@@ -1,7 +1,7 @@
 /**
  * One of the soak's long-lived processes (an agent, the bridge): started, killed with SIGKILL,
  * frozen (SIGSTOP) and thawed, started again with the same arguments (so on the same state), its
- * output from every run appended to a log file that outlives the run. Used by fleet.ts.
+ * output from every run appended to a log file that outlives the run.
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The soak's seeded randomness (mulberry32): one seed drives the workload's choices and the
- * chaos driver's timing, so a failing run can be replayed with `--seed`. Used by every soak part.
+ * chaos driver's timing, so a failing run can be replayed with `--seed`.
  */
 export type Random = {
   /** [0, 1) */

@@ -1,9 +1,8 @@
-/** The result store's on-disk format (records, journal lines, pre-journal files) and file I/O; for result-store.ts. */
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
+/** The result store's on-disk format (records, journal lines) and file I/O. */
+import { closeSync, fsyncSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ResultFrame } from "@edgeloop/protocol/device-frames";
 import { Identifier, ToolName } from "@edgeloop/protocol/ids";
-import { parseJson } from "@edgeloop/protocol/parse";
 import { z } from "zod";
 
 export const RunningRecord = z.object({
@@ -37,38 +36,11 @@ export type JournalLine = z.infer<typeof JournalLine>;
 
 export const JOURNAL_FILE = "results.jsonl";
 
-/**
- * Agents before the journal kept one `<request_id>.json` per request: read them so an upgrade
- * keeps its results. Returns the records in finish order, and the files to delete once the
- * journal has them.
- */
-export function readLegacyRecords(
-  dir: string,
-  onWarning: (msg: string, fields: Record<string, unknown>) => void,
-): { records: StoredRecord[]; files: string[] } {
-  const files: string[] = [];
-  const found: StoredRecord[] = [];
+/** Removes what a compaction the last run did not finish left behind (`results.jsonl.tmp-<pid>`). */
+export function removeUnfinishedWrites(dir: string): void {
   for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (name.includes(".tmp-")) {
-      unlinkQuietly(path); // a write (or a compaction) the last run did not finish
-      continue;
-    }
-    if (!name.endsWith(".json")) continue;
-    files.push(path);
-    const parsed = parseJson(StoredRecord, readTextQuietly(path));
-    if (!parsed.ok || `${parsed.value.request_id}.json` !== name) {
-      onWarning("result store: unreadable record removed", {
-        file: path,
-        error: parsed.ok ? "name mismatch" : parsed.error,
-      });
-      continue;
-    }
-    found.push(parsed.value);
+    if (name.startsWith(`${JOURNAL_FILE}.tmp-`)) unlinkQuietly(join(dir, name));
   }
-  // In finish order, as the journal keeps them (pruning takes the oldest first).
-  const at = (r: StoredRecord) => (r.state === "done" ? r.finished_at : r.started_at);
-  return { records: found.sort((a, b) => at(a) - at(b)), files };
 }
 
 /** The file's lines, read in chunks (a journal can outgrow one string); `torn`: no final newline. */
@@ -115,14 +87,6 @@ export function syncDir(dir: string): void {
     // best effort
   } finally {
     if (fd !== undefined) closeQuietly(fd);
-  }
-}
-
-function readTextQuietly(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
   }
 }
 

@@ -1,4 +1,4 @@
-/** The device agent's results by request_id, so a command runs at most once; used by agent.ts and dispatcher.ts. */
+/** The device agent's results by request_id, so a command runs at most once. */
 import { closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -11,7 +11,7 @@ import {
   JournalLine,
   journalLines,
   type RunningRecord,
-  readLegacyRecords,
+  removeUnfinishedWrites,
   type StoredRecord,
   syncDir,
   unlinkQuietly,
@@ -86,8 +86,8 @@ export class ResultStore {
   }
 
   private load(): void {
-    const legacyFiles = this.loadLegacy();
-    let rewrite = this.replayJournal() || legacyFiles.length > 0;
+    removeUnfinishedWrites(this.opts.dir);
+    let rewrite = this.replayJournal();
     // Tools that were running when the agent stopped: report, never re-run (at most once).
     for (const record of [...this.records.values()]) {
       if (record.state !== "running") continue;
@@ -100,15 +100,6 @@ export class ResultStore {
       this.fd = openSync(this.path, "a", 0o600);
       this.prune();
     }
-    // Only now that the journal holds them durably.
-    for (const file of legacyFiles) unlinkQuietly(file);
-  }
-
-  /** Reads the per-request files of agents before the journal; returns them, to delete once the journal has them. */
-  private loadLegacy(): string[] {
-    const { records, files } = readLegacyRecords(this.opts.dir, (msg, fields) => this.opts.onWarning?.(msg, fields));
-    for (const record of records) this.setRecord(record);
-    return files;
   }
 
   /** Replays the journal; true if it needs a rewrite (unreadable lines, a torn last line). */

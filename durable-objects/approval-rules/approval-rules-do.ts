@@ -45,11 +45,8 @@ export class ApprovalRulesDO extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS rules (
       rule_id TEXT PRIMARY KEY, effect TEXT NOT NULL, agent_id TEXT, tool TEXT NOT NULL, pattern TEXT,
-      expires_at INTEGER, created_at INTEGER NOT NULL, created_by TEXT NOT NULL, reason TEXT, revoked_at INTEGER)`);
+      expires_at INTEGER, created_at INTEGER NOT NULL, created_by TEXT NOT NULL, reason TEXT, revoked_at INTEGER, owner TEXT)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS rules_agent ON rules(agent_id)");
-    // Rules made before scoped keys have no owner: deployment-wide, as they were.
-    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(rules)").toArray();
-    if (!columns.some((c) => c.name === "owner")) this.sql.exec("ALTER TABLE rules ADD COLUMN owner TEXT");
   }
 
   async create(input: NewApprovalRule): Promise<ApprovalRule> {

@@ -6,7 +6,6 @@ import { enforcedAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import { ConversationOwner, notFound } from "./conversation-owner.js";
 import type {
   ConversationRpc,
   ConversationView,
@@ -18,19 +17,19 @@ import type {
   PostMessageInput,
   StoredCanvas,
 } from "./conversation-rpc.js";
-import { type ConversationVars, conversationSettings } from "./conversation-settings.js";
-import { ConversationStore } from "./conversation-store.js";
-import { conversationView, waitReplyView } from "./conversation-views.js";
 import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState } from "./core/index.js";
-import { DeltaBuffer } from "./delta-buffer.js";
-import { EffectRunner } from "./effect-runner.js";
-import { EventStream } from "./event-stream.js";
+import { EffectRunner } from "./effects/effect-runner.js";
+import { ModelCalls } from "./effects/model-calls.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import { ModelCalls } from "./model-calls.js";
-import { type ModelEnv, modelSettings } from "./model-settings.js";
-import { ReplyWaiters } from "./reply-waiters.js";
 import { approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
-import { type Step, StepRecorder } from "./step-recorder.js";
+import { type ConversationVars, conversationSettings } from "./settings/conversation-settings.js";
+import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
+import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
+import { ConversationStore } from "./storage/conversation-store.js";
+import { type Step, StepRecorder } from "./storage/step-recorder.js";
+import { conversationView, ReplyWaiters, waitReplyView } from "./views/conversation-views.js";
+import { DeltaBuffer } from "./views/delta-buffer.js";
+import { EventStream } from "./views/event-stream.js";
 
 /** What a conversation reads from its environment: the objects it addresses and its own vars. */
 export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelEnv;
@@ -41,11 +40,9 @@ const WATCHDOG_MS = 30_000;
 const DELTA_WINDOW_MS = 50;
 
 /**
- * The durable shell around the pure loop core: every event goes through `advance`; the new state
- * and the effects it asks for are written to SQLite in one transaction before any effect is
- * performed; outbound effects stay in the outbox until they finish (EffectRunner), and the alarm
- * re-drives any that a restart interrupted. This class keeps the RPC surface, the commit and the
- * alarm; the rest lives in the files named for it.
+ * The durable shell around the pure loop core: every event goes through `advance`, and the step it
+ * makes is committed before any of its effects is performed (docs/architecture.md#invariants-of-the-shell).
+ * This class keeps the RPC surface, the commit and the alarm; storage/, effects/ and views/ hold the rest.
  */
 export class ConversationDO extends DurableObject<ConversationEnv> implements ConversationRpc {
   private readonly store: ConversationStore;
@@ -85,23 +82,18 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
     this.events = new EventStream(this.store);
     this.remoteMcp = new RemoteMcpTools(this.store);
-    const self = this;
-    this.runner = new EffectRunner(
-      ctx,
+    this.runner = new EffectRunner({
       env,
-      this.store,
-      this.modelCalls,
-      () => this.settings(),
-      {
-        get state() {
-          return self.state!;
-        },
-        owner: () => this.owner.get(),
-        apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
-        scheduleAlarm: () => this.scheduleAlarm(),
-      },
-      this.remoteMcp,
-    );
+      store: this.store,
+      modelCalls: this.modelCalls,
+      remoteMcp: this.remoteMcp,
+      waitUntil: (work) => ctx.waitUntil(work),
+      settings: () => this.settings(),
+      state: () => this.current(),
+      owner: () => this.owner.get(),
+      apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
+      scheduleAlarm: () => this.scheduleAlarm(),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
       // Work that was started before a restart is picked up by the alarm, not here, so the
@@ -114,7 +106,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async postMessage(input: PostMessageInput): Promise<PostMessageAnswer> {
     if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
-    // Posted again (the front door's retry after a crash): taken once, answered as the first time.
+    // Posted again: taken once (docs/architecture.md#at-most-once-by-request-id).
     if (this.state && this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     if (this.state && this.state.agent_id !== input.agent_id) {
       const owner = this.state.agent_id;
@@ -221,7 +213,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.writeWaiting();
     const done = this.state?.replies.find((r) => r.message_id === messageId);
     const reply = done || timeoutMs <= 0 ? (done ?? null) : await this.waiters.wait(messageId, timeoutMs);
-    return waitReplyView(this.state!, messageId, reply);
+    return waitReplyView(this.current(), messageId, reply);
   }
 
   async getConversation(): Promise<ConversationView | null> {
@@ -259,12 +251,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   // ---- RPC from the device hub -----------------------------------------------------------
 
-  /**
-   * The step a result completes usually ends in a model call, and the call is started before the
-   * step is written: anything sent while a write is pending waits for it to be durable. The answer
-   * to the hub still waits for the write, so until then the hub keeps the result and delivers it
-   * again after a restart; a restart in between only repeats the model call.
-   */
+  // The one step whose model call starts before it is written: docs/architecture.md#output-gates.
   async deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void> {
     const step = this.advanceBy({ type: "tool_result", tool_call_id: toolCallId, request_id: requestId, outcome });
     if (!step) return;
@@ -282,6 +269,12 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   // ---- the commit --------------------------------------------------------------------------
+
+  /** The state of a conversation that exists (every effect and alarm belongs to one). */
+  private current(): LoopState {
+    if (!this.state) throw new Error("the conversation does not exist");
+    return this.state;
+  }
 
   private settings() {
     const settings = conversationSettings(this.env);
@@ -318,6 +311,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (delta) this.events.broadcast([this.store.appendEvent({ type: "message_delta", delta }, Date.now())]);
   }
 
+  // See docs/architecture.md#commit-before-perform.
   private commitStep(step: Step, finishedOutbox?: number, alsoWrite?: () => void): void {
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
@@ -331,7 +325,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
         });
       });
     } catch (e) {
-      // Nothing of the step happened (a step put off by deliverToolResult had already moved the state).
+      // See docs/architecture.md#a-failed-step-changes-nothing.
       this.store.afterRollback();
       this.state = step.prev;
       this.modelCalls.dropEarly();
@@ -349,13 +343,13 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   // ---- the alarm ---------------------------------------------------------------------------
 
+  // See docs/architecture.md#outbox-re-drive.
   override async alarm(): Promise<void> {
     this.writeWaiting();
     // Whatever is still pending gets a new alarm below.
     this.alarms.fired();
     const now = Date.now();
-    // A call's deadline that passed while this object was down waits for the hub, which gives its
-    // device the reconnect window first (runtime/restart-window.ts).
+    // See docs/architecture.md#held-deadlines.
     const window = this.settings().reconnectWindowMs + (this.state?.config.tool_deadline_grace_ms ?? 0);
     for (const { key, at } of this.store.dueDeadlines(now)) {
       const held = isCallDeadline(key) ? enforcedAt(at, this.startedAt, window) : at;

@@ -2,8 +2,6 @@ import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@e
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
-import type { ParentLink } from "./outbound-effects.js";
-import type { ReplyTarget } from "./reply-delivery.js";
 
 /**
  * What others may ask of a conversation: the worker's routes, the device hub (results and
@@ -20,7 +18,7 @@ export interface ConversationRpc {
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
   getConversation(): Promise<ConversationView | null>;
-  /** Whether it exists, and the id of the principal that started it (null when it predates owners). */
+  /** Whether it exists, and the id of the principal that started it (null when it does not exist). */
   ownership(): Promise<Ownership>;
   /** Whether a message is being answered, waits in the queue, or is done (or unknown). */
   messageState(messageId: string): Promise<"running" | "queued" | "done">;
@@ -96,3 +94,9 @@ export type ConversationView = {
 };
 
 export type Ownership = { exists: boolean; owner: string | null };
+
+/** The call in a parent conversation that started this one as its sub-task (`task`). */
+export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
+
+/** Where a conversation's replies (and, if asked, its events) are POSTed. */
+export type ReplyTarget = { url: string; events: boolean };

@@ -1,17 +1,18 @@
-import { type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
+import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import type { ConversationSettings } from "./conversation-settings.js";
+import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
+import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import { mayNeedApproval } from "./core/approval-rules.js";
 import type { LoopConfig } from "./core/index.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import { conversationTools } from "./tool-list.js";
+import type { ConversationSettings } from "./settings/conversation-settings.js";
 
 /**
  * What a new message or a direct call brings to the loop, read before its event is applied: the
  * tools it may use, the approval rules in force for its device and owner, and the context settings
- * that follow the deployment. Used by ConversationDO's postMessage and callTool.
+ * that follow the deployment.
  */
 
 type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "APPROVAL_RULES">;
@@ -51,4 +52,24 @@ export function contextConfig(loop: Partial<LoopConfig>): Partial<LoopConfig> {
   const { context_tokens, compact_at, keep_recent_turns } = loop;
   const context = { context_tokens, compact_at, keep_recent_turns };
   return Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined)) as Partial<LoopConfig>;
+}
+
+/**
+ * The tools a message's run offers the model: the device's, then the orchestrator's (built-ins,
+ * `question`, the deployment's webhook tools, the remote MCP servers' tools). A device tool wins a
+ * name clash.
+ */
+function conversationTools(
+  skills: SkillManifest[],
+  webhookTools: WebhookTool[],
+  remoteMcpTools: ToolSpec[] = [],
+): ToolSpec[] {
+  const deviceTools = toolSpecsFromSkills(skills);
+  const taken = new Set(deviceTools.map((t) => t.name));
+  return [
+    ...deviceTools,
+    ...[...builtinToolSpecs(BUILTINS), questionToolSpec, ...webhookToolSpecs(webhookTools), ...remoteMcpTools].filter(
+      (t) => !taken.has(t.name) && taken.add(t.name),
+    ),
+  ];
 }

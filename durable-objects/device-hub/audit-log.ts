@@ -1,7 +1,6 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
 import type { ToolStatsInput } from "../metrics/tool-metrics.js";
 import { redact } from "./redact.js";
-import { ensureWithoutRowid } from "./table-layout.js";
 
 /** One tool invocation as the audit log keeps it, with the ids that tie it to its conversation and command. */
 export type AuditEntry = {
@@ -63,10 +62,8 @@ export class AuditLog {
   private nextId: number | null = null;
 
   constructor(private readonly sql: SqlStorage) {
-    ensureWithoutRowid(
-      sql,
-      "audit",
-      (name) => `CREATE TABLE ${name} (
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS audit (
         ts INTEGER NOT NULL, id INTEGER NOT NULL, agent_id TEXT NOT NULL, tool TEXT NOT NULL,
         parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER, elapsed_ms REAL,
         request_id TEXT NOT NULL, conversation_id TEXT NOT NULL,

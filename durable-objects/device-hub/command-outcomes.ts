@@ -13,7 +13,7 @@ export const REDELIVER_MS = 5_000;
 /**
  * A command's outcome, from whichever source ends it (the device's result, a cancel, an expired
  * deadline): recorded once in the ledger with its audit row, then handed to the conversation, and
- * handed again by the alarm until the conversation has taken it. Used by DeviceHubDO.
+ * handed again by the alarm until the conversation has taken it.
  */
 export class CommandOutcomes {
   constructor(

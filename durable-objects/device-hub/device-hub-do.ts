@@ -190,11 +190,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     }
     const { type: _t, request_id: _r, ...rest } = frame;
     const outcome = rest as ToolOutcome;
-    // The conversation is told first, and the result recorded only once it has it: this runtime
-    // runs the hub and the conversation on one thread, and the record's commit (a disk flush) would
-    // otherwise come before the conversation's next step; and anything sent after a write waits on
-    // the output gate until the write is durable. If the hub dies before the record, the device was
-    // not acknowledged and sends the result again; the conversation drops the repeat.
+    // The conversation is told first, the result recorded after: docs/architecture.md#output-gates.
     await this.outcomes.deliver({ ...row, outcome });
     this.outcomes.complete(row, outcome);
     // The ack waits for the record to be durable: from then on the device may forget the result.
@@ -278,11 +274,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       answers.push({ accepted: true, state });
       earliestDeadline = Math.min(earliestDeadline, deadline);
     }
-    // The rows are written only once the frames have left, so the output gate does not hold the
-    // frames until the rows are durable. A result that comes back sooner finds its row staged.
-    // The answer to the conversation still waits for the commit: if the hub dies first, the
-    // conversation dispatches again with the same request ids, and the device runs each once (it
-    // keeps results by request id) and answers with the stored result.
+    // The rows are written once the frames have left: docs/architecture.md#output-gates.
     if (earliestDeadline !== Infinity) {
       await afterPendingSends();
       this.ledger.flush();

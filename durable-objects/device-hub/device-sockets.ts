@@ -20,7 +20,7 @@ const MAX_BAD_FRAMES = 5;
 /**
  * The device's WebSocket, held through the hibernation API: one live socket per device (a new
  * connection replaces the old one), what each socket carries through hibernation, when it last
- * showed it is alive, and the limit on bad frames. Used by DeviceHubDO.
+ * showed it is alive, and the limit on bad frames.
  */
 export class DeviceSockets {
   /** when each socket last sent a frame; the attachment copy is refreshed only now and then */

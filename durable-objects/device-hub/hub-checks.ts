@@ -27,11 +27,10 @@ type Deps = {
 /**
  * What the hub's alarm does: commands past their deadline end as `timeout` (sent) or `unavailable`
  * (never sent, the device stayed offline), except a sent command whose deadline passed while the
- * hub was down, which waits for its device to reconnect first (runtime/restart-window.ts);
+ * hub was down, which waits for its device to reconnect first (docs/architecture.md#held-deadlines);
  * outcomes the conversation did not take are offered again; a device that missed its heartbeats
  * is closed and marked offline; old audit rows are pruned; a registry report still owed is
- * retried. Then the alarm is set for the earliest of the
- * next such times. Used by DeviceHubDO.
+ * retried. Then the alarm is set for the earliest of the next such times.
  */
 export class HubChecks {
   constructor(private readonly d: Deps) {}

@@ -1,5 +1,4 @@
 import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
-import { ensureWithoutRowid } from "./table-layout.js";
 
 /**
  * The hub's command ledger, in the DO's SQLite. A command is `queued` until the device has it,
@@ -62,10 +61,8 @@ export class Ledger {
 
   constructor(private readonly sql: SqlStorage) {
     // Keyed by request id without a rowid: a row is one b-tree write, and the id needs no index.
-    ensureWithoutRowid(
-      sql,
-      "ledger",
-      (name) => `CREATE TABLE ${name} (
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS ledger (
         request_id TEXT PRIMARY KEY,
         conversation_id TEXT NOT NULL,
         tool_call_id TEXT NOT NULL,
@@ -101,9 +98,8 @@ export class Ledger {
   }
 
   /**
-   * Known at once (to `get`), written with the ledger's next write or `flush`: the hub
-   * stages a command, sends it, and writes only after the frame has left, because a frame sent
-   * while a write is pending is held by the output gate until the write is durable.
+   * Known at once (to `get`), written with the ledger's next write or `flush`, after the frame
+   * has left (docs/architecture.md#output-gates).
    */
   stage(row: NewCommand): void {
     this.staged.set(row.request_id, row);

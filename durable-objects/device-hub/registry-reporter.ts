@@ -11,7 +11,7 @@ export const REPORT_RETRY_MS = 5_000;
 /**
  * Tells the registry what the device looks like now (online, last seen, version, tools) when that
  * changes. A failure is remembered and retried by the hub's alarm, so the registry catches up
- * without the device having to do anything. Used by DeviceHubDO.
+ * without the device having to do anything.
  */
 export class RegistryReporter {
   constructor(

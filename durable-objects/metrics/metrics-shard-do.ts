@@ -35,10 +35,8 @@ export class MetricsShardDO extends DurableObject<unknown> {
     this.sql.exec("CREATE INDEX IF NOT EXISTS runs_at ON runs(at)");
     this.sql.exec(`CREATE TABLE IF NOT EXISTS conversations (
       conversation_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, status TEXT NOT NULL,
-      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_text TEXT)`);
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_text TEXT, owner TEXT)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated_at)");
-    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(conversations)").toArray();
-    if (!columns.some((c) => c.name === "owner")) this.sql.exec("ALTER TABLE conversations ADD COLUMN owner TEXT");
     this.sql.exec("CREATE INDEX IF NOT EXISTS conversations_owner ON conversations(owner, updated_at)");
   }
 

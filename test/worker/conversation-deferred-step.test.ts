@@ -6,8 +6,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ConversationDO } from "../../durable-objects/conversation/conversation-do.js";
-import { ConversationStore } from "../../durable-objects/conversation/conversation-store.js";
 import { advance, initialState, type LoopState } from "../../durable-objects/conversation/core/index.js";
+import { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import { calls, ok, TOOLS } from "../unit/loop/fixtures.js";
 
 /** A conversation object waiting for the result of one bash call. */

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ConversationStore } from "../../durable-objects/conversation/conversation-store.js";
 import { advance, initialState, type LoopState } from "../../durable-objects/conversation/core/index.js";
+import { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import { calls, ok, TOOLS, text } from "../unit/loop/fixtures.js";
 
 const NOW = 1_700_000_000_000;

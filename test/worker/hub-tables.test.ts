@@ -1,7 +1,4 @@
-/**
- * The hub's ledger and audit log in tables without rowids: what a command's round costs in rows,
- * and the tables an earlier version made with rowids, rebuilt with their rows when the hub starts.
- */
+/** The hub's ledger and audit log in tables without rowids: what a command's round costs in rows. */
 import { env, runInDurableObject } from "cloudflare:test";
 import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
@@ -105,79 +102,6 @@ describe("the hub's tables", () => {
         conversation_id: "c",
       });
       expect(counted).toEqual([{ query: "INSERT INTO audit", read: 0, written: 1 }]);
-    });
-  });
-
-  it("rebuild an earlier ledger with its rows, its open commands still open", async () => {
-    await inBareHub((sql) => {
-      // As the first release made it: a rowid table, no approval column, three indexes.
-      sql.exec(`CREATE TABLE ledger (request_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, tool_call_id TEXT NOT NULL,
-        tool TEXT NOT NULL, frame TEXT NOT NULL, state TEXT NOT NULL, deadline INTEGER NOT NULL, created_at INTEGER NOT NULL,
-        outcome TEXT, delivered INTEGER NOT NULL DEFAULT 0)`);
-      sql.exec("CREATE INDEX ledger_open ON ledger(state, deadline)");
-      sql.exec("CREATE INDEX ledger_pending ON ledger(deadline) WHERE state != 'done'");
-      const insert = (id: string, state: string, outcome: string | null) =>
-        sql.exec(
-          "INSERT INTO ledger VALUES (?, 'conv-t', ?, 'bash', ?, ?, ?, ?, ?, 0)",
-          id,
-          `call-${id}`,
-          JSON.stringify(command(id).frame),
-          state,
-          NOW + 1000,
-          NOW,
-          outcome,
-        );
-      insert("old-open", "sent", null);
-      insert("old-done", "done", JSON.stringify(OK));
-      const ledger = new Ledger(sql);
-      expect(ledger.open().map((r) => r.request_id)).toEqual(["old-open"]);
-      expect(ledger.undelivered().map((r) => [r.request_id, r.outcome])).toEqual([["old-done", OK]]);
-      expect(ledger.get("old-open")).toMatchObject({ tool_call_id: "call-old-open", approval: null });
-      const indexes = sql
-        .exec<{ name: string }>(
-          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ledger' ORDER BY name",
-        )
-        .toArray()
-        .map((r) => r.name);
-      expect(indexes).toEqual(["ledger_pending", "ledger_undelivered"]);
-      expect(ledger.complete("old-open", OK)).toBe(true);
-      expect(ledger.counts()).toEqual({ queued: 0, sent: 0, done: 2 });
-    });
-  });
-
-  it("rebuild an earlier audit log with its rows in their order, and go on numbering after them", async () => {
-    await inBareHub((sql) => {
-      // As the first release made it: AUTOINCREMENT ids, a time index, no error or approval column.
-      sql.exec(`CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL, agent_id TEXT NOT NULL,
-        tool TEXT NOT NULL, parameters TEXT NOT NULL, result TEXT NOT NULL, error_type TEXT, exit_code INTEGER,
-        elapsed_ms REAL, request_id TEXT NOT NULL, conversation_id TEXT NOT NULL)`);
-      sql.exec("CREATE INDEX audit_ts ON audit(ts)");
-      for (const [ts, id] of [
-        [NOW, "a"],
-        [NOW, "b"],
-        [NOW + 1, "c"],
-      ] as const)
-        sql.exec(
-          "INSERT INTO audit (ts, agent_id, tool, parameters, result, request_id, conversation_id) VALUES (?, 'x', 'bash', '{}', 'success', ?, 'c')",
-          ts,
-          id,
-        );
-      const audit = new AuditLog(sql);
-      expect(audit.query({ limit: 10 }).map((e) => e.request_id)).toEqual(["c", "b", "a"]);
-      // Same millisecond as the newest: written after it, so listed before it.
-      audit.record({
-        ts: NOW + 1,
-        agent_id: "x",
-        tool: "bash",
-        parameters: {},
-        outcome: OK,
-        request_id: "d",
-        conversation_id: "c",
-      });
-      expect(audit.query({ limit: 10 }).map((e) => e.request_id)).toEqual(["d", "c", "b", "a"]);
-      expect(audit.oldest()).toBe(NOW);
-      expect(audit.prune(NOW + 1)).toBe(2);
-      expect(audit.query({ limit: 10, since: NOW }).map((e) => e.request_id)).toEqual(["d", "c"]);
     });
   });
 

@@ -1,11 +1,11 @@
 /**
  * What a conversation may start on its own (`task`, `sessions_spawn`, `sessions_send`): only on
  * devices its owner may use, and what it starts belongs to that owner. The shell's real context
- * (builtin-context.ts) with a stand-in for the Durable Object namespace that records each call.
+ * (effects/builtin-runner.ts) with a stand-in for the Durable Object namespace that records each call.
  */
 import { describe, expect, it } from "vitest";
-import { builtinContext } from "../../durable-objects/conversation/builtin-context.js";
-import type { ConversationStore } from "../../durable-objects/conversation/conversation-store.js";
+import { builtinContext } from "../../durable-objects/conversation/effects/builtin-runner.js";
+import type { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import type { Owner } from "../../runtime/access.js";
 
 function world(owner: Owner) {

@@ -9,9 +9,9 @@
 import type { ToolSpec } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, type Effect, initialState, type LoopState } from "../../durable-objects/conversation/core/index.js";
+import { ModelCalls } from "../../durable-objects/conversation/effects/model-calls.js";
 import { callLlm } from "../../durable-objects/conversation/llm/index.js";
-import { ModelCalls } from "../../durable-objects/conversation/model-calls.js";
-import { modelSettings } from "../../durable-objects/conversation/model-settings.js";
+import { modelSettings } from "../../durable-objects/conversation/settings/model-settings.js";
 import { aiStandIn, sseOf } from "./support/ai-standin.js";
 
 const bash: ToolSpec = {

@@ -1,6 +1,6 @@
 import type { MessageRequest } from "@edgeloop/protocol";
 import { conversationFor } from "../../durable-objects/addresses.js";
-import { conversationSettings } from "../../durable-objects/conversation/conversation-settings.js";
+import { conversationSettings } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";

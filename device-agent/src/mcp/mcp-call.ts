@@ -10,7 +10,6 @@ import { type McpServer, ServerDown } from "./mcp-server.js";
  * One tool command as an MCP `tools/call`. The command's timeout and our cancel are the request's
  * own timeout and abort signal: the SDK sends `notifications/cancelled` to the server for both.
  * MCP progress notifications become progress lines. Errors are values, typed as a binary's are.
- * Used by mcp-skills.ts.
  */
 export async function callMcpTool(
   server: McpServer,

@@ -7,8 +7,8 @@ import type { McpToolNames } from "./tool-names.js";
 /**
  * The manifest the agent advertises once its MCP servers have listed their tools: the skills as
  * loaded from disk with each server's tools added to its skill, the tools left out and why, and
- * the route from each advertised name back to the server's own tool name. Pure; used by
- * mcp-skills.ts on every listing.
+ * the route from each advertised name back to the server's own tool name. Pure; made again on
+ * every listing.
  */
 export type McpToolListing = {
   name: string;

@@ -33,7 +33,7 @@ const STDERR_KEPT = 2_000;
  * One skill's MCP server over stdio, through the official SDK's client: started, listed (following
  * `nextCursor`), listed again on `notifications/tools/list_changed`, and restarted with backoff
  * when it exits. While it is down its tools stay advertised and calls are refused by the caller
- * (mcp-skills.ts answers them `unavailable`). Used by mcp-skills.ts.
+ * (mcp-skills.ts answers them `unavailable`).
  */
 export class McpServer {
   state: McpServerState = "starting";

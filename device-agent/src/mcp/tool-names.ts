@@ -1,5 +1,5 @@
 /**
- * The names MCP tools are advertised under. Pure; used by mcp-skills.ts.
+ * The names MCP tools are advertised under. Pure.
  *
  * An MCP tool keeps its own name when it fits our tool-name shape (1-64 of [a-zA-Z0-9_-]) and no
  * other tool of the device has it; characters outside the shape become `_`. On a clash the later

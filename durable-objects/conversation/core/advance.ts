@@ -18,6 +18,7 @@ export function initialState(conversation_id: string, agent_id: string, config: 
     run: null,
     queue: [],
     replies: [],
+    compaction: null,
   };
 }
 

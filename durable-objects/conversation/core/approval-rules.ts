@@ -12,7 +12,7 @@ import type { Effect, LoopState, RoundCall } from "./types.js";
  *
  * Every decision is named in `decided_by` ("person", "timeout", "rule:<id>"); a device call's
  * dispatch carries it and a blocked device call is a `record_denial` effect, so the device's
- * audit log says who let each call run or stopped it. Used by round.ts and approvals.ts.
+ * audit log says who let each call run or stopped it.
  */
 
 /** The rule that answers for this call, deny rules first; null when a person must decide. */

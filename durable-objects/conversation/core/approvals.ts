@@ -5,7 +5,7 @@ import type { Effect, LoopEvent, LoopState, RoundCall } from "./types.js";
 
 /**
  * A person's decision on a call waiting for approval, once or remembered as a rule
- * (approval-rules.ts). Used by advance.ts.
+ * (approval-rules.ts).
  */
 
 /** A person's decision; with a rule, the round's other waiting calls that it matches are decided too. */

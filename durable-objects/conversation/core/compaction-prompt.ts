@@ -2,8 +2,7 @@ import type { ChatMessage, Compaction } from "./types.js";
 
 /**
  * What the dedicated summary call sends, and how its answer is shown to the model afterwards.
- * Pure text building, used by compaction.ts (the summary message) and by the shell that performs
- * the `compact` effect (the request). The prompt is documented in docs/long-lived.md.
+ * Pure text building: the summary message, and the request of the `compact` effect. The prompt is documented in docs/long-lived.md.
  */
 
 /** The summary request's user message starts with this, so a scripted model can answer it. */

@@ -13,7 +13,7 @@ import type { ChatMessage, Compaction, Effect, LlmTurn, LoopEvent, LoopState, Ru
  * The summary call is an outbox effect like any other, so a restart during it makes it again.
  *
  * Where the old part ends is chosen so that no tool call is parted from its result: the view may
- * only start at a user or assistant message, never at a `tool` message. Used by advance.ts.
+ * only start at a user or assistant message, never at a `tool` message.
  */
 
 const CHARS_PER_TOKEN = 4;

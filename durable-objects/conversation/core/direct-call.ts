@@ -8,7 +8,7 @@ import type { Effect, LoopState } from "./types.js";
  * a run of one round with one call. It takes the same path as a model's call (validation, the
  * before_tool_call hook, the approval policy, dispatch through the outbox, deadlines, the
  * persist hook, events) and its result ends the run as the reply (run.ts `finishDirect`), with no
- * model call. Used by advance.ts for the `tool_call` event.
+ * model call.
  */
 export function startDirectRun(
   state: LoopState,

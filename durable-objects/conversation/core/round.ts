@@ -17,7 +17,7 @@ import type { CallOutcome, Effect, LoopState, RoundCall, Run, StopReason } from 
  * A round is the tool calls of one model response: each call is prepared (validated, run through
  * the before_tool_call hook and its policy), dispatched up to MAX_PARALLEL at a time, settled by
  * its result, a deadline or a person's decision, and when all are settled the results go to the
- * model in call order, whatever order they finished in. Used by advance.ts.
+ * model in call order, whatever order they finished in.
  */
 
 export const QUESTION_TOOL = "question";

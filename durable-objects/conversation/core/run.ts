@@ -15,8 +15,7 @@ import type {
 /**
  * A run is one user message's turn, from its first model call to its reply: starting it, the next
  * model call, the stop at a cap (one last call without tools, so the model can tell the user where
- * things stand), and the reply that ends it and starts the next queued message. Used by advance.ts
- * and round.ts.
+ * things stand), and the reply that ends it and starts the next queued message.
  */
 
 /** Keep the last replies so a late `?wait` can still find its answer. */
@@ -84,6 +83,7 @@ export function beginRun(
     max_concurrency: 0,
     wall_saved_ms: 0,
     round_started_at: null,
+    compacting: null,
   };
   const schedule = scheduleId ? { schedule_id: scheduleId } : {};
   effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule } });

@@ -63,7 +63,7 @@ export type Run = {
   wall_saved_ms: number;
   round_started_at: number | null;
   /** the summary call under way before the model call `awaiting_llm` (see compaction.ts) */
-  compacting?: PendingCompaction | null;
+  compacting: PendingCompaction | null;
   /** the estimated input tokens of the model call under way, before calibration */
   estimate?: number;
   /**
@@ -150,8 +150,8 @@ export type LoopState = {
   run: Run | null;
   queue: QueuedMessage[];
   replies: FinishedReply[];
-  /** absent in states stored before compaction existed */
-  compaction?: Compaction | null;
+  /** the latest compaction, the model's view is built from it; null before the first */
+  compaction: Compaction | null;
   /** the provider's reported prompt tokens over our estimate, smoothed (see compaction.ts) */
   token_ratio?: number;
   /** the deployment's remembered approval decisions for this device (see approvals.ts) */
@@ -160,14 +160,29 @@ export type LoopState = {
 
 // ---- events in, effects out ------------------------------------------------------------
 
-/** What the model answered, already assembled from the stream. */
+/** One tool call, arguments kept as the raw JSON text the model wrote (validated by the loop). */
+export type LlmToolCall = { id: string; name: string; arguments: string };
+
+export type LlmUsage = { prompt_tokens: number; completion_tokens: number };
+
+/**
+ * What one model response amounts to, whatever the provider's dialect was: the llm/ adapters
+ * assemble it from the stream, and the loop takes it in an `llm_response` event.
+ */
 export type LlmTurn = {
   content: string | null;
-  toolCalls: { id: string; name: string; arguments: string }[];
+  toolCalls: LlmToolCall[];
+  /**
+   * The provider's finish reason, except that "stop"/null with tool calls present reads
+   * "tool_calls" (several providers finish tool calls with "stop"). "length" is kept: it means
+   * the arguments may be cut off. The adapters always set it; the loop does not read it.
+   */
   finishReason?: string | null;
-  usage?: { prompt_tokens: number; completion_tokens: number };
-  /** the model wrote a tool call in its text that could not be parsed */
-  malformedToolCall?: string | null;
+  usage?: LlmUsage;
+  /** The tool calls were written as text in `content` (JSON or `<tool_call>`), not native. */
+  textProtocol?: boolean;
+  /** The model clearly tried to write a text tool call but it did not parse: why. */
+  malformedToolCall?: string;
 };
 
 export type LoopEvent =

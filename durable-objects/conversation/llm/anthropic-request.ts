@@ -2,8 +2,8 @@ import { memoByIdentity } from "./memo-by-identity.js";
 import type { ChatMessage, ChatTool, ChatToolChoice } from "./types.js";
 
 /**
- * The core's history as an Anthropic Messages API request body (JSON text). Pure; used by
- * anthropic-client.ts. What the API wants differently from Chat Completions:
+ * The core's history as an Anthropic Messages API request body (JSON text). Pure. What the API
+ * wants differently from Chat Completions:
  *   - the system prompt is a top-level `system` (every system message joins it, in order);
  *   - an assistant's tool calls are `tool_use` blocks with `input` as an object;
  *   - tool results are `tool_result` blocks in a user message, one message for a whole round

@@ -4,7 +4,7 @@ import type { LlmToolCall, LlmTurn, LlmUsage } from "./types.js";
 
 /**
  * Turns Anthropic Messages API stream events (already JSON-parsed) into one LlmTurn, and a
- * non-streamed `message` likewise. Pure; used by anthropic-client.ts.
+ * non-streamed `message` likewise. Pure.
  *
  * The stream: `message_start` (the message with its usage: input tokens, cache reads and
  * writes), then per content block `content_block_start` → `content_block_delta`s (`text_delta`,

@@ -1,8 +1,7 @@
 /**
  * One SDK client per model configuration, shared by the calls of an isolate: clients are
  * stateless between calls, and building one on every model call was a measurable part of a loop
- * step. A call that brings its own `fetch` (tests) gets a fresh client. Used by the openai and
- * anthropic adapters.
+ * step. A call that brings its own `fetch` (tests) gets a fresh client.
  */
 
 import type { PreparedCall } from "./provider-call.js";

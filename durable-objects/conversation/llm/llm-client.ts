@@ -8,7 +8,7 @@ import { callWorkersAi } from "./workers-ai-client.js";
 
 /**
  * One model call, whichever provider the config names (`openai`, `anthropic`, `workers-ai`).
- * Never throws: every failure comes back as `{ ok: false, error }`. Used by ModelCalls.
+ * Never throws: every failure comes back as `{ ok: false, error }`.
  *
  * The parts every provider shares live here: the history stays in the core's one message format
  * and each adapter translates it to and from its API; the text protocol (tools described in the

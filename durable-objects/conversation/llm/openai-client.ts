@@ -16,7 +16,7 @@ import type { LlmConfig } from "./types.js";
 
 /**
  * The `openai` provider: any OpenAI-compatible Chat Completions endpoint, through the `openai`
- * package. Used by callLlm (llm-client.ts).
+ * package.
  *
  * Retries are the openai client's: 408, 409, 429, 5xx and connection failures, exponential
  * backoff (0.5s doubling, max 8s, jitter) or the server's Retry-After / retry-after-ms. Its

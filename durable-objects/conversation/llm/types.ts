@@ -1,35 +1,14 @@
 import type { ChatCompletionTool, ChatCompletionToolChoiceOption } from "openai/resources/chat/completions";
-import type { ChatMessage } from "../core/types.js";
+import type { ChatMessage, LlmTurn } from "../core/types.js";
 
 /**
- * The conversation's messages are the loop core's own type (the shape Chat Completions takes, kept
- * minimal so the core needs no SDK types); it is re-exported here for the clients that send it.
+ * The conversation's messages and the model's answer are the loop core's own types (the shapes
+ * Chat Completions uses, kept minimal so the core needs no SDK types); they are re-exported here
+ * for the clients that send and assemble them.
  */
-export type { ChatMessage } from "../core/types.js";
+export type { ChatMessage, LlmToolCall, LlmTurn, LlmUsage } from "../core/types.js";
 export type ChatTool = ChatCompletionTool;
 export type ChatToolChoice = ChatCompletionToolChoiceOption;
-
-/** One tool call, arguments kept as the raw JSON text the model wrote (validated later). */
-export type LlmToolCall = { id: string; name: string; arguments: string };
-
-export type LlmUsage = { prompt_tokens: number; completion_tokens: number };
-
-/** What one model response amounts to, whatever the provider's dialect was. */
-export type LlmTurn = {
-  content: string | null;
-  toolCalls: LlmToolCall[];
-  /**
-   * The provider's finish reason, except that "stop"/null with tool calls present reads
-   * "tool_calls" (several providers finish tool calls with "stop"). "length" is kept: it means
-   * the arguments may be cut off.
-   */
-  finishReason: string | null;
-  usage?: LlmUsage;
-  /** The tool calls were written as text in `content` (JSON or `<tool_call>`), not native. */
-  textProtocol?: boolean;
-  /** The model clearly tried to write a text tool call but it did not parse: why. */
-  malformedToolCall?: string;
-};
 
 /** Which API the model is reached through; each has its adapter (docs/providers.md). */
 export type LlmProvider = "openai" | "anthropic" | "workers-ai";

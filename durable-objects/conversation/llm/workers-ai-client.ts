@@ -7,8 +7,7 @@ import { bindingMessages, fromWorkersAiOutput, WorkersAiChunks } from "./workers
 
 /**
  * The `workers-ai` provider: a model on Workers AI through the worker's `AI` binding: no key, no
- * egress, billed to the account. Used by callLlm (llm-client.ts); the answer's two forms are
- * read by workers-ai-output.ts.
+ * egress, billed to the account. The answer's two forms are read by workers-ai-output.ts.
  *
  * The binding streams where the model can (`stream: true` answers a ReadableStream of SSE
  * bytes, read with the openai package's SSE reader) and otherwise answers the whole object.

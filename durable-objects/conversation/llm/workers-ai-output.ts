@@ -3,8 +3,7 @@ import type { ChatMessage } from "./types.js";
 
 /**
  * What the Workers AI binding (`env.AI.run`) takes and answers, in and out of the Chat
- * Completions shapes the rest of the layer reads (stream-assembler.ts). Pure; used by
- * workers-ai-client.ts.
+ * Completions shapes the rest of the layer reads (stream-assembler.ts). Pure.
  *
  * The binding answers in one of two forms, depending on the model:
  *   - its own (Llama 3.x and older models): `{response, tool_calls: [{name, arguments}], usage}`,

@@ -5,7 +5,6 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
  * default (Ajv) compiles schemas to code at run time, which Workers forbid. Nothing of ours relies
  * on the SDK checking a tool's `structuredContent` against its `outputSchema`: results are read
  * as content blocks (protocol/mcp-results.ts), and the fleet's server asks clients for no input.
- * Used by remote-mcp-client.ts and worker/mcp/fleet-server.ts.
  */
 export const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
   getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),

@@ -17,7 +17,7 @@ import { NO_SCHEMA_VALIDATION } from "./no-schema-validation.js";
  * Streamable HTTP transport (fetch, so it runs in the Durable Object). One client per server,
  * opened on first use and closed after a minute unused, so an idle conversation holds no
  * connection (the SDK keeps a GET stream open while connected, which is also how a server's
- * tools/list_changed reaches us). Every request has a time limit. Used by remote-mcp-tools.ts.
+ * tools/list_changed reaches us). Every request has a time limit.
  */
 const IDLE_CLOSE_MS = 60_000;
 const MAX_LIST_PAGES = 50;

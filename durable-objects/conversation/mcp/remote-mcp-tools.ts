@@ -11,7 +11,7 @@ import { log } from "../../../runtime/log.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { backoffDelayMs, retriedCallBudgetMs } from "../builtins/retry-delay.js";
 import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
-import type { ConversationStore } from "../conversation-store.js";
+import type { ConversationStore } from "../storage/conversation-store.js";
 import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
 import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
 
@@ -22,8 +22,7 @@ import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-clie
  * offers no tools for that message (and is tried again on the next). Calls run in the
  * orchestrator (kind "builtin"), so the loop's validation, hooks, approval policy and result caps
  * apply as to webhook tools; transport failures are retried with backoff, and a server still
- * unreachable is an `unavailable` error the model reads. Used by ConversationDO (listing) and
- * builtin-runner.ts (calls).
+ * unreachable is an `unavailable` error the model reads.
  */
 type RemoteTool = { server: string; tool: string; name: string; description: string; parameters: ParametersSchema };
 type Cached = Record<string, { tools: RemoteTool[]; stale: boolean }>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ModelEnv, modelSettings } from "../../../durable-objects/conversation/model-settings.js";
+import { type ModelEnv, modelSettings } from "../../../durable-objects/conversation/settings/model-settings.js";
 
 // Which provider a deployment's settings choose, and what each needs. A fresh env object per
 // case: settings are parsed once per env.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DeltaBuffer } from "../../../durable-objects/conversation/delta-buffer.js";
+import { DeltaBuffer } from "../../../durable-objects/conversation/views/delta-buffer.js";
 
 describe("DeltaBuffer: streamed text gathered before it is stored", () => {
   beforeEach(() => vi.useFakeTimers());

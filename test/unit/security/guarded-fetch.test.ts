@@ -4,7 +4,7 @@
  * stand-in that records what it was asked: nothing here reaches the network.
  */
 import { describe, expect, it } from "vitest";
-import { deliverSigned } from "../../../durable-objects/conversation/reply-delivery.js";
+import { deliverSigned } from "../../../durable-objects/conversation/effects/reply-delivery.js";
 import { guardedFetch, MAX_REDIRECTS, OutboundRefused } from "../../../runtime/guarded-fetch.js";
 
 type Asked = { url: string; method: string; body: string | null; headers: Headers };

@@ -1,10 +1,9 @@
-import type { ConversationEvent } from "@edgeloop/protocol";
-import type { RunRecord } from "../metrics/aggregate.js";
+import type { ConversationEvent, ToolOutcome } from "@edgeloop/protocol";
+import type { RunRecord } from "../../metrics/aggregate.js";
+import type { ParentLink, ReplyTarget } from "../conversation-rpc.js";
+import type { Effect, FinishedReply, LoopState } from "../core/index.js";
 import type { ConversationStore } from "./conversation-store.js";
-import type { Effect, FinishedReply, LoopState } from "./core/index.js";
-import { type OutboundEffect, outboxKey, type ParentLink } from "./outbound-effects.js";
-import type { ReplyTarget } from "./reply-delivery.js";
-import { subtaskOutcome } from "./subtasks.js";
+import { type OutboundEffect, outboxKey } from "./outbound-effects.js";
 
 /** One event's step: the state before, the state after and the effects, computed at `now`. */
 export type Step = { prev: LoopState; state: LoopState; effects: Effect[]; now: number };
@@ -19,7 +18,7 @@ export type RecordedStep = { toPerform: PendingEffect[]; emitted: ConversationEv
  * Writes a step's effects into the conversation's SQLite, inside the transaction that also saves
  * its state: events, deadlines, and an outbox row for everything that leaves the object, including
  * what the core does not know about (reply_url deliveries, the conversation index and metrics, the
- * parent of a sub-task). Used by ConversationDO's commit.
+ * parent of a sub-task). See docs/architecture.md#commit-before-perform.
  */
 export class StepRecorder {
   /** `reply_url` targets by message id: read for every event, and this object is their only writer */
@@ -123,4 +122,16 @@ export class StepRecorder {
     }
     return target;
   }
+}
+
+/** What the parent's `task` call gets: the child's final reply, or why there is none. */
+function subtaskOutcome(reply: FinishedReply): ToolOutcome {
+  if (reply.status === "completed")
+    return { status: "success", tool: "task", result: reply.reply ?? "", stderr: "", exit_code: 0, elapsed_ms: 0 };
+  return {
+    status: "error",
+    tool: "task",
+    error: `the sub-task ended ${reply.status}: ${reply.reply ?? reply.stop_reason}`,
+    error_type: reply.status === "cancelled" ? "cancelled" : "execution_failed",
+  };
 }

@@ -1,9 +1,6 @@
 import { signHmacWebhook, signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
-import { guardedFetch, OutboundRefused } from "../../runtime/guarded-fetch.js";
-import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
-
-/** Where a conversation's replies (and, if asked, its events) are POSTed. */
-export type ReplyTarget = { url: string; events: boolean };
+import { guardedFetch, OutboundRefused } from "../../../runtime/guarded-fetch.js";
+import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 
 /** Give up on a receiver that has not acknowledged for this long. */
 export const REPLY_EXPIRY_MS = 24 * 3600 * 1000;

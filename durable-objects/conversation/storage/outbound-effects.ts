@@ -1,11 +1,11 @@
 /**
  * Effects that leave the conversation object (model, device hub, built-ins, parents, metrics,
  * reply deliveries) as the outbox stores them, and the key that makes each one unique in it.
- * Used by the store, the step recorder and the effect performers.
  */
 import type { ToolOutcome } from "@edgeloop/protocol";
-import type { RunRecord } from "../metrics/aggregate.js";
-import type { Effect } from "./core/index.js";
+import type { RunRecord } from "../../metrics/aggregate.js";
+import type { ParentLink } from "../conversation-rpc.js";
+import type { Effect } from "../core/index.js";
 
 /** A sub-conversation's reply going back to the call in its parent that started it (`task`). */
 export type NotifyParent = {
@@ -14,7 +14,6 @@ export type NotifyParent = {
   parent: ParentLink;
   outcome: ToolOutcome;
 };
-export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
 
 /** A finished run's numbers, written to the metrics shard its conversation hashes to. */
 export type RecordMetrics = {

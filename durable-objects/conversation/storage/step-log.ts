@@ -1,5 +1,5 @@
 import type { ConversationEvent, ConversationEventData, ToolCallSummary } from "@edgeloop/protocol";
-import type { ChatMessage } from "./core/index.js";
+import type { ChatMessage } from "../core/index.js";
 
 /** Where a row sits in the log: its first event's seq (or the next one's), then its number. */
 export type LogKey = [ev: number, n: number];
@@ -12,8 +12,8 @@ type Row = { ev: number; at: number; events: string[]; messages: string[]; calls
  * the run's new call summaries, each list as a JSON array. Rows are keyed by (the seq of their first
  * event, or of the next event when they have none; a running number), in a table without rowids:
  * appending a row reads nothing, and the events after a seq are found by key. Event seqs are
- * consecutive from 1, so an event's seq is its row's first seq plus its place in the row. Used by
- * ConversationStore, which writes a row with every step and whenever an event is stored alone.
+ * consecutive from 1, so an event's seq is its row's first seq plus its place in the row. The store
+ * writes a row with every step and whenever an event is stored alone.
  */
 export class StepLog {
   /** the next event's seq and the next row's number; read on first use */
@@ -105,17 +105,6 @@ export class StepLog {
       }
     }
     return out;
-  }
-
-  /** Events stored by an earlier layout, with their seqs and times as they were. */
-  importEvents(events: ConversationEvent[]): void {
-    for (const { seq, at, ...data } of events) {
-      const c = this.end();
-      if (this.row && (this.row.at !== at || c.seq !== seq)) this.write();
-      c.seq = seq;
-      this.addEvent(data as ConversationEventData, at);
-    }
-    this.write();
   }
 
   private end(): { seq: number; n: number } {

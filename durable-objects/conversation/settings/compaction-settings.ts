@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { intVar } from "../../runtime/vars.js";
-import type { LoopConfig } from "./core/loop-config.js";
+import { intVar } from "../../../runtime/vars.js";
+import type { LoopConfig } from "../core/loop-config.js";
 
 /**
  * The vars that size a conversation's context: `LLM_CONTEXT_TOKENS` (the model's window; by default

@@ -1,7 +1,6 @@
 import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
-import type { Compaction, LoopState } from "./core/index.js";
-import { dropLegacy, type LegacyConversation, readLegacy } from "./legacy-store.js";
-import { frozenJson } from "./llm/index.js";
+import type { Compaction, LoopState } from "../core/index.js";
+import { frozenJson } from "../llm/index.js";
 import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 import { PendingWork, type StoredWork } from "./pending-work.js";
 import { type LogKey, StepLog } from "./step-log.js";
@@ -58,8 +57,6 @@ export class ConversationStore {
     sql.exec(
       "CREATE TABLE IF NOT EXISTS taken_messages (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
     );
-    const legacy = readLegacy(sql);
-    if (legacy) this.importLegacy(legacy);
   }
 
   /** Whether a message with this id was already taken (queued, running or answered). */
@@ -114,7 +111,7 @@ export class ConversationStore {
       tools,
       replies,
       run: run ? { ...run, tool_calls: calls } : null,
-      ...(values.has("compaction") ? { compaction } : {}),
+      compaction,
     };
   }
 
@@ -151,9 +148,9 @@ export class ConversationStore {
       this.persistedTools = tools;
     }
     // The summary can be kilobytes: written when a compaction replaces it, not with every step.
-    const key = compactionKey(compaction ?? null);
+    const key = compactionKey(compaction);
     if (key !== this.persistedCompaction) {
-      this.putLoopValue("compaction", JSON.stringify(compaction ?? null));
+      this.putLoopValue("compaction", JSON.stringify(compaction));
       if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
       this.persistedCompaction = key;
     }
@@ -213,10 +210,8 @@ export class ConversationStore {
   }
 
   /**
-   * For effects that may safely be performed twice (the hub ignores a dispatch it already has):
-   * done in memory now, in SQLite with the next state write, so finishing one costs no write of
-   * its own (each commit is a disk flush, and in production a replication round trip). A restart
-   * before that write re-drives the effect, which then changes nothing.
+   * For effects that may safely be performed twice: done in memory now, in SQLite with the next
+   * state write (docs/architecture.md#outbox-re-drive).
    */
   finishOutboxLater(id: number): void {
     if (this.pending().finish(id)) this.finishedLater.add(id);
@@ -314,20 +309,6 @@ export class ConversationStore {
 
   private putLoopValue(key: string, json: string): void {
     this.sql.exec("INSERT INTO loop_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", key, json);
-  }
-
-  /** Writes a conversation stored in the earlier layout in this one, then drops the old tables. */
-  private importLegacy({ state, events, work }: LegacyConversation): void {
-    this.work = new PendingWork(work);
-    this.log.importEvents(events);
-    // The compactions table is the same in both layouts: only the current one's key is written.
-    this.persistedCompaction = compactionKey(state?.compaction ?? null);
-    if (state?.compaction !== undefined) this.putLoopValue("compaction", JSON.stringify(state.compaction));
-    this.batch(() => {
-      if (state) this.saveState(state);
-      this.stateChanged = true;
-    });
-    dropLegacy(this.sql);
   }
 }
 

@@ -1,18 +1,17 @@
-import type { Owner } from "../../runtime/access.js";
-import { log } from "../../runtime/log.js";
-import { conversationFor, hubFor, metricsShardFor } from "../addresses.js";
-import type { DurableObjectBindings } from "../bindings.js";
-import type { DispatchCommand } from "../device-hub/device-hub-rpc.js";
+import type { Owner } from "../../../runtime/access.js";
+import { log } from "../../../runtime/log.js";
+import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
+import type { DurableObjectBindings } from "../../bindings.js";
+import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
+import type { LoopEvent, LoopState } from "../core/index.js";
+import type { RemoteMcpTools } from "../mcp/remote-mcp-tools.js";
+import type { ConversationSettings } from "../settings/conversation-settings.js";
+import type { ConversationStore } from "../storage/conversation-store.js";
+import type { OutboundEffect } from "../storage/outbound-effects.js";
+import type { PendingEffect } from "../storage/step-recorder.js";
 import { runBuiltin } from "./builtin-runner.js";
-import { summarize } from "./compaction-call.js";
-import type { ConversationSettings } from "./conversation-settings.js";
-import type { ConversationStore } from "./conversation-store.js";
-import type { LoopEvent, LoopState } from "./core/index.js";
-import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import type { ModelCalls } from "./model-calls.js";
-import type { OutboundEffect } from "./outbound-effects.js";
+import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
-import type { PendingEffect } from "./step-recorder.js";
 
 type DispatchEffect = Extract<OutboundEffect, { type: "dispatch_tool" }>;
 type OtherEffect = Exclude<OutboundEffect, DispatchEffect>;
@@ -20,11 +19,19 @@ type OtherEffect = Exclude<OutboundEffect, DispatchEffect>;
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 
-/** What the runner needs of the conversation it works for. */
+/** What the runner needs of the conversation it works for: the Durable Object builds it once. */
 export interface EffectHost {
+  readonly env: DurableObjectBindings;
+  readonly store: ConversationStore;
+  readonly modelCalls: ModelCalls;
+  readonly remoteMcp: RemoteMcpTools;
+  /** keep the object alive until `work` settles */
+  waitUntil(work: Promise<unknown>): void;
+  /** the deployment's settings (valid: a conversation exists only once a message was accepted) */
+  settings(): ConversationSettings;
   /** the state now (an effect only exists once the conversation does) */
-  readonly state: LoopState;
-  /** who started the conversation, as the object holds it in memory (null: not recorded) */
+  state(): LoopState;
+  /** who started the conversation, as the object holds it in memory */
   owner(): Owner | null;
   /** feed an outcome back into the loop; the outbox row is finished in the same commit */
   apply(event: LoopEvent, finishedOutbox: number): void;
@@ -35,22 +42,21 @@ export interface EffectHost {
 /**
  * Performs the outbox rows of committed steps: the model call, tool dispatches to the device's
  * hub, built-ins, cancels, reply_url deliveries, metrics and a sub-task's reply to its parent. A
- * row stays in the outbox until it is finished; a failure is retried with backoff, and a row lost
- * to a restart is re-driven by the alarm. Used by ConversationDO.
+ * failure is retried with backoff. See docs/architecture.md#outbox-re-drive.
  */
 export class EffectRunner {
   /** rows being performed by this instance (lost on restart, which is the point) */
   private readonly inflight = new Set<number>();
 
-  constructor(
-    private readonly ctx: DurableObjectState,
-    private readonly env: DurableObjectBindings,
-    private readonly store: ConversationStore,
-    private readonly modelCalls: ModelCalls,
-    private readonly settings: () => ConversationSettings,
-    private readonly host: EffectHost,
-    private readonly remoteMcp: RemoteMcpTools,
-  ) {}
+  private readonly env: DurableObjectBindings;
+  private readonly store: ConversationStore;
+  private readonly modelCalls: ModelCalls;
+
+  constructor(private readonly host: EffectHost) {
+    this.env = host.env;
+    this.store = host.store;
+    this.modelCalls = host.modelCalls;
+  }
 
   isInflight(id: number): boolean {
     return this.inflight.has(id);
@@ -69,7 +75,7 @@ export class EffectRunner {
   /** One hub event and one commit for the whole round, instead of one per call. */
   private performDispatches(items: { id: number; effect: DispatchEffect }[]): void {
     for (const { id } of items) this.inflight.add(id);
-    const state = this.host.state;
+    const state = this.host.state();
     const run = async () => {
       try {
         await hubFor(this.env, state.agent_id).dispatchBatch(items.map(({ effect }) => dispatchCommand(state, effect)));
@@ -81,7 +87,7 @@ export class EffectRunner {
         await this.host.scheduleAlarm();
       }
     };
-    this.ctx.waitUntil(run());
+    this.host.waitUntil(run());
   }
 
   private perform(id: number, effect: OtherEffect): void {
@@ -98,11 +104,11 @@ export class EffectRunner {
         await this.host.scheduleAlarm();
       }
     };
-    this.ctx.waitUntil(run());
+    this.host.waitUntil(run());
   }
 
   private async performOne(id: number, effect: OtherEffect): Promise<void> {
-    const state = this.host.state;
+    const state = this.host.state();
     switch (effect.type) {
       case "call_llm":
         return this.performModelCall(id, effect.call_id, effect.with_tools);
@@ -116,8 +122,8 @@ export class EffectRunner {
           store: this.store,
           state,
           owner: this.host.owner(),
-          settings: this.settings(),
-          remoteMcp: this.remoteMcp,
+          settings: this.host.settings(),
+          remoteMcp: this.host.remoteMcp,
         };
         const outcome = await runBuiltin(effect, deps);
         if (!outcome) return this.store.finishOutbox(id);
@@ -129,7 +135,7 @@ export class EffectRunner {
       case "compact": {
         const event = await summarize(state, this.store, this.modelCalls, effect);
         // Cancelled meanwhile, or already applied (a re-driven row): nothing waits for it.
-        if (this.host.state.run?.compacting?.call_id !== effect.call_id) return this.store.finishOutbox(id);
+        if (this.host.state().run?.compacting?.call_id !== effect.call_id) return this.store.finishOutbox(id);
         return this.host.apply(event, id);
       }
       case "record_denial": {
@@ -165,14 +171,14 @@ export class EffectRunner {
   }
 
   private async performModelCall(outboxId: number, callId: string, withTools: boolean): Promise<void> {
-    const state = this.host.state;
+    const state = this.host.state();
     const call = this.modelCalls.take(callId, withTools, state);
     if (!call) {
       this.host.apply({ type: "llm_failed", call_id: callId, error: this.modelCalls.unavailableReason() }, outboxId);
       return;
     }
     const result = await call;
-    if (this.host.state.run?.awaiting_llm !== callId) {
+    if (this.host.state().run?.awaiting_llm !== callId) {
       this.store.finishOutbox(outboxId);
       return;
     }
@@ -185,8 +191,8 @@ export class EffectRunner {
   }
 
   private async deliverReply(id: number, effect: Extract<OtherEffect, { type: "deliver_reply" }>): Promise<void> {
-    const conversation_id = this.host.state.conversation_id;
-    const { replySigningSecret, outbound } = this.settings();
+    const conversation_id = this.host.state().conversation_id;
+    const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
     const sent = await deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound);
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
@@ -204,7 +210,7 @@ export class EffectRunner {
     const delay = Math.min(RETRY_BASE_MS * 2 ** attempts, RETRY_MAX_MS);
     this.store.retryOutboxLater(id, Date.now() + delay);
     log("warn", "effect failed, will retry", {
-      conversation_id: this.host.state.conversation_id,
+      conversation_id: this.host.state().conversation_id,
       effect: effect.type,
       attempts,
       error: String(e),

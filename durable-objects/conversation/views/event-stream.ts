@@ -1,6 +1,6 @@
 import type { ConversationEvent } from "@edgeloop/protocol";
-import { problemResponse } from "../../runtime/problem.js";
-import type { ConversationStore } from "./conversation-store.js";
+import { problemResponse } from "../../../runtime/problem.js";
+import type { ConversationStore } from "../storage/conversation-store.js";
 
 /** Stored events are read back in pages of this many. */
 const PAGE = 500;
@@ -10,7 +10,7 @@ const KEEP_ALIVE_MS = 15_000;
  * The conversation's Server-Sent Events (`GET /v1/conversations/:id/events`, forwarded to the
  * object's `fetch`): every stored event after `Last-Event-ID` (or `?after=`), then live ones as the
  * conversation commits them, each with its sequence number as the SSE id, so a reconnect resumes
- * without gaps or repeats. Used by ConversationDO, which calls `broadcast` after each commit.
+ * without gaps or repeats. The object calls `broadcast` after each commit.
  */
 export class EventStream {
   private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();

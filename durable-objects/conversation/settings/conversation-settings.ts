@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { OutboundVarsSchema, outboundPolicy } from "../../runtime/outbound-settings.js";
-import type { OutboundUrlPolicy } from "../../runtime/outbound-url.js";
-import { RestartWindowVarsSchema } from "../../runtime/restart-window.js";
-import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
-import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
-import { parseWebhookTools, type WebhookTool } from "./builtins/webhook-tools.js";
+import { OutboundVarsSchema, outboundPolicy } from "../../../runtime/outbound-settings.js";
+import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
+import { RestartWindowVarsSchema } from "../../../runtime/restart-window.js";
+import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
+import { WebhookSecrets } from "../../../runtime/webhook-secrets.js";
+import { parseWebhookTools, type WebhookTool } from "../builtins/webhook-tools.js";
+import type { LoopConfig } from "../core/loop-config.js";
+import { DEFAULT_REDACT_PATTERNS } from "../core/loop-config.js";
+import { type McpServerConfig, parseMcpServers } from "../mcp/mcp-servers-config.js";
 import { CompactionVarsSchema, compactionConfig } from "./compaction-settings.js";
-import type { LoopConfig } from "./core/loop-config.js";
-import { DEFAULT_REDACT_PATTERNS } from "./core/loop-config.js";
-import { type McpServerConfig, parseMcpServers } from "./mcp/mcp-servers-config.js";
 
 const regexList = z.array(z.string().refine((p) => isRegex(p), "not a valid regular expression"));
 

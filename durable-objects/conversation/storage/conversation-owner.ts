@@ -1,4 +1,4 @@
-import { canSee, type Owner } from "../../runtime/access.js";
+import { canSee, type Owner } from "../../../runtime/access.js";
 import type { ConversationStore } from "./conversation-store.js";
 
 /**
@@ -10,39 +10,24 @@ import type { ConversationStore } from "./conversation-store.js";
  */
 const KEY = "owner";
 
-/** For conversations made before owners were recorded, and children of those: unscoped. */
-export const NO_OWNER: Owner = { id: "unrecorded", scoped: false, reach: "*" };
-
-export function loadOwner(store: ConversationStore): Owner | null {
-  return store.getValue<Owner>(KEY);
-}
-
-export function saveOwner(store: ConversationStore, owner: Owner): void {
-  store.putValue(KEY, owner);
-}
-
-/**
- * Whether `by` may post to (or read) a conversation that exists (`exists`) with `owner`. A
- * conversation that does not exist yet is anyone's to start.
- */
-export function mayUse(by: Pick<Owner, "id" | "scoped">, exists: boolean, owner: Owner | null): boolean {
-  return !exists || canSee(by, owner?.id ?? null);
-}
-
 /** A conversation's owner, cached in memory (the conversation is its only writer). */
 export class ConversationOwner {
   private owner: Owner | null | undefined;
 
   constructor(private readonly store: ConversationStore) {}
 
+  /** null: the conversation does not exist yet */
   get(): Owner | null {
-    if (this.owner === undefined) this.owner = loadOwner(this.store);
+    if (this.owner === undefined) this.owner = this.store.getValue<Owner>(KEY);
     return this.owner;
   }
 
-  /** Whether `by` may post to or read the conversation (`exists`: it has a state). */
+  /**
+   * Whether `by` may post to or read the conversation (`exists`: it has a state). A conversation
+   * that does not exist yet is anyone's to start.
+   */
   allows(by: Owner, exists: boolean): boolean {
-    return mayUse(by, exists, this.get());
+    return !exists || canSee(by, this.get()?.id ?? null);
   }
 
   /**
@@ -56,7 +41,7 @@ export class ConversationOwner {
     const fresh = !exists || (owner?.id === by.id && JSON.stringify(owner.reach) !== JSON.stringify(by.reach));
     if (fresh) {
       this.owner = { id: by.id, scoped: by.scoped, reach: by.reach };
-      saveOwner(this.store, this.owner);
+      this.store.putValue(KEY, this.owner);
     }
     return true;
   }

@@ -4,7 +4,7 @@ import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 type StoredEntry = OutboxRow & { key: string };
 
 /** The pending work as the state row keeps it. */
-export type StoredWork = { outbox?: StoredEntry[]; deadlines?: Record<string, number> };
+export type StoredWork = { outbox: StoredEntry[]; deadlines: Record<string, number> };
 
 /**
  * The conversation's outbox (effects started but not finished) and its deadlines. The

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
-import { type AiRunner, ANTHROPIC_DEFAULT_MODEL, type LlmProvider, WORKERS_AI_DEFAULT_MODEL } from "./llm/index.js";
+import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
+import { type AiRunner, ANTHROPIC_DEFAULT_MODEL, type LlmProvider, WORKERS_AI_DEFAULT_MODEL } from "../llm/index.js";
 
 /**
  * The vars (and the one binding) that choose and reach the model, parsed for ConversationDO's
