@@ -73,7 +73,10 @@ export function defaultText(s: JsonSchema): string {
 /** A Markdown table cell: no line breaks, pipes escaped (they split cells even inside code spans). */
 export const cell = (text: string) => (text === "" ? "—" : text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|"));
 
+/** A Markdown table with its columns padded to one width, as the formatter (Biome) lays tables out. */
 export function table(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map(() => "---")), ...rows.map((r) => line(r.map(cell)))].join("\n");
+  const body = rows.map((r) => r.map(cell));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
