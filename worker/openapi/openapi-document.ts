@@ -1,6 +1,7 @@
 import { Problem } from "@edgeloop/protocol";
 import { z } from "zod";
-import { ROUTES, type Route, type RouteAuth, type RouteResponse } from "./route-catalogue.js";
+import type { Route, RouteAuth, RouteResponse } from "./route.js";
+import { ROUTES } from "./route-catalogue.js";
 
 /**
  * The worker's HTTP API as an OpenAPI 3.1 document, built from the route catalogue and the zod
