@@ -22,7 +22,7 @@ function fieldRows(schema: JsonSchema): string[][] {
   return Object.entries(schema.properties ?? {}).map(([name, s]) => [
     `\`${name}\``,
     typeText(s),
-    required.has(name) ? "yes" : "",
+    required.has(name) ? "yes" : "no",
     [allowedText(s), defaultText(s) && `default ${defaultText(s)}`, s.description ?? ""].filter(Boolean).join("; "),
   ]);
 }
@@ -52,6 +52,7 @@ function operationText(method: string, path: string, op: Operation): string {
       ),
     );
   const body = op.requestBody?.content["application/json"]?.schema;
+  if (body?.description) parts.push(`Body: ${body.description}.`);
   if (body?.properties) parts.push(table(["body field", "type", "required", "notes"], fieldRows(body)));
   parts.push(answers(op));
   return parts.join("\n\n");
