@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { brokenLinks, headingSlugs, resolvePath } from "../../../scripts/docs/markdown-links.js";
+import { brokenLinks, headingSlugs, markdownLinks, resolvePath } from "../../../scripts/docs/markdown-links.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 
@@ -15,6 +15,12 @@ function pages(): Record<string, string> {
 describe("links between the docs", () => {
   it("resolve to files and headings that exist", () => {
     expect(brokenLinks(pages(), (p) => existsSync(resolve(root, p)))).toEqual([]);
+  });
+
+  it("reach every docs page from the README", () => {
+    const all = pages();
+    const linked = new Set(markdownLinks(all["README.md"]!).map((l) => resolvePath("README.md", l.split("#")[0]!)));
+    expect(Object.keys(all).filter((p) => p.startsWith("docs/") && !linked.has(p))).toEqual([]);
   });
 
   it("reports a missing file and a missing heading", () => {
