@@ -86,7 +86,13 @@ export const ApprovalDecision = z
   .object({
     approve: z.boolean().optional(),
     reason: z.string().max(2000).optional(),
-    scope: z.enum(["once", "always", "deny_always"]).default("once"),
+    scope: z
+      .enum(["once", "always", "deny_always"])
+      .default("once")
+      .describe(
+        "`once`: this call only; `always`: remember the decision for this tool on this device (with `pattern`, " +
+          'only for calls whose arguments match); `deny_always`: as `approve: false, scope: "always"`',
+      ),
     pattern: Pattern.optional(),
     ...Expiry,
   })

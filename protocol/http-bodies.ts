@@ -25,20 +25,22 @@ export type MessageOptions = z.infer<typeof MessageOptions>;
  */
 export const MessageRequest = z
   .object({
-    agent_id: Identifier.optional(),
-    pool: Identifier.optional(),
-    tools: z.array(ToolName).max(64).optional(),
-    conversation_id: Identifier.optional(),
+    agent_id: Identifier.optional().describe("the device; give this or `pool`"),
+    pool: Identifier.optional().describe("a pool of devices (POOLS); give this or `agent_id`"),
+    tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
+    conversation_id: Identifier.optional().describe("continue this conversation; unset: a new one"),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
-    /** per-conversation loop settings, within the deployment's bounds */
-    options: MessageOptions.optional(),
-    /** the final reply (and with `reply_events`, every event) is POSTed here, signed */
+    options: MessageOptions.optional().describe(
+      "per-conversation loop settings within the deployment's bounds: max_iterations, tool_error_limit, " +
+        "max_tokens, max_wall_ms, citations",
+    ),
     reply_url: z
       .string()
       .url()
       .refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL")
-      .optional(),
-    reply_events: z.boolean().optional(),
+      .optional()
+      .describe("the final reply (with `reply_events`, every event) is POSTed here, signed"),
+    reply_events: z.boolean().optional().describe("deliver every event to `reply_url`, not only the reply"),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -51,7 +53,12 @@ export type MessageRequest = z.infer<typeof MessageRequest>;
 /** `?wait=N`: seconds, 0-60. */
 export const WaitQuery = z.coerce.number().int().min(0).max(60);
 
-export const MessageAccepted = z.object({ conversation_id: z.string(), message_id: z.string() });
+/** The 202 answer of `POST /v1/messages`. */
+export const MessageAccepted = z.looseObject({
+  conversation_id: z.string(),
+  message_id: z.string(),
+  agent_id: z.string().optional(),
+});
 export type MessageAccepted = z.infer<typeof MessageAccepted>;
 
 export const ConversationStatus = z.enum(["idle", "running", "completed", "failed", "cancelled"]);
@@ -79,11 +86,13 @@ export const WaitReply = z.object({
 });
 export type WaitReply = z.infer<typeof WaitReply>;
 
-/** RFC 9457 problem details, as every 4xx/5xx of the API answers. */
-export type Problem = {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-};
+/** RFC 9457 problem details (`application/problem+json`), as every 4xx/5xx of the API answers. */
+export const Problem = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  /** each failing field of the request, by its path */
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type Problem = z.infer<typeof Problem>;

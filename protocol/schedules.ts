@@ -16,18 +16,21 @@ export const ScheduleRequest = z
   .object({
     agent_id: Identifier.optional(),
     pool: Identifier.optional(),
-    /** with a pool: tools the chosen device must have */
-    tools: z.array(ToolName).max(64).optional(),
+    tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
-    cron: z.string().min(1).max(200).optional(),
+    cron: z.string().min(1).max(200).optional().describe("5 or 6 fields, in `timezone` (UTC by default)"),
     every_seconds: z
       .number()
       .int()
       .min(1)
       .max(366 * 86_400)
-      .optional(),
-    at: z.union([z.number().int().positive(), z.string().datetime({ offset: true })]).optional(),
-    conversation_id: Identifier.optional(),
+      .optional()
+      .describe("an interval; at least MIN_SCHEDULE_SECONDS"),
+    at: z
+      .union([z.number().int().positive(), z.string().datetime({ offset: true })])
+      .optional()
+      .describe("one run: an ISO date or unix milliseconds"),
+    conversation_id: Identifier.optional().describe("every run goes to this conversation; unset: each starts one"),
     timezone: z.string().min(1).max(64).optional(),
   })
   .strict()
@@ -39,7 +42,8 @@ export const ScheduleRequest = z
       ctx.addIssue({ code: "custom", path: ["cron"], message: "give exactly one of cron, every_seconds or at" });
     if (s.timezone !== undefined && s.cron === undefined)
       ctx.addIssue({ code: "custom", path: ["timezone"], message: "timezone applies to cron only" });
-  });
+  })
+  .describe("exactly one of `agent_id` / `pool`, and exactly one of `cron`, `every_seconds` or `at`");
 export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
 
 /** The last run of a schedule, as the API shows it. */

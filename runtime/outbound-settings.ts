@@ -9,8 +9,14 @@ import type { VarsOf } from "./vars.js";
  * front door (a message's reply_url) and the conversation (its deliveries and tools) read it.
  */
 export const OutboundVarsSchema = z.object({
-  ALLOW_PRIVATE_OUTBOUND: z.enum(["true", "false"]).optional(),
-  ALLOW_HTTP_WEBHOOK_TOOLS: z.enum(["true", "false"]).optional(),
+  ALLOW_PRIVATE_OUTBOUND: z
+    .enum(["true", "false"])
+    .optional()
+    .describe(
+      "Local testing only: `true` lets `reply_url`, webhook tools and MCP servers use plain http and reach " +
+        "loopback and private addresses, which are refused otherwise (docs/security.md).",
+    ),
+  ALLOW_HTTP_WEBHOOK_TOOLS: z.enum(["true", "false"]).optional().describe("The older name of ALLOW_PRIVATE_OUTBOUND."),
 });
 
 export type OutboundVars = VarsOf<typeof OutboundVarsSchema.shape>;

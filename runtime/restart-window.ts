@@ -25,7 +25,12 @@ export function enforcedAt(deadline: number, startedAt: number, windowMs: number
  * that long plus its own grace before it gives up on a hub).
  */
 export const RestartWindowVarsSchema = z.object({
-  DEVICE_RECONNECT_WINDOW_MS: intVar(0, 600_000).default(30_000),
+  DEVICE_RECONNECT_WINDOW_MS: intVar(0, 600_000)
+    .default(30_000)
+    .describe(
+      "After the runtime restarts, how long a device may still send the result of a call whose deadline passed " +
+        "while the runtime was down, before the call ends as `timeout` (default: the agent's longest reconnect delay).",
+    ),
 });
 
 export type RestartWindowVars = VarsOf<typeof RestartWindowVarsSchema.shape>;

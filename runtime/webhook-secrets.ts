@@ -21,4 +21,8 @@ export const WebhookSecrets = z
         const m = entry.match(/^([A-Za-z0-9_-]{1,64}):(.+)$/);
         return m ? { sender: m[1]!, secret: m[2]! } : { sender: "webhook", secret: entry };
       }),
+  )
+  .describe(
+    "Secret. Comma-separated secrets for signed webhooks, each `secret` or `sender:secret` (the sender name " +
+      "scopes rate limits and idempotency); `whsec_<base64>` is decoded; several at once for rotation.",
   );

@@ -11,6 +11,7 @@ import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
+import { openapi } from "./routes/openapi.js";
 import { schedules } from "./routes/schedules.js";
 
 export const app = new Hono<{ Bindings: Env }>();
@@ -26,6 +27,7 @@ app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
+app.route("/openapi.json", openapi);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -91,25 +91,72 @@ const MessageAuth = z
     return new Set(methods as AuthMethod[]);
   });
 
-const WorkerVarsSchema = z
+export const WorkerVarsSchema = z
   .object({
-    API_TOKEN: z.string().min(1).optional(),
-    ADMIN_TOKEN: z.string().min(1).optional(),
-    DEVICE_TOKENS: DeviceTokens,
-    MESSAGE_AUTH: MessageAuth,
+    API_TOKEN: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Secret. The unscoped bearer token for messages, conversations, schedules, rules and `/mcp`: it sees every " +
+          "conversation. Give clients scoped keys instead (`POST /v1/keys`, docs/security.md).",
+      ),
+    ADMIN_TOKEN: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Secret. Bearer token for device status and admin routes, also accepted where API_TOKEN is. It is the " +
+          "dashboard's login and signs its session cookie (12 h): rotating it ends every dashboard session.",
+      ),
+    DEVICE_TOKENS: DeviceTokens.describe(
+      "Secret. Bootstrap device tokens, `pi-1:secret1,pi-2:secret2`; several per device allowed (rotation).",
+    ),
+    MESSAGE_AUTH: MessageAuth.describe(
+      "Which authentication `POST /v1/messages` accepts, comma-separated: `bearer` (API token), `hmac` " +
+        "(`X-Webhook-Signature` + `X-Webhook-Timestamp`), `standard` (Standard Webhooks).",
+    ),
     WEBHOOK_SECRETS: WebhookSecrets,
-    WEBHOOK_TOLERANCE_SECONDS: intVar(1, 86_400).default(300),
-    POOLS: Pools,
-    MAX_BODY_BYTES: intVar(1024, 10 * 1024 * 1024).default(256 * 1024),
-    MAX_TEXT_CHARS: intVar(1, MAX_MESSAGE_TEXT).default(MAX_MESSAGE_TEXT),
-    RATE_LIMIT_SENDER_PER_MIN: intVar(1, 1_000_000).default(120),
-    RATE_LIMIT_SENDER_BURST: intVar(1, 1_000_000).default(60),
-    RATE_LIMIT_AGENT_PER_MIN: intVar(1, 1_000_000).default(60),
-    RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30),
-    MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000).default(100),
-    CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400).default(900),
-    LLM_PRICES: z.string().optional(),
-    WEBHOOK_SCOPES: WebhookScopes.optional(),
+    WEBHOOK_TOLERANCE_SECONDS: intVar(1, 86_400)
+      .default(300)
+      .describe("How far a signed webhook's timestamp may be from the server's clock."),
+    POOLS: Pools.describe('Device pools for `{"pool":…}` messages: `kitchen:pi-1|pi-2,lab:pi-3`.'),
+    MAX_BODY_BYTES: intVar(1024, 10 * 1024 * 1024)
+      .default(256 * 1024)
+      .describe("Largest `POST /v1/messages` body (413 above)."),
+    MAX_TEXT_CHARS: intVar(1, MAX_MESSAGE_TEXT)
+      .default(MAX_MESSAGE_TEXT)
+      .describe("Longest message `text` (413 above)."),
+    RATE_LIMIT_SENDER_PER_MIN: intVar(1, 1_000_000)
+      .default(120)
+      .describe(
+        "Token bucket per sender (bearer token or webhook sender name): refill per minute; 429 + `Retry-After`.",
+      ),
+    RATE_LIMIT_SENDER_BURST: intVar(1, 1_000_000).default(60).describe("Token bucket per sender: burst size."),
+    RATE_LIMIT_AGENT_PER_MIN: intVar(1, 1_000_000)
+      .default(60)
+      .describe("Token bucket per device, across senders: refill per minute."),
+    RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30).describe("Token bucket per device: burst size."),
+    MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000)
+      .default(100)
+      .describe(
+        "Conversations with a message in the last CONVERSATION_IDLE_SECONDS a device may have; " +
+          "a new one beyond it gets 429.",
+      ),
+    CONVERSATION_IDLE_SECONDS: intVar(1, 30 * 86_400)
+      .default(900)
+      .describe("How long a conversation counts as open after its last message."),
+    LLM_PRICES: z
+      .string()
+      .optional()
+      .describe(
+        'JSON `{"gpt-4o-mini":{"input_per_mtok":0.15,"output_per_mtok":0.6}}`: prices for the estimated cost ' +
+          "in `/v1/metrics`.",
+      ),
+    WEBHOOK_SCOPES: WebhookScopes.optional().describe(
+      'JSON binding webhook senders to devices as a scoped key is: `{"github":{"agents":["pi-1"],"pools":["lab"]}}`. ' +
+        "A bound sender messages only those devices and continues only its own conversations (docs/security.md).",
+    ),
   })
   .extend(OutboundVarsSchema.shape);
 

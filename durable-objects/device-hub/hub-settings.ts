@@ -3,13 +3,24 @@ import { log } from "../../runtime/log.js";
 import { RestartWindowVarsSchema } from "../../runtime/restart-window.js";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 
-const HubVarsSchema = z
+export const HubVarsSchema = z
   .object({
-    DEVICE_RESULT_GRACE_MS: intVar(0, 600_000).default(3_000),
-    HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000).default(20_000),
-    HEARTBEAT_MISSES: intVar(1, 100).default(3),
-    DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024).default(4 * 1024 * 1024),
-    AUDIT_RETENTION_DAYS: intVar(1, 3650).default(30),
+    DEVICE_RESULT_GRACE_MS: intVar(0, 600_000)
+      .default(3_000)
+      .describe("How long past a call's timeout the hub waits for the device before it reports `timeout`."),
+    HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000)
+      .default(20_000)
+      .describe(
+        "A device with no frame and no answered ping for HEARTBEAT_INTERVAL_MS × HEARTBEAT_MISSES is closed " +
+          "(4010) and marked offline.",
+      ),
+    HEARTBEAT_MISSES: intVar(1, 100).default(3).describe("Unanswered heartbeats before a device counts as gone."),
+    DEVICE_MAX_FRAME_BYTES: intVar(1024, 32 * 1024 * 1024)
+      .default(4 * 1024 * 1024)
+      .describe("Largest frame a device may send; larger ones are rejected and counted."),
+    AUDIT_RETENTION_DAYS: intVar(1, 3650)
+      .default(30)
+      .describe("Audit rows older than this are pruned by the hub's alarm."),
   })
   .extend(RestartWindowVarsSchema.shape);
 

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
 
-const SchedulerVarsSchema = z.object({
-  /** the shortest interval a schedule may have (tests lower it) */
-  MIN_SCHEDULE_SECONDS: intVar(1, 86_400).default(60),
+export const SchedulerVarsSchema = z.object({
+  MIN_SCHEDULE_SECONDS: intVar(1, 86_400)
+    .default(60)
+    .describe("The shortest interval a schedule may have (docs/long-lived.md); tests lower it."),
 });
 
 /** The vars the scheduler reads. */

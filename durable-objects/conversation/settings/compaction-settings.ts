@@ -9,10 +9,21 @@ import type { LoopConfig } from "../core/loop-config.js";
  * (conversation-settings.ts); the front door reads the window too, to refuse a message larger than it.
  */
 export const CompactionVarsSchema = z.object({
-  LLM_CONTEXT_TOKENS: intVar(1000, 10_000_000).optional(),
-  COMPACT_AT: z.coerce.number().min(0.1).max(0.95).optional(),
-  KEEP_RECENT_TURNS: intVar(0, 100).optional(),
-  /** read here only to look up its window; model-settings.ts owns it */
+  LLM_CONTEXT_TOKENS: intVar(1000, 10_000_000)
+    .optional()
+    .describe(
+      "The model's context window; default: the known window of LLM_MODEL. Older turns are summarized past " +
+        "COMPACT_AT of it (docs/long-lived.md); an unknown model without it is not compacted; a message " +
+        "larger than it is a 413.",
+    ),
+  COMPACT_AT: z.coerce
+    .number()
+    .min(0.1)
+    .max(0.95)
+    .optional()
+    .describe("Compact before a model call whose estimated input passes this fraction of the window (default 0.75)."),
+  KEEP_RECENT_TURNS: intVar(0, 100).optional().describe("Latest turns kept word for word when compacting (default 4)."),
+  /** read here only to look up its window; model-settings.ts owns it (and its description) */
   LLM_MODEL: z.string().optional(),
 });
 

@@ -33,29 +33,83 @@ const Policies = z.string().transform((raw, ctx) => {
 });
 
 const LoopVarsSchema = z.object({
-  MAX_ITERATIONS: intVar(1, 100).optional(),
-  TOOL_ERROR_LIMIT: intVar(1, 100).optional(),
-  MAX_PARALLEL: intVar(1, 64).optional(),
-  MAX_RESULT_CHARS: intVar(256, 1_000_000).optional(),
-  SYSTEM_PROMPT: z.string().optional(),
-  TOOL_POLICIES: Policies.optional(),
-  TOOL_DENY_PATTERNS: jsonVar(z.record(z.string(), regexList)).optional(),
-  TOOL_PARAM_OVERRIDES: jsonVar(z.record(z.string(), z.record(z.string(), z.unknown()))).optional(),
-  REDACT_PATTERNS: jsonVar(regexList).optional(),
-  MAX_TOKENS_PER_CONVERSATION: intVar(1, 100_000_000).optional(),
-  MAX_WALL_MS: intVar(1000, 7 * 24 * 3600 * 1000).optional(),
-  CITATIONS: z.enum(["true", "false"]).optional(),
-  APPROVAL_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000).optional(),
-  QUESTION_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000).optional(),
+  MAX_ITERATIONS: intVar(1, 100)
+    .optional()
+    .describe("Tool rounds per message before the loop stops and asks the model to summarise (default 10)."),
+  TOOL_ERROR_LIMIT: intVar(1, 100)
+    .optional()
+    .describe("Consecutive all-failed tool rounds before the loop stops (default 3)."),
+  MAX_PARALLEL: intVar(1, 64).optional().describe("Tool calls of one response in flight at once (default 5)."),
+  MAX_RESULT_CHARS: intVar(256, 1_000_000)
+    .optional()
+    .describe("Tool result text given to the model; longer is cut with a note (default 32000)."),
+  SYSTEM_PROMPT: z.string().optional().describe("System message at the start of each conversation."),
+  TOOL_POLICIES: Policies.optional().describe(
+    "Approval policies (`auto` / `requires_approval`): `bash:requires_approval,git_commit:requires_approval` " +
+      "(or JSON; `*` for every tool). A call that requires approval waits, durably, for " +
+      "`POST …/approvals/:tool_call_id`.",
+  ),
+  TOOL_DENY_PATTERNS: jsonVar(z.record(z.string(), regexList))
+    .optional()
+    .describe(
+      'before_tool_call hook: JSON `{"bash":["curl .*[|] *sh"]}`: regexes over a call\'s arguments that block it.',
+    ),
+  TOOL_PARAM_OVERRIDES: jsonVar(z.record(z.string(), z.record(z.string(), z.unknown())))
+    .optional()
+    .describe('before_tool_call hook: JSON `{"read":{"limit":200}}`: parameters forced onto every call of a tool.'),
+  REDACT_PATTERNS: jsonVar(regexList)
+    .optional()
+    .describe(
+      "tool_result_persist hook: JSON array of regexes redacted from stored results and events, on top of the " +
+        "built-in secret patterns (`sk-…`, AWS keys, GitHub tokens, private keys, bearer tokens).",
+    ),
+  MAX_TOKENS_PER_CONVERSATION: intVar(1, 100_000_000)
+    .optional()
+    .describe("Token budget per message's run; at the cap the model gets one last call without tools."),
+  MAX_WALL_MS: intVar(1000, 7 * 24 * 3600 * 1000)
+    .optional()
+    .describe("Wall-time budget per message's run; running tools are cancelled at the cap."),
+  CITATIONS: z
+    .enum(["true", "false"])
+    .optional()
+    .describe("`true`: append `Sources: tool1, tool2` to answers that used tools (default false)."),
+  APPROVAL_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000)
+    .optional()
+    .describe(
+      "How long a call waits for approval before it is blocked (default 3600000); the tool's own timeout " +
+        "starts at dispatch.",
+    ),
+  QUESTION_TIMEOUT_MS: intVar(1000, 30 * 24 * 3600 * 1000)
+    .optional()
+    .describe("How long the `question` tool waits for `POST …/answers/:tool_call_id` (default 86400000)."),
 });
 
-const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape)
+export const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema.shape)
   .extend(OutboundVarsSchema.shape)
   .extend(RestartWindowVarsSchema.shape)
   .extend({
-    WEBHOOK_TOOLS: z.string().optional(),
-    MCP_SERVERS: z.string().optional(),
-    REPLY_SIGNING_SECRET: z.string().optional(),
+    WEBHOOK_TOOLS: z
+      .string()
+      .optional()
+      .describe(
+        "Webhook tools the orchestrator calls itself: JSON array of `{name, description, parameters, url, method, " +
+          "headers, timeout_secs, max_retries, policy, secret}`; requests are signed " +
+          "(`X-Webhook-Signature`, `X-Webhook-Timestamp`).",
+      ),
+    MCP_SERVERS: z
+      .string()
+      .optional()
+      .describe(
+        "Remote MCP servers whose tools conversations use as `{name}__{tool}`: JSON array of `{name, url, headers, " +
+          "bearer, allowed_tools, policy, timeout_secs, max_retries}` (docs/mcp.md).",
+      ),
+    REPLY_SIGNING_SECRET: z
+      .string()
+      .optional()
+      .describe(
+        "Secret. Signs `reply_url` deliveries (hmac and Standard Webhooks headers); unset: the first " +
+          "WEBHOOK_SECRETS secret.",
+      ),
     WEBHOOK_SECRETS: WebhookSecrets,
   });
 

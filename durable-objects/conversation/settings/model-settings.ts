@@ -14,27 +14,73 @@ import { type AiRunner, ANTHROPIC_DEFAULT_MODEL, type LlmProvider, WORKERS_AI_DE
  * picked there by default.
  */
 
-const ModelVarsSchema = z.object({
-  LLM_PROVIDER: z.enum(["openai", "anthropic", "workers-ai"]).optional(),
-  OPENAI_BASE_URL: z.string().url().optional(),
-  OPENAI_API_KEY: z.string().optional(),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  /** without `/v1`: https://api.anthropic.com, or an AI Gateway's …/anthropic */
-  ANTHROPIC_BASE_URL: z.string().url().optional(),
-  /** unset: the provider's default (OPENAI_DEFAULT_MODEL, ANTHROPIC_DEFAULT_MODEL, WORKERS_AI_DEFAULT_MODEL) */
-  LLM_MODEL: z.string().min(1).optional(),
-  /** the answer's token cap (anthropic and workers-ai; openai sends none) */
-  LLM_MAX_TOKENS: intVar(1, 1_000_000).optional(),
-  LLM_MAX_RETRIES: intVar(0, 10).default(3),
-  LLM_TIMEOUT_MS: intVar(1000, 600_000).default(120_000),
-  /** `text` for models without native tool calling: tools are described in the prompt */
-  LLM_TOOL_PROTOCOL: z.enum(["native", "text"]).default("native"),
-  /** anthropic: cache breakpoints on the tools, the system prompt and the history */
-  LLM_PROMPT_CACHING: z.enum(["true", "false"]).default("true"),
-  /** workers-ai: the AI Gateway the binding's calls go through */
-  AI_GATEWAY_ID: z.string().min(1).optional(),
-  /** an authenticated AI Gateway's token, sent as `cf-aig-authorization` (openai, anthropic) */
-  AI_GATEWAY_TOKEN: z.string().min(1).optional(),
+export const ModelVarsSchema = z.object({
+  LLM_PROVIDER: z
+    .enum(["openai", "anthropic", "workers-ai"])
+    .optional()
+    .describe(
+      "Unset: `openai` if OPENAI_BASE_URL is set, else `anthropic` if ANTHROPIC_API_KEY is, else `workers-ai` " +
+        "when the `AI` binding exists (docs/providers.md).",
+    ),
+  OPENAI_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "Chat Completions base URL (`openai`), e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, " +
+        "or an AI Gateway's `…/openai`.",
+    ),
+  OPENAI_API_KEY: z.string().optional().describe("Secret. API key for OPENAI_BASE_URL."),
+  ANTHROPIC_API_KEY: z.string().optional().describe("Secret. Anthropic API key (`anthropic`)."),
+  ANTHROPIC_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "Anthropic API base URL without `/v1` (default `https://api.anthropic.com`), or an AI Gateway's `…/anthropic`.",
+    ),
+  LLM_MODEL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Model name; unset: the provider's default (`gpt-4o-mini`, `claude-sonnet-4-5`, " +
+        "`@cf/meta/llama-3.3-70b-instruct-fp8-fast`).",
+    ),
+  LLM_MAX_TOKENS: intVar(1, 1_000_000)
+    .optional()
+    .describe(
+      "The answer's token cap for `anthropic` (default 8192, the API requires one) and `workers-ai` (default 4096: " +
+        "its models' own default cuts tool calls short); `openai` sends none.",
+    ),
+  LLM_MAX_RETRIES: intVar(0, 10)
+    .default(3)
+    .describe("Retries on 429/5xx/network errors, with backoff honouring `Retry-After`."),
+  LLM_TIMEOUT_MS: intVar(1000, 600_000).default(120_000).describe("Per model request (idle time on a stream)."),
+  LLM_TOOL_PROTOCOL: z
+    .enum(["native", "text"])
+    .default("native")
+    .describe(
+      '`text` for models without native tool calling: tools are described in the system prompt and the model writes `{"tool":…,"args":…}` ' +
+        "or `<tool_call>…</tool_call>`; invalid JSON gets one correction request. Text tool calls are also " +
+        "detected in `native` mode.",
+    ),
+  LLM_PROMPT_CACHING: z
+    .enum(["true", "false"])
+    .default("true")
+    .describe("`anthropic`: cache breakpoints on the tool list, the system prompt and the history."),
+  AI_GATEWAY_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("`workers-ai`: send the binding's calls through this Cloudflare AI Gateway."),
+  AI_GATEWAY_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Secret. An authenticated AI Gateway's token, sent as `cf-aig-authorization` on `openai` and `anthropic` requests.",
+    ),
 });
 
 /** The vars that choose and reach the model. */

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { ConversationVarsSchema } from "../../durable-objects/conversation/conversation-settings.js";
+import { ModelVarsSchema } from "../../durable-objects/conversation/model-settings.js";
+import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
+import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
+import { intVar } from "../../runtime/vars.js";
+import { WorkerVarsSchema } from "../../worker/config.js";
+import type { SettingsSource } from "./settings-reference.js";
+
+/**
+ * Every schema the deployment's vars are parsed with, in the order docs/configuration.md shows them.
+ * A new `parseVars` schema belongs here; the docs test fails on a var without a description.
+ */
+export const SETTINGS_SOURCES: SettingsSource[] = [
+  { part: "model", file: "durable-objects/conversation/model-settings.ts", schema: ModelVarsSchema },
+  { part: "front door", file: "worker/config.ts", schema: WorkerVarsSchema },
+  {
+    part: "conversation",
+    file: "durable-objects/conversation/conversation-settings.ts",
+    schema: ConversationVarsSchema,
+  },
+  { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
+  { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },
+  {
+    part: "metrics",
+    file: "durable-objects/addresses.ts",
+    // addresses.ts reads this one var by hand (falling back to 8 outside 1–64); described here.
+    schema: z.object({
+      METRICS_SHARDS: intVar(1, 64)
+        .default(8)
+        .describe("How many shards hold the loop metrics and the conversation index."),
+    }),
+  },
+];

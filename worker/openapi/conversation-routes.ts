@@ -1,0 +1,79 @@
+import { MessageAccepted, MessageRequest, WaitQuery, WaitReply } from "@edgeloop/protocol";
+import { ConversationList, ConversationView, Decision } from "@edgeloop/protocol/api-responses";
+import { ApprovalDecision } from "@edgeloop/protocol/approval-rules";
+import { z } from "zod";
+import { api, json, type Route, text } from "./route.js";
+
+/** Messages and conversations: what clients of the loop call. */
+export const CONVERSATION_ROUTES: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/messages",
+    summary: "Send a message to a device or a pool; `?wait=N` (seconds) waits for the reply",
+    tag: "messages",
+    auth: { kind: "message" },
+    body: MessageRequest,
+    query: z.object({ wait: WaitQuery.optional() }),
+    responses: {
+      200: json("with `?wait=N`: the reply, or the run so far when N seconds pass", WaitReply),
+      202: json("accepted; the loop runs in the conversation's Durable Object", MessageAccepted),
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/conversations",
+    summary: "The newest conversations from the index (`limit`, `agent_id`, `status`); a key sees its own",
+    tag: "conversations",
+    auth: api("conversations:read"),
+    responses: { 200: json("newest first", ConversationList) },
+  },
+  {
+    method: "GET",
+    path: "/v1/conversations/:id",
+    summary: "History, status, replies, pending calls and compactions of a conversation",
+    tag: "conversations",
+    auth: api("conversations:read"),
+    responses: { 200: json("the conversation", ConversationView) },
+  },
+  {
+    method: "GET",
+    path: "/v1/conversations/:id/events",
+    summary: "The conversation's events as Server-Sent Events; `Last-Event-ID` resumes",
+    tag: "conversations",
+    auth: api("conversations:read"),
+    responses: { 200: text("the event stream", "text/event-stream") },
+  },
+  {
+    method: "POST",
+    path: "/v1/conversations/:id/cancel",
+    summary: "Stop the running loop",
+    tag: "conversations",
+    auth: api("conversations:write"),
+    responses: { 200: json("cancelled, or nothing was running") },
+  },
+  {
+    method: "POST",
+    path: "/v1/conversations/:id/approvals/:call",
+    summary: "Approve or deny a call waiting for approval; `scope` always/deny_always remembers it as a rule",
+    tag: "conversations",
+    auth: api("conversations:write"),
+    body: ApprovalDecision,
+    responses: { 200: json("decided", Decision) },
+  },
+  {
+    method: "POST",
+    path: "/v1/conversations/:id/answers/:call",
+    summary: "Answer the model's `question` with `{answer}`",
+    tag: "conversations",
+    auth: api("conversations:write"),
+    responses: { 200: json("answered", Decision) },
+  },
+  {
+    method: "GET",
+    path: "/v1/conversations/:id/canvas",
+    summary: "The conversation's canvas artifact (HTML under a no-script CSP, or markdown)",
+    tag: "conversations",
+    auth: api("conversations:read"),
+    responses: { 200: text("the artifact", "text/html") },
+  },
+];

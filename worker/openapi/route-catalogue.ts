@@ -1,0 +1,66 @@
+import { ACCESS_ROUTES } from "./access-routes.js";
+import { CONVERSATION_ROUTES } from "./conversation-routes.js";
+import { DEVICE_ROUTES } from "./device-routes.js";
+import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
+import { json, PUBLIC, type Route, text } from "./route.js";
+
+/**
+ * Every route the worker serves, as the OpenAPI document (openapi-document.ts) and docs/api.md
+ * describe it. A worker test checks this list against the routes the Hono app registers, both
+ * ways, so a route cannot be added or removed without its entry here.
+ */
+export const ROUTES: Route[] = [
+  { method: "GET", path: "/healthz", summary: "Liveness", tag: "meta", auth: PUBLIC, responses: { 200: json("up") } },
+  {
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This document",
+    tag: "meta",
+    auth: PUBLIC,
+    responses: { 200: json("the OpenAPI 3.1 document") },
+  },
+  ...CONVERSATION_ROUTES,
+  ...DEVICE_ROUTES,
+  ...LONG_LIVED_ROUTES,
+  ...ACCESS_ROUTES,
+  {
+    method: "GET",
+    path: "/",
+    summary: "The dashboard (the login form without a session)",
+    tag: "dashboard",
+    auth: PUBLIC,
+    responses: { 200: text("the page", "text/html") },
+  },
+  {
+    method: "POST",
+    path: "/login",
+    summary: "Log in to the dashboard with the admin token (form field `token`)",
+    tag: "dashboard",
+    auth: PUBLIC,
+    responses: { 303: { description: "to the dashboard, with the session cookie" } },
+  },
+  {
+    method: "POST",
+    path: "/logout",
+    summary: "End the dashboard session",
+    tag: "dashboard",
+    auth: PUBLIC,
+    responses: { 303: { description: "to the login form" } },
+  },
+  {
+    method: "GET",
+    path: "/dashboard.js",
+    summary: "The dashboard's script",
+    tag: "dashboard",
+    auth: PUBLIC,
+    responses: { 200: text("the script", "text/javascript") },
+  },
+  {
+    method: "GET",
+    path: "/dashboard.css",
+    summary: "The dashboard's styles",
+    tag: "dashboard",
+    auth: PUBLIC,
+    responses: { 200: text("the styles", "text/css") },
+  },
+];
