@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ConversationVarsSchema } from "../../durable-objects/conversation/conversation-settings.js";
-import { ModelVarsSchema } from "../../durable-objects/conversation/model-settings.js";
+import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
+import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
@@ -12,11 +12,11 @@ import type { SettingsSource } from "./settings-reference.js";
  * A new `parseVars` schema belongs here; the docs test fails on a var without a description.
  */
 export const SETTINGS_SOURCES: SettingsSource[] = [
-  { part: "model", file: "durable-objects/conversation/model-settings.ts", schema: ModelVarsSchema },
+  { part: "model", file: "durable-objects/conversation/settings/model-settings.ts", schema: ModelVarsSchema },
   { part: "front door", file: "worker/config.ts", schema: WorkerVarsSchema },
   {
     part: "conversation",
-    file: "durable-objects/conversation/conversation-settings.ts",
+    file: "durable-objects/conversation/settings/conversation-settings.ts",
     schema: ConversationVarsSchema,
   },
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
