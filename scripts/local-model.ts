@@ -3,7 +3,7 @@
  * provider the LLM settings name (LLM_PROVIDER, or OPENAI_BASE_URL / ANTHROPIC_API_KEY as the
  * worker itself reads them), else the bundled scripted model. Workers AI is never picked without
  * LLM_PROVIDER=workers-ai here: its binding needs a Cloudflare login (`wrangler login`), so that
- * choice alone runs wrangler dev with remote bindings; everything else runs it --local.
+ * choice alone runs wrangler dev with wrangler.toml's `workers-ai` environment, which declares it.
  */
 import { defaultRules } from "../scripted-llm/default-script.js";
 import { startScriptedLlm } from "../scripted-llm/server.js";
@@ -26,8 +26,8 @@ export type LocalModel = {
   vars: Record<string, string>;
   /** what to tell the user about the model */
   lines: string[];
-  /** wrangler dev must reach Cloudflare for the `AI` binding (no --local) */
-  remoteBindings: boolean;
+  /** the wrangler environment to run (`--env`): `workers-ai` declares the `AI` binding, which needs a login */
+  wranglerEnv: string | null;
   close?: () => Promise<void>;
 };
 
@@ -41,7 +41,7 @@ export async function chooseLocalModel(env: NodeJS.ProcessEnv): Promise<LocalMod
       return {
         vars,
         lines: [`LLM: ${env.LLM_MODEL ?? "gpt-4o-mini"} at ${env.OPENAI_BASE_URL}`],
-        remoteBindings: false,
+        wranglerEnv: null,
       };
     case "anthropic":
       return {
@@ -49,7 +49,7 @@ export async function chooseLocalModel(env: NodeJS.ProcessEnv): Promise<LocalMod
         lines: [
           `LLM: Anthropic ${env.LLM_MODEL ?? "(default model)"} at ${env.ANTHROPIC_BASE_URL ?? "api.anthropic.com"}`,
         ],
-        remoteBindings: false,
+        wranglerEnv: null,
       };
     case "workers-ai":
       return {
@@ -58,7 +58,7 @@ export async function chooseLocalModel(env: NodeJS.ProcessEnv): Promise<LocalMod
           `LLM: Workers AI ${env.LLM_MODEL ?? "(default model)"} through the AI binding.`,
           "     This needs `npx wrangler login` first, and bills your Cloudflare account.",
         ],
-        remoteBindings: true,
+        wranglerEnv: "workers-ai",
       };
   }
   const llm = await startScriptedLlm({ port: 0, rules: defaultRules });
@@ -68,7 +68,7 @@ export async function chooseLocalModel(env: NodeJS.ProcessEnv): Promise<LocalMod
       "LLM: none configured, so using the bundled scripted model.",
       "     Set LLM_PROVIDER (openai, anthropic, workers-ai) and its settings to use a real one (README, Models).",
     ],
-    remoteBindings: false,
+    wranglerEnv: null,
     close: () => llm.close(),
   };
 }

@@ -99,8 +99,8 @@ async function main(): Promise<void> {
     join(ROOT, "node_modules/.bin/wrangler"),
     [
       "dev",
-      // Remote bindings (Workers AI) only when that is the model: they need a Cloudflare login.
-      ...(model.remoteBindings ? [] : ["--local"]),
+      // The Workers AI binding (a Cloudflare login) only when that is the model.
+      ...(model.wranglerEnv ? ["--env", model.wranglerEnv] : []),
       "--ip",
       "127.0.0.1",
       "--port",

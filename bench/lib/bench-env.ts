@@ -6,6 +6,7 @@ import { REPO_ROOT } from "../../test/helpers/processes.js";
 import { stopDirectSpawn } from "./direct-spawn.js";
 import { type FloorWorker, startFloorWorker } from "./floor-worker.js";
 import { type HookServer, startHookServer } from "./hook-server.js";
+import { packagedBundles } from "./packaged-bundles.js";
 
 export const BENCH_SKILLS = join(REPO_ROOT, "bench/fixtures/bench-tools");
 export const FLEET_SIZE = 20;
@@ -114,6 +115,7 @@ export async function startBenchEnv(quick: boolean, { inspector = false } = {}):
         agentId,
         token: deviceToken(agentId),
         skills: [BENCH_SKILLS],
+        bin: (await packagedBundles()).agent,
         extraArgs,
       });
       agents.push(agent);

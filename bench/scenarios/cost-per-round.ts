@@ -7,6 +7,7 @@ import { billedRequests, type CostTotals, costDelta, costSnapshot } from "../lib
 import { startCostWorker } from "../lib/cost-worker.js";
 import { minimalRequestBytes } from "../lib/model-bytes.js";
 import { type ModelProxy, startModelProxy } from "../lib/model-proxy.js";
+import { packagedBundles } from "../lib/packaged-bundles.js";
 import { peerChat, startPeerWorker } from "../lib/peer-worker.js";
 import type { Metric, ScenarioResult } from "../lib/result.js";
 import { round } from "../lib/stats.js";
@@ -78,6 +79,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     agentId: "bench-cost",
     token: deviceToken("bench-cost"),
     skills: [BENCH_SKILLS],
+    bin: (await packagedBundles()).agent,
   }).catch(async (e) => {
     for (const w of started) await w.stop();
     await proxy.close();

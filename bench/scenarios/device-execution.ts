@@ -4,6 +4,7 @@ import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
 import { directSpawnPid, spawnDirect } from "../lib/direct-spawn.js";
 import { startFakeHub, toolCommand } from "../lib/fake-hub.js";
 import { anonRssMb, rssMb, sampleRss } from "../lib/memory.js";
+import { packagedBundles } from "../lib/packaged-bundles.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { startSocketHop } from "../lib/socket-hop.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
@@ -27,7 +28,13 @@ export async function deviceExecution(env: BenchEnv): Promise<ScenarioResult> {
   const loadReps = env.quick ? 2 : 6;
   const hub = await startFakeHub();
   const hop = await startSocketHop();
-  const agent = await startAgent({ url: hub.url, agentId: "bench-exec", token: "unused", skills: [BENCH_SKILLS] });
+  const agent = await startAgent({
+    url: hub.url,
+    agentId: "bench-exec",
+    token: "unused",
+    skills: [BENCH_SKILLS],
+    bin: (await packagedBundles()).agent,
+  });
   const pid = agent.child.proc.pid!;
   const binary = join(BENCH_SKILLS, "bin/bench-ok");
   const viaAgent: number[] = [];

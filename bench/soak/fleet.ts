@@ -10,13 +10,12 @@ import { join } from "node:path";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
 import { waitUntil } from "../../test/helpers/wait.js";
+import { packagedBundles } from "../lib/packaged-bundles.js";
 import { type SoakBroker, startSoakBroker } from "./broker.js";
 import { ManagedProcess } from "./managed-process.js";
 import { type CuttingProxy, startCuttingProxy } from "./tcp-proxy.js";
 
 export const SOAK_SKILLS = join(REPO_ROOT, "bench/fixtures/soak-tools");
-const AGENT_BIN = join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js");
-const BRIDGE_BIN = join(REPO_ROOT, "bridge/bin/edgeloop-bridge.js");
 /** Heartbeats every 5 s on both sides: a dead link is noticed in seconds, not a minute. */
 const HEARTBEAT_MS = 5_000;
 
@@ -67,6 +66,7 @@ export async function startFleet(opts: {
 }): Promise<Fleet> {
   const logDir = join(opts.dir, "logs");
   mkdirSync(logDir, { recursive: true });
+  const { agent: AGENT_BIN, bridge: BRIDGE_BIN } = await packagedBundles();
   const specs: AgentSpec[] = [];
   const add = (id: string, transport: AgentSpec["transport"]) => {
     const workspace = join(opts.dir, "agents", id, "workspace");

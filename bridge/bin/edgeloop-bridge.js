@@ -1,6 +1,18 @@
 #!/usr/bin/env node
-// The bridge is TypeScript; tsx compiles it on load so it needs only Node 20, no build step.
-import { register } from "tsx/esm/api";
+// The installed package runs the bundle made when it was packed (dist/, built by
+// scripts/bundle-package.ts): Node alone, no compiler, no bundling at start. In the repository,
+// where the source is, the source runs through tsx (a devDependency there) instead.
+import { existsSync, readFileSync } from "node:fs";
 
-register();
-await import("../src/main.ts");
+if (process.argv[2] === "--version") {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.exit(0);
+}
+const source = new URL("../src/main.ts", import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import(source.href);
+} else {
+  await import("../dist/edgeloop-bridge.mjs");
+}

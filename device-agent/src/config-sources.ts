@@ -10,7 +10,7 @@ export type Sourced = { value: unknown; source: string };
 export type Layer = Partial<Record<SettingKey, Sourced>>;
 
 export type ParsedArgs = {
-  command: "run" | "doctor" | "help";
+  command: "run" | "doctor" | "help" | "version";
   layer: Layer;
   configFile: string | undefined;
 };
@@ -32,6 +32,7 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return { ok: true, value: { command: "help", layer, configFile } };
+    if (arg === "--version" || arg === "-v") return { ok: true, value: { command: "version", layer, configFile } };
     if (!arg.startsWith("--")) {
       if (i === 0 && (arg === "run" || arg === "doctor")) {
         command = arg;

@@ -3,6 +3,7 @@ import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
 import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
 import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
+import { BUNDLED_SKILLS_DIR } from "./bundled-skills.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
 
@@ -121,11 +122,14 @@ const SETTING_SCHEMAS: Record<SettingKey, z.ZodType> = {
   brokerKey: z.string().min(1),
 };
 
-const REQUIRED: SettingKey[] = ["url", "agentId", "token", "skills"];
+const REQUIRED: SettingKey[] = ["url", "agentId", "token"];
 /** Over MQTT the bridge holds the hub's URL and the device's token; the agent needs the broker. */
-const REQUIRED_MQTT: SettingKey[] = ["agentId", "skills", "broker"];
+const REQUIRED_MQTT: SettingKey[] = ["agentId", "broker"];
 
-export type LoadedArgs = { command: "help" } | { command: "run" | "doctor"; config: AgentConfig };
+export type LoadedArgs =
+  | { command: "help" }
+  | { command: "version" }
+  | { command: "run" | "doctor"; config: AgentConfig };
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function describe(key: SettingKey): string {
@@ -138,7 +142,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
   const args = parseArgs(argv);
   if (!args.ok) return args;
   const command = args.value.command;
-  if (command === "help") return { ok: true, value: { command } };
+  if (command === "help" || command === "version") return { ok: true, value: { command } };
   const envLayer = readEnv(env);
   const configFile = args.value.configFile ?? (env.EDGELOOP_CONFIG ? resolve(cwd, env.EDGELOOP_CONFIG) : undefined);
   let fileLayer: Layer = {};
@@ -173,7 +177,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     url: (values.url as string | undefined) ?? "",
     agentId: values.agentId as string,
     token: (values.token as string | undefined) ?? "",
-    skills: (values.skills as string[]).map(rel),
+    skills: ((values.skills as string[] | undefined) ?? [BUNDLED_SKILLS_DIR]).map(rel),
     workspace,
     capabilities: (values.capabilities as string[] | undefined) ?? null,
     maxConcurrent: (values.maxConcurrent as number | undefined) ?? DEFAULTS.maxConcurrent,
@@ -217,7 +221,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
   return { ok: true, value: { command, config } };
 }
 
-export const HELP = `edgeloop-agent [run|doctor] [flags]
+export const HELP = `edgeloop-agent [run|doctor] [flags]   (--version, --help)
 
 Runs tools for an edgeloop hub on this device. Settings come from flags, EDGELOOP_* environment
 variables or a TOML file (--config); flags win over env, env over the file.
@@ -226,4 +230,6 @@ ${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
   --config               EDGELOOP_CONFIG (TOML file, see docs/device-agent.md)
 
   doctor                 check skills, sandbox and the server connection, then exit
+
+Without --skills the agent loads the skills that ship with it (${BUNDLED_SKILLS_DIR}).
 `;

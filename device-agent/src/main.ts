@@ -3,6 +3,7 @@ import { stopOnSignals } from "@edgeloop/edge-client/stop-on-signals";
 import { startAgent, workspaceProblem } from "./agent.js";
 import { HELP, loadConfig } from "./config.js";
 import { runDoctor } from "./doctor.js";
+import { agentVersion } from "./version.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
 function die(message: string, code = 2): never {
@@ -15,6 +16,10 @@ async function main(): Promise<void> {
   if (!loaded.ok) die(loaded.error);
   if (loaded.value.command === "help") {
     process.stdout.write(HELP);
+    return;
+  }
+  if (loaded.value.command === "version") {
+    process.stdout.write(`${agentVersion()}\n`);
     return;
   }
   const { command, config } = loaded.value;

@@ -17,8 +17,6 @@ const worker = await unstable_startWorker({
   // only does when asked, and without it a worker that imports node:* modules fails to bundle.
   build: { nodejsCompatMode: (c) => (c.compatibility_flags?.includes("nodejs_compat") ? "v2" : null) },
   dev: {
-    // Remote bindings off (the Workers AI binding), as `wrangler dev --local`: no login, no network.
-    remote: false,
     server: { hostname: "127.0.0.1", port },
     inspector: false,
     persist,

@@ -14,9 +14,15 @@ export type AgentProcess = {
   kill: () => Promise<void>;
 };
 
-/** A real `edgeloop-agent` child process; resolves once the hub reports it online. */
+/**
+ * A real `edgeloop-agent` child process; resolves once the hub reports it online. By default the
+ * repository's bin (the source); `bin` runs another one (an installed package's) from `cwd`.
+ * `skills: []` gives no --skills, so the agent loads the skills that ship with it.
+ */
 export async function startAgent(opts: {
   url: string;
+  bin?: string;
+  cwd?: string;
   agentId: string;
   token: string;
   skills?: string[];
@@ -28,7 +34,7 @@ export async function startAgent(opts: {
   const workspace = opts.workspace ?? tempDir("edgeloop-ws-");
   const stateDir = opts.stateDir ?? tempDir("edgeloop-agent-state-");
   const args = [
-    join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
+    opts.bin ?? join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
     "--url",
     opts.url,
     "--agent-id",
@@ -42,7 +48,11 @@ export async function startAgent(opts: {
     ...(opts.skills ?? BUNDLED_SKILLS).flatMap((s) => ["--skills", s]),
     ...(opts.extraArgs ?? []),
   ];
-  const child = startChild(process.execPath, args, { name: `agent ${opts.agentId}`, env: opts.env ?? {} });
+  const child = startChild(process.execPath, args, {
+    name: `agent ${opts.agentId}`,
+    env: opts.env ?? {},
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  });
   try {
     await waitUntil(
       () =>

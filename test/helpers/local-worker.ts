@@ -18,7 +18,9 @@ export type LocalWorker = {
 };
 
 /**
- * The real worker under `wrangler dev`, on a free port, with its state in a temp dir. `config`
+ * The real worker under `wrangler dev` as users start it (no `--local`: wrangler.toml's top level
+ * has no remote binding, so no login and no network), on a free port, with its state in a temp
+ * dir. `env` adds to the process environment (e.g. HOME, to run with no stored login). `config`
  * runs another wrangler.toml in the same way (the benchmark's floor worker). `inspector: false`
  * runs the same dev server without the DevTools inspector (see dev-worker-launcher.mjs).
  */
@@ -29,6 +31,7 @@ export async function startLocalWorker(opts: {
   config?: string;
   name?: string;
   inspector?: boolean;
+  env?: Record<string, string>;
 }): Promise<LocalWorker> {
   // A free port can be taken by another process between freePort() and wrangler binding it (the
   // suite runs many servers at once): then wrangler says so and exits, and a port of our own
@@ -45,7 +48,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
-  const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" };
+  const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", ...opts.env };
   const child =
     opts.inspector === false
       ? startChild(
@@ -96,8 +99,6 @@ function wranglerDevArgs(
   return [
     "dev",
     ...(config ? ["-c", config] : []),
-    // Remote bindings off (the Workers AI binding): no Cloudflare login, no network.
-    "--local",
     "--ip",
     "127.0.0.1",
     "--port",

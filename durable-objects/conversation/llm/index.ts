@@ -39,6 +39,7 @@ export {
   callWorkersAi,
   WORKERS_AI_DEFAULT_MAX_TOKENS,
   WORKERS_AI_DEFAULT_MODEL,
+  WORKERS_AI_HOW_TO,
   workersAiError,
 } from "./workers-ai-client.js";
 export { bindingMessages, fromWorkersAiOutput, WorkersAiChunks } from "./workers-ai-output.js";

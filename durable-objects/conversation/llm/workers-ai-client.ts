@@ -21,10 +21,19 @@ import { bindingMessages, fromWorkersAiOutput, WorkersAiChunks } from "./workers
 export const WORKERS_AI_DEFAULT_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 export const WORKERS_AI_DEFAULT_MAX_TOKENS = 4096;
 
+/**
+ * What to do when the binding is missing: wrangler.toml declares it only in the `workers-ai`
+ * environment, so that plain `wrangler dev` starts without a Cloudflare login.
+ */
+export const WORKERS_AI_HOW_TO =
+  'the worker has no Workers AI binding "AI": it is in wrangler.toml\'s `workers-ai` environment. ' +
+  "Locally run `npx wrangler login`, then `npx wrangler dev --env workers-ai`; deploy with " +
+  "`npx wrangler deploy --env workers-ai`. Or configure another model: OPENAI_BASE_URL (any " +
+  "OpenAI-compatible endpoint) or ANTHROPIC_API_KEY (docs/providers.md)";
+
 export async function callWorkersAi(config: LlmConfig, call: PreparedCall): Promise<ProviderOutcome> {
   const ai = config.ai;
-  if (!ai)
-    return { ok: false, error: { kind: "invalid_response", message: 'the Workers AI binding "AI" is not bound' } };
+  if (!ai) return { ok: false, error: { kind: "invalid_response", message: WORKERS_AI_HOW_TO } };
   const inputs: Record<string, unknown> = {
     messages: bindingMessages(call.messages),
     max_tokens: config.maxTokens ?? WORKERS_AI_DEFAULT_MAX_TOKENS,
@@ -117,8 +126,8 @@ export function workersAiError(thrown: unknown): Attempt & { ok: false } {
       error: {
         kind: "invalid_response",
         message:
-          "the Workers AI binding is not available here: local `wrangler dev --local` has no remote bindings. " +
-          "Log in (`wrangler login`) and run `wrangler dev` without --local, or set another LLM_PROVIDER",
+          "the Workers AI binding runs only on Cloudflare: log in (`npx wrangler login`) and run " +
+          "`npx wrangler dev --env workers-ai` (not --local), or set another LLM_PROVIDER (docs/providers.md)",
       },
     };
   }

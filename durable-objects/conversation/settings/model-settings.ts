@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
-import { type AiRunner, ANTHROPIC_DEFAULT_MODEL, type LlmProvider, WORKERS_AI_DEFAULT_MODEL } from "../llm/index.js";
+import {
+  type AiRunner,
+  ANTHROPIC_DEFAULT_MODEL,
+  type LlmProvider,
+  WORKERS_AI_DEFAULT_MODEL,
+  WORKERS_AI_HOW_TO,
+} from "../llm/index.js";
 
 /**
  * The vars (and the one binding) that choose and reach the model, parsed for ConversationDO's
@@ -138,7 +144,7 @@ export const modelSettings = oncePerEnv((env: ModelEnv): Parsed<ModelSettings> =
     case "workers-ai":
       return ok({
         ...common,
-        unavailable: hasBinding ? null : 'LLM_PROVIDER is workers-ai but the worker has no "AI" binding',
+        unavailable: hasBinding ? null : `LLM_PROVIDER is workers-ai but ${WORKERS_AI_HOW_TO}`,
         baseURL: null,
         apiKey: "",
         model: v.LLM_MODEL ?? WORKERS_AI_DEFAULT_MODEL,
@@ -149,7 +155,7 @@ export const modelSettings = oncePerEnv((env: ModelEnv): Parsed<ModelSettings> =
         unavailable: v.OPENAI_BASE_URL
           ? null
           : provider === null
-            ? 'no model is configured: set LLM_PROVIDER (openai, anthropic, or workers-ai with the "AI" binding)'
+            ? `no model is configured (LLM_PROVIDER and its settings), and ${WORKERS_AI_HOW_TO}`
             : "OPENAI_BASE_URL is not set",
         baseURL: v.OPENAI_BASE_URL ?? null,
         apiKey: v.OPENAI_API_KEY ?? "not-needed",

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AgentConfig, loadConfig } from "../../../device-agent/src/config.js";
@@ -8,7 +8,7 @@ import { AGENT_BIN, REPO, tempDir } from "./helpers.js";
 function config(argv: string[], env: NodeJS.ProcessEnv = {}, cwd = "/srv"): AgentConfig {
   const r = loadConfig(argv, env, cwd);
   if (!r.ok) throw new Error(r.error);
-  if (r.value.command === "help") throw new Error("help");
+  if (!("config" in r.value)) throw new Error(r.value.command);
   return r.value.config;
 }
 function error(argv: string[], env: NodeJS.ProcessEnv = {}): string {
@@ -36,6 +36,22 @@ describe("config", () => {
       heartbeatMs: 20_000,
       sandboxing: "auto",
     });
+  });
+
+  it("loads the skills that ship with it when no --skills is given", () => {
+    expect(config(["--url", "http://hub:8787", "--agent-id", "pi-1", "--token", "t0k"]).skills).toEqual([
+      join(REPO, "skills"),
+    ]);
+    expect(config(["--transport", "mqtt", "--agent-id", "pi-1", "--broker", "mqtt://127.0.0.1:1883"]).skills).toEqual([
+      join(REPO, "skills"),
+    ]);
+  });
+
+  it("answers --version with the agent package's version", () => {
+    const r = spawnSync(process.execPath, [AGENT_BIN, "--version"], { encoding: "utf8" });
+    const pkg = JSON.parse(readFileSync(join(REPO, "device-agent/package.json"), "utf8")) as { version: string };
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
   });
 
   it("takes skills as a repeated flag and as comma lists", () => {

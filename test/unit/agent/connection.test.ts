@@ -43,7 +43,7 @@ async function start(extra: string[] = [], hubOpts: Parameters<typeof FakeHub.st
     {},
     ws,
   );
-  if (!loaded.ok || loaded.value.command === "help") throw new Error(loaded.ok ? "help" : loaded.error);
+  if (!loaded.ok || !("config" in loaded.value)) throw new Error(loaded.ok ? "help" : loaded.error);
   const logs: any[] = [];
   agent = await startAgent(
     loaded.value.config,
@@ -195,7 +195,7 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
       {},
       ws,
     );
-    if (!loaded.ok || loaded.value.command === "help") throw new Error("config");
+    if (!loaded.ok || !("config" in loaded.value)) throw new Error("config");
     const logs: any[] = [];
     agent = await startAgent(
       loaded.value.config,

@@ -43,8 +43,9 @@ describe("provider choice", () => {
   it("LLM_PROVIDER wins, and says what it is missing", () => {
     expect(settingsOf({ LLM_PROVIDER: "workers-ai", OPENAI_BASE_URL: "http://x.test/v1" })).toMatchObject({
       provider: "workers-ai",
-      unavailable: expect.stringContaining('no "AI" binding'),
+      unavailable: expect.stringContaining("`npx wrangler dev --env workers-ai`"),
     });
+    expect(settingsOf({}).unavailable).toMatch(/^no model is configured.*--env workers-ai.*OPENAI_BASE_URL/);
     expect(settingsOf({ LLM_PROVIDER: "anthropic", AI: binding })).toMatchObject({
       unavailable: "ANTHROPIC_API_KEY is not set",
     });

@@ -1,0 +1,208 @@
+/**
+ * The packages as people install them: `npm pack` of edgeloop-agent, edgeloop-bridge and edgeloop
+ * (each prepack builds the package's bundle), `npm install -g` of the tarballs into an empty
+ * prefix, and the installed commands run from outside the repository against a real `wrangler
+ * dev` worker with the scripted model: the agent over WebSocket and over MQTT (through the
+ * installed bridge and a real mosquitto), running the skills that ship inside its package, and
+ * the CLI reading the worker's status. Packed and installed once for the file.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlm } from "../../scripted-llm/server.js";
+import { getConversation, sendMessage } from "../helpers/api.js";
+import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
+import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
+import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+const PACKAGES = { agent: "device-agent", bridge: "bridge", cli: "cli" } as const;
+const WS_TOKEN = "e2e-installed-ws-1";
+const MQ_TOKEN = "e2e-installed-mq-1";
+
+let dir: string;
+let prefix: string;
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let worker: LocalWorker;
+let broker: Mosquitto;
+const stops: (() => Promise<void>)[] = [];
+
+/** npm as a user runs it: none of the npm_* settings of an `npm test` that started this file. */
+function npm(args: string[], cwd: string): string {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_")));
+  return execFileSync("npm", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** An installed command's path: the link npm made in the prefix's bin/. */
+const installed = (name: string) => join(prefix, "bin", name);
+
+function run(name: string, args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [installed(name), ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const versionOf = (pkgDir: string) =>
+  (JSON.parse(readFileSync(join(REPO_ROOT, pkgDir, "package.json"), "utf8")) as { version: string }).version;
+
+beforeAll(async () => {
+  dir = tempDir("edgeloop-installed-");
+  prefix = join(dir, "prefix");
+  npm(["pack", "--silent", ...Object.values(PACKAGES).flatMap((w) => ["-w", w]), "--pack-destination", dir], REPO_ROOT);
+  const tarballs = readdirSync(dir).filter((f) => f.endsWith(".tgz"));
+  expect(tarballs.sort()).toEqual(["edgeloop-0.1.0.tgz", "edgeloop-agent-0.1.0.tgz", "edgeloop-bridge-0.1.0.tgz"]);
+  npm(["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
+
+  llm = await startScriptedLlm({
+    port: 0,
+    rules: [
+      {
+        match: "look at the note and the picture",
+        turns: [
+          {
+            tool_calls: [
+              { name: "read", arguments: { path: "note.txt" } },
+              { name: "image", arguments: { path: "picture.png" } },
+            ],
+          },
+          { content: "Read: {{tool_results}}" },
+        ],
+      },
+      {
+        match: "the marker over mqtt",
+        turns: [
+          { tool_calls: [{ name: "read", arguments: { path: "marker.txt" } }] },
+          { content: "Over MQTT: {{last_tool_result}}" },
+        ],
+      },
+    ],
+  });
+  worker = await startLocalWorker({
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: `ws-1:${WS_TOKEN},mq-1:${MQ_TOKEN}`,
+    },
+  });
+  broker = await startMosquitto();
+});
+
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  await worker?.stop();
+  await broker?.stop();
+  await llm?.close();
+});
+
+describe("installed from their tarballs into an empty prefix", () => {
+  it("ship the bundles and nothing that points back into this repository", () => {
+    const root = join(prefix, "lib/node_modules");
+    expect(readdirSync(root).sort()).toEqual(["edgeloop", "edgeloop-agent", "edgeloop-bridge"]);
+    for (const [pkg, bundle] of [
+      ["edgeloop-agent", "dist/edgeloop-agent.mjs"],
+      ["edgeloop-bridge", "dist/edgeloop-bridge.mjs"],
+      ["edgeloop", "dist/edgeloop.mjs"],
+    ]) {
+      const code = readFileSync(join(root, pkg!, bundle!), "utf8");
+      expect(code, pkg).not.toContain(REPO_ROOT.replace(/\/$/, ""));
+      expect(existsSync(join(root, pkg!, "src")), pkg).toBe(false);
+    }
+    // The agent's skills come with it; their libraries are its dependencies.
+    expect(readdirSync(join(root, "edgeloop-agent/skills")).sort()).toEqual(["desktop-tools", "pi-tools"]);
+    expect(existsSync(join(root, "edgeloop-agent/node_modules/sharp"))).toBe(true);
+    expect(existsSync(join(root, "edgeloop-agent/node_modules/tsx"))).toBe(false);
+  });
+
+  it("answer --version with their package's version", () => {
+    for (const [name, pkgDir] of [
+      ["edgeloop-agent", PACKAGES.agent],
+      ["edgeloop-bridge", PACKAGES.bridge],
+      ["edgeloop", PACKAGES.cli],
+    ] as const) {
+      const r = run(name, ["--version"]);
+      expect(r, name).toEqual({ status: 0, out: `${versionOf(pkgDir)}\n` });
+    }
+  });
+
+  it("edgeloop-agent doctor finds its bundled skills and reaches the worker", () => {
+    const r = run("edgeloop-agent", [
+      "doctor",
+      ...["--url", worker.url, "--agent-id", "ws-1", "--token", WS_TOKEN, "--workspace", tempDir("edgeloop-ws-")],
+    ]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toMatch(/ok +desktop-tools .*\bread\b.*\bimage\b/);
+    expect(r.out).toMatch(/ok +pi-tools /);
+  });
+
+  it("the agent over WebSocket runs its bundled skills' tools for a conversation", async () => {
+    const agent = await installedAgent("ws-1", WS_TOKEN, []);
+    writeFileSync(join(agent.workspace, "note.txt"), "the installed agent read this\n");
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } })
+      .png()
+      .toFile(join(agent.workspace, "picture.png"));
+    const { status, body } = await sendMessage(
+      worker.url,
+      { agent_id: "ws-1", text: "look at the note and the picture" },
+      60,
+    );
+    expect(status).toBe(200);
+    expect(body.status, agent.child.output()).toBe("completed");
+    expect(body.tool_calls).toMatchObject([
+      { name: "read", status: "success" },
+      { name: "image", status: "success" },
+    ]);
+    expect(body.reply).toContain("the installed agent read this");
+    const conv = await getConversation(worker.url, body.conversation_id);
+    expect(JSON.stringify(conv.messages)).toMatch(/64\D+48|image\/png/);
+  });
+
+  it("edgeloop status (the CLI) shows the worker and the device online", () => {
+    const r = run("edgeloop", ["status", "--url", worker.url, "--admin-token", ADMIN_TOKEN]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain("ws-1");
+  });
+
+  it("the bridge and the agent over MQTT complete a conversation", async () => {
+    const bridge: Child = startChild(
+      process.execPath,
+      [
+        installed("edgeloop-bridge"),
+        ...["--url", worker.url, "--broker", broker.url, "--device", `mq-1:${MQ_TOKEN}`],
+        ...["--state-dir", tempDir("edgeloop-bridge-state-")],
+      ],
+      { name: "installed bridge", cwd: dir },
+    );
+    stops.push(() => bridge.stop());
+    const agent = await installedAgent("mq-1", "unused-over-mqtt", [
+      "--transport",
+      "mqtt",
+      "--broker",
+      broker.url,
+    ]).catch((e: Error) => {
+      throw new Error(`${e.message}\n--- bridge ---\n${bridge.output()}`);
+    });
+    const marker = `marker-${Math.random().toString(36).slice(2)}`;
+    writeFileSync(join(agent.workspace, "marker.txt"), `${marker}\n`);
+    const { body } = await sendMessage(worker.url, { agent_id: "mq-1", text: "read the marker over mqtt" }, 60);
+    expect(body.status, bridge.output()).toBe("completed");
+    expect(body.tool_calls).toMatchObject([{ name: "read", status: "success" }]);
+    expect(body.reply).toContain(marker);
+  });
+});
+
+/** The installed edgeloop-agent with the skills it ships (no --skills), run from outside the repository. */
+async function installedAgent(agentId: string, token: string, extraArgs: string[]): Promise<AgentProcess> {
+  const agent = await startAgent({
+    url: worker.url,
+    agentId,
+    token,
+    bin: installed("edgeloop-agent"),
+    cwd: dir,
+    skills: [],
+    extraArgs,
+  });
+  stops.push(() => agent.stop());
+  return agent;
+}
