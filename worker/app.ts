@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { problemResponse } from "../runtime/problem.js";
-import type { Env } from "./env.js";
+import type { AppEnv } from "./env.js";
 import { mcp } from "./mcp/mcp-route.js";
+import { loadConfig } from "./middleware/load-config.js";
 import { approvalRules } from "./routes/approval-rules.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
@@ -13,9 +14,11 @@ import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
 import { schedules } from "./routes/schedules.js";
 
-export const app = new Hono<{ Bindings: Env }>();
+export const app = new Hono<AppEnv>();
 
+// Health answers even when the settings do not parse; every other route reads them.
 app.get("/healthz", (c) => c.json({ ok: true }));
+app.use("*", loadConfig);
 app.route("/v1/messages", messages);
 app.route("/v1/conversations", conversations);
 app.route("/v1/devices", devices);

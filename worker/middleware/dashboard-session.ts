@@ -1,5 +1,5 @@
 import { problemResponse } from "../../runtime/problem.js";
-import { safeEqual } from "../auth.js";
+import { safeEqual } from "./credentials.js";
 
 /**
  * The dashboard's login session. The cookie holds `<expiry ms>.<HMAC-SHA256(admin token, expiry)>`,
