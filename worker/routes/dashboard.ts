@@ -1,11 +1,9 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { problemResponse } from "../../runtime/problem.js";
-import { DASHBOARD_JS } from "../dashboard/client-script.js";
 import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
 import { loginPage } from "../dashboard/login-page.js";
 import { pageHeaders } from "../dashboard/security-headers.js";
-import { DASHBOARD_CSS } from "../dashboard/styles.js";
 import type { AppEnv } from "../env.js";
 import { safeEqual } from "../middleware/credentials.js";
 import {
@@ -18,9 +16,10 @@ import {
 } from "../middleware/dashboard-session.js";
 
 /**
- * The operator dashboard: `/` (the page, or the login form without a session), `POST /login`,
- * `POST /logout`, and the page's script and stylesheet. The page itself holds no data; it reads
- * the admin API with the session cookie.
+ * The operator dashboard: `/` (the page, or the login form without a session), `POST /login` and
+ * `POST /logout`. The page itself holds no data; its browser modules and stylesheet are static
+ * assets (`/dashboard/*`, wrangler.toml `[assets]`: the same for everyone, no session needed), and
+ * they read the admin API with the session cookie.
  */
 export const dashboard = new Hono<AppEnv>();
 
@@ -62,11 +61,3 @@ dashboard.post("/logout", (c) => {
   if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin logout refused");
   return c.body(null, 303, { location: "/", "set-cookie": sessionCookie("", 0), "cache-control": "no-store" });
 });
-
-// The script and stylesheet are the same for everyone and hold no data, so they need no session.
-dashboard.get("/dashboard.js", (c) =>
-  c.body(DASHBOARD_JS, 200, { ...pageHeaders("text/javascript; charset=utf-8"), "cache-control": "no-cache" }),
-);
-dashboard.get("/dashboard.css", (c) =>
-  c.body(DASHBOARD_CSS, 200, { ...pageHeaders("text/css; charset=utf-8"), "cache-control": "no-cache" }),
-);
