@@ -11,6 +11,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <title>edgeloop — dashboard</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/dashboard.css">
+<link rel="stylesheet" href="/dashboard/panels.css">
 <script type="module" src="/dashboard/main.js"></script>
 </head>
 <body>

@@ -10,6 +10,7 @@ export function loginPage(error?: string): string {
 <title>edgeloop — log in</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/dashboard.css">
+<link rel="stylesheet" href="/dashboard/login.css">
 </head>
 <body>
 <main id="main">
