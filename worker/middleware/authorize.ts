@@ -7,7 +7,7 @@ import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { readRawBody } from "../read-body.js";
 import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "./dashboard-session.js";
+import { CSRF_HEADER, sessionOf, sessionRefusal } from "./dashboard-session.js";
 import { authenticateMessage } from "./message-sender.js";
 
 /**
@@ -29,7 +29,7 @@ const unauthorized = (detail: string) =>
 
 /** The dashboard session, when the request has no Authorization header and sends one: null to judge the bearer. */
 async function sessionOutcome(c: Context<AppEnv>, adminToken: string | undefined): Promise<Response | "ok" | null> {
-  const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
+  const session = sessionOf(c);
   if (c.req.header("authorization") || session === undefined || !adminToken) return null;
   return (await sessionRefusal(adminToken, session, c.req.method, c.req.header(CSRF_HEADER))) ?? "ok";
 }
@@ -76,7 +76,7 @@ export type SenderEnv = AppEnv & { Variables: { rawBody: string; idempotencyKey:
 export const authorizeSender = createMiddleware<SenderEnv>(async (c, next) => {
   const raw = await readRawBody(c, c.var.config.MAX_BODY_BYTES);
   if (!raw.ok) return raw.response;
-  const auth = await authenticateMessage(c.req, c.env, raw.value, c.var.config);
+  const auth = await authenticateMessage(c.req, c.env, raw.value, c.var.config, sessionOf(c));
   if (!auth.ok) return auth.response;
   c.set("principal", auth.sender.principal);
   c.set("rawBody", raw.value);

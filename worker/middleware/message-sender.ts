@@ -16,7 +16,7 @@ import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runti
 import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { bearerToken, principalForBearer } from "./credentials.js";
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "./dashboard-session.js";
+import { CSRF_HEADER, sessionRefusal } from "./dashboard-session.js";
 
 /**
  * Who sent a message: the principal (runtime/access.ts) whose id scopes rate limits and
@@ -53,9 +53,10 @@ export async function authenticateMessage(
   env: Env,
   rawBody: string,
   cfg: WorkerConfig,
+  cookieSession: string | undefined,
 ): Promise<AuthResult> {
   const method = methodOf(req);
-  const session = method ? undefined : readCookie(req.header("cookie"), SESSION_COOKIE);
+  const session = method ? undefined : cookieSession;
   if (!method && (session === undefined || !cfg.ADMIN_TOKEN))
     return unauthorized(
       "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)",

@@ -7,10 +7,9 @@ import { pageHeaders } from "../dashboard/security-headers.js";
 import type { AppEnv } from "../env.js";
 import { safeEqual } from "../middleware/credentials.js";
 import {
-  readCookie,
-  SESSION_COOKIE,
   SESSION_TTL_MS,
   sessionCookie,
+  sessionOf,
   signSession,
   verifySession,
 } from "../middleware/dashboard-session.js";
@@ -38,8 +37,7 @@ function crossOrigin(c: Context): boolean {
 dashboard.get("/", async (c) => {
   const admin = c.var.config.ADMIN_TOKEN;
   if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
-  const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
-  return html(c, (await verifySession(admin, session)) ? DASHBOARD_HTML : loginPage());
+  return html(c, (await verifySession(admin, sessionOf(c))) ? DASHBOARD_HTML : loginPage());
 });
 
 dashboard.post("/login", async (c) => {
