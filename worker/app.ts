@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { problemResponse } from "../runtime/problem.js";
-import type { Env } from "./env.js";
+import type { AppEnv } from "./env.js";
 import { mcp } from "./mcp/mcp-route.js";
+import { loadConfig } from "./middleware/load-config.js";
 import { approvalRules } from "./routes/approval-rules.js";
 import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
@@ -14,9 +15,12 @@ import { metrics } from "./routes/metrics.js";
 import { openapi } from "./routes/openapi.js";
 import { schedules } from "./routes/schedules.js";
 
-export const app = new Hono<{ Bindings: Env }>();
+export const app = new Hono<AppEnv>();
 
+// Health and the API document answer even when the settings do not parse; every other route reads them.
 app.get("/healthz", (c) => c.json({ ok: true }));
+app.route("/openapi.json", openapi);
+app.use("*", loadConfig);
 app.route("/v1/messages", messages);
 app.route("/v1/conversations", conversations);
 app.route("/v1/devices", devices);
@@ -27,7 +31,6 @@ app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
-app.route("/openapi.json", openapi);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -1,13 +1,18 @@
-import type { DurableObjectBindings } from "../durable-objects/bindings.js";
-import type { ConversationVars } from "../durable-objects/conversation/settings/conversation-settings.js";
-import type { ModelEnv } from "../durable-objects/conversation/settings/model-settings.js";
-import type { HubVars } from "../durable-objects/device-hub/hub-settings.js";
+import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
+import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
-import type { WorkerVars } from "./config.js";
+import type { Principal } from "../runtime/access.js";
 
 /**
  * Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them (all vars are strings):
- * the Durable Object namespaces, and the vars of each part that reads them, declared beside the
- * code that parses them.
+ * the Durable Object namespaces, and the vars of each part that reads them,
+ * declared beside the code that parses them.
  */
-export interface Env extends DurableObjectBindings, WorkerVars, ConversationVars, ModelEnv, HubVars, SchedulerVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars {}
+
+/**
+ * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),
+ * and who the request speaks for, once an `authorize` middleware has let it through
+ * (middleware/authorize.ts).
+ */
+export type AppEnv = { Bindings: Env; Variables: { config: WorkerConfig; principal: Principal } };

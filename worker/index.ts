@@ -10,6 +10,6 @@ export { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
 export { McpSessionDO } from "../durable-objects/mcp-session/mcp-session-do.js";
 export { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
 export { RegistryDO } from "../durable-objects/registry/registry-do.js";
-export { SchedulerDO } from "./scheduler-do.js";
+export { SchedulerDO } from "../durable-objects/scheduler/scheduler-do.js";
 
 export default app;

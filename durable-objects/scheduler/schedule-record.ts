@@ -4,7 +4,6 @@ import type { NewSchedule } from "./scheduler-rpc.js";
 
 /**
  * A schedule as the scheduler stores it (times in unix ms), and as the API shows it (ISO dates).
- * Used by the scheduler's Durable Object.
  */
 export type StoredSchedule = {
   schedule_id: string;

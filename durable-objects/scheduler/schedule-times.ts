@@ -4,7 +4,7 @@ import { Cron } from "croner";
  * Schedule arithmetic, pure (no clock, no storage): when a schedule runs next, what an alarm does
  * with a schedule that is due (run it, or skip it while its last run is still going), and how
  * many ticks were missed while the runtime was down. Cron expressions are parsed by croner
- * (5 or 6 fields, IANA time zones). Used by the scheduler's Durable Object; unit-tested in Node.
+ * (5 or 6 fields, IANA time zones).
  */
 
 export type Timing =

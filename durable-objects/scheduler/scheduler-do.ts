@@ -3,13 +3,14 @@ import type { ScheduleView } from "@edgeloop/protocol/schedules";
 import { log } from "../../runtime/log.js";
 import { conversationFor } from "../addresses.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
-import type { DurableObjectBindings } from "../bindings.js";
+import type { FrontDoorEnv } from "../front-door/front-door-env.js";
+import { deliverRun } from "./deliver-run.js";
 import { type StoredSchedule, scheduleView, timingOf } from "./schedule-record.js";
 import { nextRun, planTick, timingProblem } from "./schedule-times.js";
 import type { Delivery, NewSchedule, ScheduledRun, SchedulerRpc } from "./scheduler-rpc.js";
 import { type SchedulerVars, schedulerSettings } from "./scheduler-settings.js";
 
-export type SchedulerEnv = DurableObjectBindings & SchedulerVars;
+export type SchedulerEnv = FrontDoorEnv & SchedulerVars;
 
 /** While the alarm posts runs it keeps a later alarm set, so a crash in the middle is picked up again. */
 const WATCHDOG_MS = 60_000;
@@ -21,14 +22,12 @@ const WATCHDOG_MS = 60_000;
  * going), posted, and moved to its next tick. Alarms are durable, so schedules survive eviction,
  * restarts and deploys.
  *
- * A run is posted through the worker's front door (limits, routing, refusal counts) with the
- * idempotency key `schedule:<id>:<tick>`: if the runtime dies after posting but before the
+ * A run is posted through the front door (limits, routing, refusal counts; deliver-run.ts) with
+ * the idempotency key `schedule:<id>:<tick>`: if the runtime dies after posting but before the
  * schedule moved on, the alarm posts the same tick again and the front door answers with the first
- * run instead of starting a second one. The front door lives in the worker, which imports this
- * object and not the other way round, so the worker's subclass supplies `deliver`
- * (worker/scheduler-do.ts).
+ * run instead of starting a second one.
  */
-export abstract class SchedulerBase extends DurableObject<SchedulerEnv> implements SchedulerRpc {
+export class SchedulerDO extends DurableObject<SchedulerEnv> implements SchedulerRpc {
   private readonly sql: SqlStorage;
   private readonly alarms: AlarmSchedule;
   /** every schedule, by id: this object is the table's only writer */
@@ -46,9 +45,6 @@ export abstract class SchedulerBase extends DurableObject<SchedulerEnv> implemen
     // An alarm lost for any reason is set again the first time the object wakes.
     void ctx.blockConcurrencyWhile(() => this.scheduleAlarm());
   }
-
-  /** Post one run through the front door. Must not throw for a refusal; a throw counts as a failed run. */
-  protected abstract deliver(run: ScheduledRun): Promise<Delivery>;
 
   // ---- RPC ---------------------------------------------------------------------------------
 
@@ -152,7 +148,7 @@ export abstract class SchedulerBase extends DurableObject<SchedulerEnv> implemen
       const { schedule_id, sender, text, agent_id, pool, tools, conversation_id } = before;
       const run: ScheduledRun = { schedule_id, tick: plan.tick, sender, text, agent_id, pool, tools, conversation_id };
       try {
-        delivery = await this.deliver(run);
+        delivery = await deliverRun(this.env, run);
       } catch (e) {
         delivery = { ok: false, error: `could not post: ${String(e)}` };
       }

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
+import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
-import { WorkerVarsSchema } from "../../worker/config.js";
 import type { SettingsSource } from "./settings-reference.js";
 
 /**
@@ -13,7 +13,7 @@ import type { SettingsSource } from "./settings-reference.js";
  */
 export const SETTINGS_SOURCES: SettingsSource[] = [
   { part: "model", file: "durable-objects/conversation/settings/model-settings.ts", schema: ModelVarsSchema },
-  { part: "front door", file: "worker/config.ts", schema: WorkerVarsSchema },
+  { part: "front door", file: "durable-objects/front-door/front-door-config.ts", schema: WorkerVarsSchema },
   {
     part: "conversation",
     file: "durable-objects/conversation/settings/conversation-settings.ts",

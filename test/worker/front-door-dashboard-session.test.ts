@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { conversationFor } from "../../durable-objects/addresses.js";
-import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from "../../worker/dashboard/session.js";
+import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from "../../worker/middleware/dashboard-session.js";
 import { call, postMessage, uid } from "./support/front-door.js";
 
 const cookie = async (expiresAt = Date.now() + SESSION_TTL_MS - 1000) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { app } from "../../worker/app.js";
-import { SESSION_COOKIE } from "../../worker/dashboard/session.js";
+import { SESSION_COOKIE } from "../../worker/middleware/dashboard-session.js";
 import { openApiPath } from "../../worker/openapi/openapi-document.js";
 import { call } from "./support/front-door.js";
 

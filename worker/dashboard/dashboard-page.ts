@@ -1,9 +1,7 @@
-import { KEYS_HTML } from "./client-keys.js";
-import { LONG_LIVED_HTML } from "./client-long-lived.js";
-
 /**
- * The dashboard's HTML shell: landmarks and empty regions that /dashboard.js fills from the API.
- * Nothing here is data, so it can be a constant.
+ * The dashboard's HTML shell: landmarks and empty regions that the browser modules in
+ * public/dashboard/ (served as static assets, main.js first) fill from the API. Nothing here is
+ * data, so it can be a constant.
  */
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
@@ -12,8 +10,9 @@ export const DASHBOARD_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>edgeloop — dashboard</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dashboard.css">
-<script src="/dashboard.js" defer></script>
+<link rel="stylesheet" href="/dashboard/dashboard.css">
+<link rel="stylesheet" href="/dashboard/panels.css">
+<script type="module" src="/dashboard/main.js"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -62,7 +61,33 @@ export const DASHBOARD_HTML = `<!doctype html>
       <figure><figcaption id="cap-latency-time">Latency over time (avg / max, ms)</figcaption><div id="chart-latency-time"></div></figure>
       <figure><figcaption id="cap-success-time">Success rate over time (%)</figcaption><div id="chart-success-time"></div></figure>
     </div>
-  </section>${LONG_LIVED_HTML}${KEYS_HTML}
+  </section>
+  <section class="panel wide" aria-labelledby="h-schedules">
+    <h2 id="h-schedules">Schedules <span class="count" id="schedules-count">0</span></h2>
+    <form class="actions" id="schedule-form" aria-label="New schedule">
+      <input id="schedule-agent" type="text" placeholder="device id" aria-label="Device id" required>
+      <input id="schedule-text" type="text" placeholder="message text" aria-label="Message text" required>
+      <input id="schedule-when" type="text" placeholder="cron (0 8 * * *) or seconds" aria-label="Cron expression or interval in seconds" required>
+      <button type="submit" class="primary">Schedule</button>
+    </form>
+    <div id="schedules"><p class="empty">Loading…</p></div>
+  </section>
+  <section class="panel wide" aria-labelledby="h-rules">
+    <h2 id="h-rules">Approval rules <span class="count" id="rules-count">0</span></h2>
+    <div id="rules"><p class="empty">Loading…</p></div>
+  </section>
+  <section class="panel wide" aria-labelledby="h-keys">
+    <h2 id="h-keys">API keys <span class="count" id="keys-count">0</span></h2>
+    <form class="actions" id="key-form" aria-label="New API key">
+      <input id="key-name" type="text" placeholder="name (tenant)" aria-label="Key name" maxlength="64" required>
+      <input id="key-agents" type="text" placeholder="devices: pi-1, pi-2 or *" aria-label="Devices the key may use, comma-separated, * for every device">
+      <input id="key-pools" type="text" placeholder="pools: kitchen" aria-label="Pools the key may use, comma-separated">
+      <input id="key-scopes" type="text" placeholder="scopes (blank: all)" aria-label="Scopes, comma-separated; blank for all">
+      <button type="submit" class="primary">Issue key</button>
+    </form>
+    <div id="key-issued" role="status" aria-live="polite"></div>
+    <div id="keys"><p class="empty">Loading…</p></div>
+  </section>
 </main>
 </body>
 </html>`;

@@ -9,7 +9,8 @@ export function loginPage(error?: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>edgeloop — log in</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dashboard.css">
+<link rel="stylesheet" href="/dashboard/dashboard.css">
+<link rel="stylesheet" href="/dashboard/login.css">
 </head>
 <body>
 <main id="main">

@@ -1,6 +1,7 @@
 /**
- * Headers for every dashboard response. Scripts and styles come only from this origin (the page
- * has no inline script), fetch/EventSource only to it, and nothing may frame the page.
+ * Headers for the dashboard's pages (its static files get theirs from public/_headers). Scripts
+ * and styles come only from this origin (the page has no inline script), fetch/EventSource only
+ * to it, and nothing may frame the page.
  */
 export const DASHBOARD_CSP = [
   "default-src 'none'",

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutcome } from "../../durable-objects/conversation/core/index.js";
 
 /**
- * A tool outcome as an MCP `CallToolResult`. Pure; used by the fleet's tools/call.
+ * A tool outcome as an MCP `CallToolResult`. Pure.
  * Success: the content blocks when the device sent some (text and images), else the result text;
  * stderr and a truncation note follow as text. An error or a blocked call is `isError: true` with
  * a text that names the error type, so an MCP client's model reads the same facts ours does.

@@ -8,8 +8,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { conversationFor, mcpSessionFor, registryOf } from "../../durable-objects/addresses.js";
 import { NO_SCHEMA_VALIDATION } from "../../durable-objects/conversation/mcp/no-schema-validation.js";
+import type { WorkerConfig } from "../../durable-objects/front-door/front-door-config.js";
 import { canSee, hasScope, mayReach, type Principal } from "../../runtime/access.js";
-import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
 import { errorResult } from "./call-results.js";
 import { callDeviceTool } from "./device-call.js";

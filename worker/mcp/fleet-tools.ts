@@ -10,7 +10,7 @@ import { exposable, fleetToolName } from "./fleet-names.js";
 /**
  * The fleet's MCP tool list: three tools of the fleet itself, then every online device's tools as
  * `{agent_id}__{tool}` (fleet-names.ts), with the schema and description the device advertised.
- * Paged by device (`nextCursor`), so a large fleet is not one huge answer. Used by fleet-server.ts.
+ * Paged by device (`nextCursor`), so a large fleet is not one huge answer.
  */
 export const DEVICES_PER_PAGE = 20;
 

@@ -3,8 +3,7 @@ import type { ConversationEvent, WaitReply } from "@edgeloop/protocol";
 /**
  * Waiting for a conversation's reply while telling an MCP client how it is going: the
  * conversation's events (tool calls starting and ending, approvals, questions) become
- * `notifications/progress` when the request carried a progress token. Used by the fleet's
- * `send_message` and device tool calls.
+ * `notifications/progress` when the request carried a progress token.
  */
 export type ProgressExtra = {
   _meta?: { progressToken?: string | number };

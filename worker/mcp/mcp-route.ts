@@ -9,10 +9,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { mcpSessionFor } from "../../durable-objects/addresses.js";
-import { problemResponse } from "../../runtime/problem.js";
-import { readConfig } from "../config.js";
+import type { AppEnv } from "../env.js";
+import { authorize } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readRawBody } from "../read-body.js";
 import { cancelRequest, fleetServer } from "./fleet-server.js";
 
@@ -34,12 +33,10 @@ mcp.use("*", countRejections("/mcp"), authorize("mcp"));
 const SESSION_HEADER = "mcp-session-id";
 
 mcp.post("/", async (c) => {
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const principal = principalOf(c);
+  const { config, principal } = c.var;
   const refused = refuseOrigin(c.req.raw);
   if (refused) return refused;
-  const raw = await readRawBody(c, cfg.config.MAX_BODY_BYTES);
+  const raw = await readRawBody(c, config.MAX_BODY_BYTES);
   if (!raw.ok) return raw.response;
   let body: unknown;
   try {
@@ -72,7 +69,7 @@ mcp.post("/", async (c) => {
     (m) => isJSONRPCRequest(m) && m.method === "tools/call" && m.params?._meta?.progressToken !== undefined,
   );
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !stream });
-  await fleetServer(c.env, cfg.config, sessionId, principal).connect(transport);
+  await fleetServer(c.env, config, sessionId, principal).connect(transport);
   const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
   if (!init) return response;
   if (response.status !== 200) return response;
@@ -89,7 +86,7 @@ mcp.post("/", async (c) => {
 mcp.delete("/", async (c) => {
   const sessionId = c.req.header(SESSION_HEADER);
   if (!sessionId) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-  const closed = await mcpSessionFor(c.env, sessionId).close(principalOf(c));
+  const closed = await mcpSessionFor(c.env, sessionId).close(c.var.principal);
   return closed ? new Response(null, { status: 200 }) : rpcError(404, -32001, "Session not found");
 });
 

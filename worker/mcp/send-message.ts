@@ -2,11 +2,11 @@ import { Identifier, MAX_MESSAGE_TEXT, ToolName } from "@edgeloop/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { conversationFor } from "../../durable-objects/addresses.js";
+import type { WorkerConfig } from "../../durable-objects/front-door/front-door-config.js";
+import { admitAgent, admitSender } from "../../durable-objects/front-door/rate-limits.js";
+import { routeMessage } from "../../durable-objects/front-door/route-target.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
-import type { WorkerConfig } from "../config.js";
 import type { Env } from "../env.js";
-import { admitAgent, admitSender } from "../front-door/rate-limits.js";
-import { routeMessage } from "../front-door/route-target.js";
 import { errorResult } from "./call-results.js";
 import { followRun, type ProgressExtra } from "./follow-run.js";
 

@@ -1,14 +1,14 @@
 import type { MiddlewareHandler } from "hono";
 import { rejectionCounters } from "../../durable-objects/addresses.js";
 import { log } from "../../runtime/log.js";
-import type { Env } from "../env.js";
+import type { AppEnv } from "../env.js";
 
 /**
  * Count every refused request under `<label> <status> <title>` (the problem's title), so an admin
  * can see what the front door turns away (`GET /v1/limits`). Written after the response, off the
  * request's path.
  */
-export function countRejections(label: string): MiddlewareHandler<{ Bindings: Env }> {
+export function countRejections(label: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     const status = c.res.status;

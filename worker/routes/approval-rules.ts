@@ -6,8 +6,9 @@ import { z } from "zod";
 import { approvalRulesOf } from "../../durable-objects/addresses.js";
 import { canSee, mayReach, type Reach } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
+import type { AppEnv } from "../env.js";
+import { authorize } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -43,7 +44,7 @@ approvalRules.get("/", async (c) => {
   const q = ListQuery.safeParse(c.req.query());
   if (!q.success) return invalidQuery(q.error);
   const { include_inactive, ...filter } = q.data;
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   const rules = await approvalRulesOf(c.env).list({
     ...filter,
     include_inactive: include_inactive === "true",
@@ -56,7 +57,7 @@ approvalRules.post("/", async (c) => {
   const body = await readJsonBody(c, ApprovalRuleRequest);
   if (!body.ok) return body.response;
   const r = body.value;
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   const outside = principal.scoped ? outsideReach(principal.reach, r.agent_id) : null;
   if (outside) return problemResponse(403, "Forbidden", outside, { errors: [{ path: "agent_id", message: outside }] });
   const expires_at = ruleExpiry(r, Date.now());
@@ -81,13 +82,13 @@ approvalRules.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
   const rule = await approvalRulesOf(c.env).get(id);
-  return rule && canSee(principalOf(c), rule.owner) ? c.json(rule) : noRule(id);
+  return rule && canSee(c.var.principal, rule.owner) ? c.json(rule) : noRule(id);
 });
 
 approvalRules.delete("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   if (principal.scoped) {
     const rule = await approvalRulesOf(c.env).get(id);
     if (!rule || !canSee(principal, rule.owner)) return noRule(id);

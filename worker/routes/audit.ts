@@ -3,12 +3,12 @@ import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
 import { invalidQuery } from "../../runtime/problem.js";
-import type { Env } from "../env.js";
-import { requireToken } from "../middleware/require-token.js";
+import type { AppEnv } from "../env.js";
+import { authorizeAdmin } from "../middleware/authorize.js";
 
-export const audit = new Hono<{ Bindings: Env }>();
+export const audit = new Hono<AppEnv>();
 
-audit.use("*", requireToken("ADMIN_TOKEN"));
+audit.use("*", authorizeAdmin);
 
 /**
  * GET /v1/audit?agent_id=&tool=&since=&limit= — tool invocations, newest first. Rows live in each

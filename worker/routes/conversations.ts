@@ -6,7 +6,8 @@ import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durabl
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
-import { type AppEnv, authorize, principalOf } from "../principal.js";
+import type { AppEnv } from "../env.js";
+import { authorize } from "../middleware/authorize.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -24,7 +25,7 @@ const noConversation = (id: string) => problemResponse(404, "Not found", `no con
 
 /** For a scoped principal, a 404 unless it started the conversation; null to go on. */
 async function hiddenFrom(c: Context<AppEnv>, id: string): Promise<Response | null> {
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   if (!principal.scoped) return null;
   const { exists, owner } = await conversationFor(c.env, id).ownership();
   return exists && canSee(principal, owner) ? null : noConversation(id);
@@ -40,7 +41,7 @@ const ListQuery = z.object({
 conversations.get("/", async (c) => {
   const q = ListQuery.safeParse(c.req.query());
   if (!q.success) return invalidQuery(q.error);
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   const query = { ...q.data, ...(principal.scoped ? { owner: principal.id } : {}) };
   const shards = await Promise.all(allMetricsShards(c.env).map((shard) => shard.conversations(query)));
   const rows = shards
@@ -107,7 +108,7 @@ conversations.post("/:id/approvals/:call", async (c) => {
   const body = await readJsonBody(c, ApprovalDecision);
   if (!body.ok) return body.response;
   const d = body.value;
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   if (d.scope !== "once" && !hasScope(principal, "approval_rules"))
     return problemResponse(403, "Forbidden", "a decision with a scope makes a rule: this key needs 'approval_rules'");
   const approve = d.scope === "deny_always" ? false : d.approve === true;

@@ -1,29 +1,26 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { problemResponse } from "../../runtime/problem.js";
-import { safeEqual } from "../auth.js";
-import { readConfig } from "../config.js";
-import { DASHBOARD_JS } from "../dashboard/client-script.js";
 import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
 import { loginPage } from "../dashboard/login-page.js";
 import { pageHeaders } from "../dashboard/security-headers.js";
+import type { AppEnv } from "../env.js";
+import { safeEqual } from "../middleware/credentials.js";
 import {
-  readCookie,
-  SESSION_COOKIE,
   SESSION_TTL_MS,
   sessionCookie,
+  sessionOf,
   signSession,
   verifySession,
-} from "../dashboard/session.js";
-import { DASHBOARD_CSS } from "../dashboard/styles.js";
-import type { Env } from "../env.js";
+} from "../middleware/dashboard-session.js";
 
 /**
- * The operator dashboard: `/` (the page, or the login form without a session), `POST /login`,
- * `POST /logout`, and the page's script and stylesheet. The page itself holds no data; it reads
- * the admin API with the session cookie.
+ * The operator dashboard: `/` (the page, or the login form without a session), `POST /login` and
+ * `POST /logout`. The page itself holds no data; its browser modules and stylesheet are static
+ * assets (`/dashboard/*`, wrangler.toml `[assets]`: the same for everyone, no session needed), and
+ * they read the admin API with the session cookie.
  */
-export const dashboard = new Hono<{ Bindings: Env }>();
+export const dashboard = new Hono<AppEnv>();
 
 const LoginForm = z.object({ token: z.string().min(1).max(4096) });
 
@@ -38,18 +35,13 @@ function crossOrigin(c: Context): boolean {
 }
 
 dashboard.get("/", async (c) => {
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const admin = cfg.config.ADMIN_TOKEN;
+  const admin = c.var.config.ADMIN_TOKEN;
   if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
-  const session = readCookie(c.req.header("cookie"), SESSION_COOKIE);
-  return html(c, (await verifySession(admin, session)) ? DASHBOARD_HTML : loginPage());
+  return html(c, (await verifySession(admin, sessionOf(c))) ? DASHBOARD_HTML : loginPage());
 });
 
 dashboard.post("/login", async (c) => {
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const admin = cfg.config.ADMIN_TOKEN;
+  const admin = c.var.config.ADMIN_TOKEN;
   if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
   if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin login refused");
   const form = LoginForm.safeParse(await c.req.parseBody().catch(() => ({})));
@@ -67,11 +59,3 @@ dashboard.post("/logout", (c) => {
   if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin logout refused");
   return c.body(null, 303, { location: "/", "set-cookie": sessionCookie("", 0), "cache-control": "no-store" });
 });
-
-// The script and stylesheet are the same for everyone and hold no data, so they need no session.
-dashboard.get("/dashboard.js", (c) =>
-  c.body(DASHBOARD_JS, 200, { ...pageHeaders("text/javascript; charset=utf-8"), "cache-control": "no-cache" }),
-);
-dashboard.get("/dashboard.css", (c) =>
-  c.body(DASHBOARD_CSS, 200, { ...pageHeaders("text/css; charset=utf-8"), "cache-control": "no-cache" }),
-);

@@ -2,10 +2,9 @@ import { CreateKeyRequest, KEY_SCOPES, KeyId } from "@edgeloop/protocol/api-keys
 import { Hono } from "hono";
 import { apiKeysOf } from "../../durable-objects/addresses.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { readConfig } from "../config.js";
-import type { Env } from "../env.js";
+import type { AppEnv } from "../env.js";
+import { authorizeAdmin } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { requireToken } from "../middleware/require-token.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -18,18 +17,17 @@ import { readJsonBody } from "../read-body.js";
  *
  * What a key may do is in runtime/access.ts and docs/security.md.
  */
-export const keys = new Hono<{ Bindings: Env }>();
+export const keys = new Hono<AppEnv>();
 
-keys.use("*", countRejections("/v1/keys"), requireToken("ADMIN_TOKEN"));
+keys.use("*", countRejections("/v1/keys"), authorizeAdmin);
 
 keys.post("/", async (c) => {
   const body = await readJsonBody(c, CreateKeyRequest);
   if (!body.ok) return body.response;
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const unknown = body.value.pools.find((p) => !cfg.config.POOLS.has(p));
+  const { POOLS } = c.var.config;
+  const unknown = body.value.pools.find((p) => !POOLS.has(p));
   if (unknown !== undefined) {
-    const known = [...cfg.config.POOLS.keys()].join(", ") || "none";
+    const known = [...POOLS.keys()].join(", ") || "none";
     const detail = `no pool '${unknown}' (configured: ${known})`;
     return problemResponse(400, "Unknown pool", detail, { errors: [{ path: "pools", message: detail }] });
   }

@@ -1,20 +1,16 @@
 import { Hono } from "hono";
 import { rejectionCounters } from "../../durable-objects/addresses.js";
 import { hubSettings } from "../../durable-objects/device-hub/hub-settings.js";
-import { problemResponse } from "../../runtime/problem.js";
-import { readConfig } from "../config.js";
-import type { Env } from "../env.js";
-import { requireToken } from "../middleware/require-token.js";
+import type { AppEnv } from "../env.js";
+import { authorizeAdmin } from "../middleware/authorize.js";
 
-export const limits = new Hono<{ Bindings: Env }>();
+export const limits = new Hono<AppEnv>();
 
-limits.use("*", requireToken("ADMIN_TOKEN"));
+limits.use("*", authorizeAdmin);
 
 /** GET /v1/limits — the front door's limits in force, and how often each kind of refusal happened. */
 limits.get("/", async (c) => {
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const k = cfg.config;
+  const k = c.var.config;
   const hub = hubSettings(c.env);
   return c.json({
     limits: {

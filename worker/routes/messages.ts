@@ -1,33 +1,22 @@
 import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "@edgeloop/protocol";
 import { Hono } from "hono";
+import { acceptMessage } from "../../durable-objects/front-door/accept-message.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { readConfig } from "../config.js";
-import type { Env } from "../env.js";
-import { acceptMessage } from "../front-door/accept-message.js";
-import { authenticateMessage } from "../front-door/authenticate.js";
+import { authorizeSender, type SenderEnv } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { parseJsonBody, readRawBody } from "../read-body.js";
+import { parseJsonBody } from "../read-body.js";
 
-export const messages = new Hono<{ Bindings: Env }>();
+export const messages = new Hono<SenderEnv>();
 
 messages.use("*", countRejections("POST /v1/messages"));
 
 /**
- * POST /v1/messages, the front door: size → authentication (bearer or a signed webhook) → body →
- * the rest of the way a scheduled run goes too (front-door/accept-message.ts: idempotency claim →
- * sender limit → routing → agent limits → the conversation).
+ * POST /v1/messages, the front door: size and authentication (bearer or a signed webhook,
+ * `authorizeSender`) → body → the rest of the way a scheduled run goes too
+ * (durable-objects/front-door/accept-message.ts: idempotency claim → sender limit → routing →
+ * agent limits → the conversation).
  */
-messages.post("/", async (c) => {
-  const cfg = readConfig(c.env);
-  if (!cfg.ok) return problemResponse(500, "Server misconfigured", cfg.error);
-  const config = cfg.config;
-
-  const raw = await readRawBody(c, config.MAX_BODY_BYTES);
-  if (!raw.ok) return raw.response;
-  const auth = await authenticateMessage(c, raw.value, config);
-  if (!auth.ok) return auth.response;
-  const sender = auth.sender;
-
+messages.post("/", authorizeSender, async (c) => {
   const waitRaw = c.req.query("wait");
   let waitSeconds = 0;
   if (waitRaw !== undefined) {
@@ -38,12 +27,13 @@ messages.post("/", async (c) => {
       });
     waitSeconds = wait.data;
   }
-  const body = parseJsonBody(MessageRequest, raw.value);
+  const { rawBody, principal, idempotencyKey } = c.var;
+  const body = parseJsonBody(MessageRequest, rawBody);
   if (!body.ok) return body.response;
-  const out = await acceptMessage(c.env, config, {
-    principal: sender.principal,
-    idempotencyKey: sender.idempotencyKey,
-    rawBody: raw.value,
+  const out = await acceptMessage(c.env, c.var.config, {
+    principal,
+    idempotencyKey,
+    rawBody,
     msg: body.value,
     waitSeconds: waitRaw !== undefined ? waitSeconds : null,
   });

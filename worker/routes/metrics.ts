@@ -6,10 +6,10 @@ import { loopMetrics, type Prices, type RunRecord } from "../../durable-objects/
 import { type MetricsReport, toPrometheus } from "../../durable-objects/metrics/prometheus.js";
 import { type ToolStatsInput, toolMetrics } from "../../durable-objects/metrics/tool-metrics.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
-import type { Env } from "../env.js";
-import { requireToken } from "../middleware/require-token.js";
+import type { AppEnv } from "../env.js";
+import { authorizeAdmin } from "../middleware/authorize.js";
 
-export const metrics = new Hono<{ Bindings: Env }>();
+export const metrics = new Hono<AppEnv>();
 
 const Query = z.object({
   // Same forms as /v1/audit: unix milliseconds or an ISO date.
@@ -30,7 +30,7 @@ const PriceTable = z.record(
  * metrics shards. Reads fan out; writes never meet in one object. JSON by default, Prometheus
  * text with `Accept: text/plain`.
  */
-metrics.get("/", requireToken("ADMIN_TOKEN"), async (c) => {
+metrics.get("/", authorizeAdmin, async (c) => {
   const q = Query.safeParse(c.req.query());
   if (!q.success) return invalidQuery(q.error);
   let prices: Prices = {};

@@ -4,13 +4,14 @@ import { type Context, Hono } from "hono";
 import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
 import { canSee, hasScope, targetRefusal } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
+import type { AppEnv } from "../env.js";
+import { authorize } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { type AppEnv, authorize, principalOf } from "../principal.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
  * `/v1/schedules`: messages posted on a timer (cron, every N seconds, or once at a time). Each run
- * goes through the front door as the sender who made the schedule (see worker/scheduler-do.ts).
+ * goes through the front door as the sender who made the schedule (see durable-objects/scheduler/deliver-run.ts).
  *
  *   POST   /v1/schedules                 → 201 {schedule_id, next_run_at, schedule}
  *   GET    /v1/schedules                 → {schedules}
@@ -30,14 +31,14 @@ schedules.use("*", authorize("schedules"));
 
 /** What a scoped principal's list and lookups are limited to: its own schedules. */
 const ownerFilter = (c: Context<AppEnv>) => {
-  const p = principalOf(c);
+  const p = c.var.principal;
   return p.scoped ? p.id : undefined;
 };
 
 schedules.post("/", async (c) => {
   const body = await readJsonBody(c, ScheduleRequest);
   if (!body.ok) return body.response;
-  const principal = principalOf(c);
+  const principal = c.var.principal;
   if (principal.scoped) {
     if (!hasScope(principal, "messages"))
       return problemResponse(403, "Forbidden", "a schedule posts messages: this key needs the scope 'messages'");

@@ -10,7 +10,7 @@ import {
 
 /**
  * The vars (and the one binding) that choose and reach the model, parsed for ConversationDO's
- * model calls (model-calls.ts) and checked by the worker's front door (worker/config.ts).
+ * model calls (model-calls.ts) and checked by the worker's front door (durable-objects/front-door/front-door-config.ts).
  *
  * The provider is LLM_PROVIDER when set; unset, it follows what is configured: an
  * OPENAI_BASE_URL means `openai` (as before providers existed), else an ANTHROPIC_API_KEY means

@@ -1,10 +1,10 @@
-import { limiterFor } from "../../durable-objects/addresses.js";
-import type { Admission } from "../../durable-objects/front-door/limiter-do.js";
-import type { WorkerConfig } from "../config.js";
-import type { Env } from "../env.js";
+import { limiterFor } from "../addresses.js";
+import type { WorkerConfig } from "./front-door-config.js";
+import type { FrontDoorEnv } from "./front-door-env.js";
+import type { Admission } from "./limiter-do.js";
 
 /** One token from the sender's bucket. */
-export async function admitSender(env: Env, cfg: WorkerConfig, senderId: string): Promise<Admission> {
+export async function admitSender(env: FrontDoorEnv, cfg: WorkerConfig, senderId: string): Promise<Admission> {
   return limiterFor(env, `sender:${senderId}`).admit({
     perMinute: cfg.RATE_LIMIT_SENDER_PER_MIN,
     burst: cfg.RATE_LIMIT_SENDER_BURST,
@@ -13,7 +13,7 @@ export async function admitSender(env: Env, cfg: WorkerConfig, senderId: string)
 
 /** One token from the agent's bucket, and room for the conversation among its open ones. */
 export async function admitAgent(
-  env: Env,
+  env: FrontDoorEnv,
   cfg: WorkerConfig,
   agentId: string,
   conversationId: string,

@@ -1,7 +1,7 @@
-import { idempotencyFor } from "../../durable-objects/addresses.js";
-import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import { sha256Hex } from "../../runtime/digest.js";
-import type { Env } from "../env.js";
+import { idempotencyFor } from "../addresses.js";
+import type { FrontDoorEnv } from "./front-door-env.js";
+import type { StoredResponse } from "./idempotency-do.js";
 
 export type Claim =
   | { kind: "new"; finish: (r: StoredResponse) => Promise<void>; release: () => Promise<void> }
@@ -17,7 +17,12 @@ const UNKEYED: Claim = { kind: "new", finish: async () => {}, release: async () 
  * concurrent repeat cannot start a second run). The body's hash goes along: the same key with a
  * different body is refused rather than silently answered with another request's response.
  */
-export async function claimIdempotencyKey(env: Env, sender: string, key: string | null, body: string): Promise<Claim> {
+export async function claimIdempotencyKey(
+  env: FrontDoorEnv,
+  sender: string,
+  key: string | null,
+  body: string,
+): Promise<Claim> {
   if (key === null) return UNKEYED;
   const stub = idempotencyFor(env, sender, key);
   const begun = await stub.begin(await sha256Hex(body));

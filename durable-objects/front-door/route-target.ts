@@ -1,7 +1,7 @@
 import type { MessageRequest } from "@edgeloop/protocol";
-import { registryOf } from "../../durable-objects/addresses.js";
-import type { WorkerConfig } from "../config.js";
-import type { Env } from "../env.js";
+import { registryOf } from "../addresses.js";
+import type { WorkerConfig } from "./front-door-config.js";
+import type { FrontDoorEnv } from "./front-door-env.js";
 
 export type Target =
   | { ok: true; agent_id: string }
@@ -12,7 +12,7 @@ export type Target =
  * a `pool` asks the registry, which keeps the conversation on its device while that is online.
  */
 export async function routeMessage(
-  env: Env,
+  env: FrontDoorEnv,
   cfg: WorkerConfig,
   msg: MessageRequest,
   conversationId: string,

@@ -1,14 +1,14 @@
 import type { MessageRequest } from "@edgeloop/protocol";
-import { conversationFor } from "../../durable-objects/addresses.js";
-import { conversationSettings } from "../../durable-objects/conversation/settings/conversation-settings.js";
-import type { StoredResponse } from "../../durable-objects/front-door/idempotency-do.js";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { outboundPolicy } from "../../runtime/outbound-settings.js";
 import { checkOutboundUrl } from "../../runtime/outbound-url.js";
-import type { WorkerConfig } from "../config.js";
-import type { Env } from "../env.js";
+import { conversationFor } from "../addresses.js";
+import { conversationSettings } from "../conversation/settings/conversation-settings.js";
+import type { WorkerConfig } from "./front-door-config.js";
+import type { FrontDoorEnv } from "./front-door-env.js";
 import { claimIdempotencyKey } from "./idempotency.js";
+import type { StoredResponse } from "./idempotency-do.js";
 import { admitAgent, admitSender } from "./rate-limits.js";
 import { routeMessage } from "./route-target.js";
 
@@ -62,7 +62,11 @@ const textTokens = (text: string) => Math.ceil(text.length / 4);
  * through it, so both get the same limits, routing and refusal counts. Everything before the claim
  * is free of side effects; after it, any refusal releases the key so a retry can run.
  */
-export async function acceptMessage(env: Env, config: WorkerConfig, input: MessageInput): Promise<MessageOutcome> {
+export async function acceptMessage(
+  env: FrontDoorEnv,
+  config: WorkerConfig,
+  input: MessageInput,
+): Promise<MessageOutcome> {
   const { msg, principal } = input;
   const sender = principal.id;
   if (msg.text.length > config.MAX_TEXT_CHARS) {
@@ -204,7 +208,7 @@ function retryAfter(seconds: number): Record<string, string> {
  * arrives), and for everyone a reply_url that is not a public https address (400).
  */
 async function refusalFor(
-  env: Env,
+  env: FrontDoorEnv,
   config: WorkerConfig,
   principal: Principal,
   msg: MessageRequest,

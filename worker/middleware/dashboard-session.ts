@@ -1,11 +1,14 @@
+import type { Context } from "hono";
+import { generateCookie, getCookie } from "hono/cookie";
 import { problemResponse } from "../../runtime/problem.js";
-import { safeEqual } from "../auth.js";
+import { safeEqual } from "./credentials.js";
 
 /**
  * The dashboard's login session. The cookie holds `<expiry ms>.<HMAC-SHA256(admin token, expiry)>`,
  * never the token: a leaked cookie expires, and rotating ADMIN_TOKEN ends every session at once.
  */
-export const SESSION_COOKIE = "__Host-edgeloop_session";
+const SESSION_NAME = "edgeloop_session";
+export const SESSION_COOKIE = `__Host-${SESSION_NAME}`;
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
 /** Cookie-authenticated writes must carry this header; a cross-site form or <img> cannot set it. */
 export const CSRF_HEADER = "x-edgeloop-csrf";
@@ -62,16 +65,15 @@ export async function sessionRefusal(
   return null;
 }
 
-/** The one cookie we want from a Cookie header, without pulling in a parser for it. */
-export function readCookie(header: string | undefined | null, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
+/** The session cookie's value, if the request sends one. */
+export const sessionOf = (c: Context): string | undefined => getCookie(c, SESSION_COOKIE);
 
 export function sessionCookie(value: string, maxAgeSeconds: number): string {
   // __Host- prefix: Secure, Path=/, no Domain — the browser refuses to let a subdomain overwrite it.
-  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
+  return generateCookie(SESSION_NAME, value, {
+    prefix: "host",
+    maxAge: maxAgeSeconds,
+    httpOnly: true,
+    sameSite: "Strict",
+  });
 }

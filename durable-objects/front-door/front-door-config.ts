@@ -1,11 +1,11 @@
 import { Identifier, MAX_MESSAGE_TEXT } from "@edgeloop/protocol";
 import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
-import { type ModelEnv, modelSettings } from "../durable-objects/conversation/settings/model-settings.js";
-import { type HubVars, parseHubSettings } from "../durable-objects/device-hub/hub-settings.js";
-import { OutboundVarsSchema } from "../runtime/outbound-settings.js";
-import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../runtime/vars.js";
-import { WebhookSecrets } from "../runtime/webhook-secrets.js";
+import { OutboundVarsSchema } from "../../runtime/outbound-settings.js";
+import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
+import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
+import { type ModelEnv, modelSettings } from "../conversation/settings/model-settings.js";
+import { type HubVars, parseHubSettings } from "../device-hub/hub-settings.js";
 
 /** `pi-1:secret1,pi-2:secret2` → Map(agent id → tokens). A device may have several (rotation). */
 const DeviceTokens = z

@@ -10,14 +10,13 @@ import {
   verifyStandardWebhook,
 } from "@edgeloop/protocol";
 import { KEY_PREFIX } from "@edgeloop/protocol/api-keys";
-import type { Context } from "hono";
+import type { HonoRequest } from "hono";
+import type { AuthMethod, WorkerConfig } from "../../durable-objects/front-door/front-door-config.js";
 import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { bearerToken } from "../auth.js";
-import type { AuthMethod, WorkerConfig } from "../config.js";
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionRefusal } from "../dashboard/session.js";
 import type { Env } from "../env.js";
-import { principalForBearer } from "../principal.js";
+import { bearerToken, principalForBearer } from "./credentials.js";
+import { CSRF_HEADER, sessionRefusal } from "./dashboard-session.js";
 
 /**
  * Who sent a message: the principal (runtime/access.ts) whose id scopes rate limits and
@@ -35,10 +34,10 @@ const unauthorized = (detail: string) => ({
 });
 
 /** The method a request uses, from the headers it carries (a signature wins over a bearer). */
-function methodOf(c: Context): AuthMethod | null {
-  if (c.req.header(STANDARD_SIGNATURE_HEADER)) return "standard";
-  if (c.req.header(HMAC_SIGNATURE_HEADER)) return "hmac";
-  if (c.req.header("authorization")) return "bearer";
+function methodOf(req: HonoRequest): AuthMethod | null {
+  if (req.header(STANDARD_SIGNATURE_HEADER)) return "standard";
+  if (req.header(HMAC_SIGNATURE_HEADER)) return "hmac";
+  if (req.header("authorization")) return "bearer";
   return null;
 }
 
@@ -50,12 +49,14 @@ function methodOf(c: Context): AuthMethod | null {
  * cookie never helps a webhook.
  */
 export async function authenticateMessage(
-  c: Context<{ Bindings: Env }>,
+  req: HonoRequest,
+  env: Env,
   rawBody: string,
   cfg: WorkerConfig,
+  cookieSession: string | undefined,
 ): Promise<AuthResult> {
-  const method = methodOf(c);
-  const session = method ? undefined : readCookie(c.req.header("cookie"), SESSION_COOKIE);
+  const method = methodOf(req);
+  const session = method ? undefined : cookieSession;
   if (!method && (session === undefined || !cfg.ADMIN_TOKEN))
     return unauthorized(
       "send Authorization: Bearer <token>, or a signed webhook (X-Webhook-Signature or webhook-signature)",
@@ -67,13 +68,13 @@ export async function authenticateMessage(
         : "the dashboard session stands for the admin token, and bearer authentication is not enabled here (MESSAGE_AUTH)",
     );
 
-  const explicitKey = c.req.header(IDEMPOTENCY_KEY_HEADER) ?? null;
+  const explicitKey = req.header(IDEMPOTENCY_KEY_HEADER) ?? null;
   if (explicitKey !== null && !IdempotencyKey.safeParse(explicitKey).success) {
     return { ok: false, response: problemResponse(400, "Invalid Idempotency-Key", "1-255 visible ASCII characters") };
   }
 
   if (!method) {
-    const refused = await sessionRefusal(cfg.ADMIN_TOKEN!, session!, c.req.method, c.req.header(CSRF_HEADER));
+    const refused = await sessionRefusal(cfg.ADMIN_TOKEN!, session!, req.method, req.header(CSRF_HEADER));
     if (refused) return { ok: false, response: refused };
     // The same sender as the admin token itself: one rate limit and idempotency scope for both.
     return { ok: true, sender: { principal: unscoped("admin", true), method: "bearer", idempotencyKey: explicitKey } };
@@ -82,14 +83,14 @@ export async function authenticateMessage(
   const opts = { nowMs: Date.now(), toleranceSeconds: cfg.WEBHOOK_TOLERANCE_SECONDS };
 
   if (method === "bearer") {
-    const token = bearerToken(c.req.header("authorization"));
+    const token = bearerToken(req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
     if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
       return {
         ok: false,
         response: problemResponse(503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
       };
-    const principal = await principalForBearer(c.env, cfg, token);
+    const principal = await principalForBearer(env, cfg, token);
     if (!principal) return unauthorized("invalid token");
     if (!hasScope(principal, "messages"))
       return { ok: false, response: problemResponse(403, "Forbidden", "this key does not have the scope 'messages'") };
@@ -103,8 +104,8 @@ export async function authenticateMessage(
     };
 
   if (method === "hmac") {
-    const header = c.req.header(HMAC_SIGNATURE_HEADER);
-    const verified = await verifyHmacWebhook(secrets, header, c.req.header(HMAC_TIMESTAMP_HEADER), rawBody, opts);
+    const header = req.header(HMAC_SIGNATURE_HEADER);
+    const verified = await verifyHmacWebhook(secrets, header, req.header(HMAC_TIMESTAMP_HEADER), rawBody, opts);
     if (!verified.ok) return unauthorized(`X-Webhook-Signature: ${verified.reason}`);
     // Without an Idempotency-Key the signature itself is the key: an exact replay inside the
     // tolerance window is answered from the store and starts nothing.
@@ -115,14 +116,14 @@ export async function authenticateMessage(
     };
   }
 
-  const id = c.req.header(STANDARD_ID_HEADER);
+  const id = req.header(STANDARD_ID_HEADER);
   if (id !== undefined && !IdempotencyKey.safeParse(id).success)
     return unauthorized("webhook-id: 1-255 visible ASCII characters");
   const verified = await verifyStandardWebhook(
     secrets,
     id,
-    c.req.header(STANDARD_TIMESTAMP_HEADER),
-    c.req.header(STANDARD_SIGNATURE_HEADER),
+    req.header(STANDARD_TIMESTAMP_HEADER),
+    req.header(STANDARD_SIGNATURE_HEADER),
     rawBody,
     opts,
   );

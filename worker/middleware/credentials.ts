@@ -1,0 +1,46 @@
+import { KEY_PREFIX } from "@edgeloop/protocol/api-keys";
+import { apiKeysOf } from "../../durable-objects/addresses.js";
+import type { WorkerConfig } from "../../durable-objects/front-door/front-door-config.js";
+import { type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
+import { sha256Hex } from "../../runtime/digest.js";
+import type { Env } from "../env.js";
+
+/** Constant-time equality: compare digests so neither length nor content leaks through timing. */
+export async function safeEqual(a: string, b: string): Promise<boolean> {
+  const enc = new TextEncoder();
+  const [da, db] = await Promise.all([
+    crypto.subtle.digest("SHA-256", enc.encode(a)),
+    crypto.subtle.digest("SHA-256", enc.encode(b)),
+  ]);
+  return crypto.subtle.timingSafeEqual(da, db);
+}
+
+export async function matchesAny(candidate: string, accepted: readonly string[]): Promise<boolean> {
+  let ok = false;
+  // Check every token so the time taken does not say which one matched.
+  for (const token of accepted) if (await safeEqual(candidate, token)) ok = true;
+  return ok;
+}
+
+export function bearerToken(header: string | undefined | null): string | null {
+  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return m ? m[1]! : null;
+}
+
+/**
+ * The principal a bearer token stands for (runtime/access.ts has the rules), or null. The
+ * configured tokens are both compared every time (constant time, so the time taken does not say
+ * which matched); a token with the key prefix is then looked up by its SHA-256, which is all the
+ * keys' object stores. A revoked key is null.
+ */
+export async function principalForBearer(env: Env, cfg: WorkerConfig, token: string): Promise<Principal | null> {
+  const [api, admin] = await Promise.all([
+    cfg.API_TOKEN ? safeEqual(token, cfg.API_TOKEN) : false,
+    cfg.ADMIN_TOKEN ? safeEqual(token, cfg.ADMIN_TOKEN) : false,
+  ]);
+  if (admin) return unscoped("admin", true);
+  if (api) return unscoped("api");
+  if (!token.startsWith(KEY_PREFIX)) return null;
+  const key = await apiKeysOf(env).verify(await sha256Hex(token));
+  return key ? scopedPrincipal(`key:${key.key_id}`, key, cfg.POOLS) : null;
+}
