@@ -47,20 +47,4 @@ export const ROUTES: Route[] = [
     auth: PUBLIC,
     responses: { 303: { description: "to the login form" } },
   },
-  {
-    method: "GET",
-    path: "/dashboard.js",
-    summary: "The dashboard's script",
-    tag: "dashboard",
-    auth: PUBLIC,
-    responses: { 200: text("the script", "text/javascript") },
-  },
-  {
-    method: "GET",
-    path: "/dashboard.css",
-    summary: "The dashboard's styles",
-    tag: "dashboard",
-    auth: PUBLIC,
-    responses: { 200: text("the styles", "text/css") },
-  },
 ];
