@@ -16,6 +16,7 @@ export async function startCostWorker(vars: Record<string, string>): Promise<Loc
   const config = parse(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8")) as {
     main: string;
     durable_objects: { bindings: { class_name: string }[] };
+    assets?: { directory: string };
   };
   const classes = [...new Set(config.durable_objects.bindings.map((b) => b.class_name))];
   const product = JSON.stringify(join(REPO_ROOT, "worker/index.ts"));
@@ -31,6 +32,8 @@ export async function startCostWorker(vars: Record<string, string>): Promise<Loc
     ].join("\n"),
   );
   config.main = join(dir, "entry.ts");
+  // The copy lives elsewhere; paths in it are relative to the config file.
+  if (config.assets) config.assets.directory = join(REPO_ROOT, config.assets.directory);
   writeFileSync(join(dir, "wrangler.toml"), stringify(config));
   return startLocalWorker({
     config: join(dir, "wrangler.toml"),
