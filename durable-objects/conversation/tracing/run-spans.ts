@@ -3,7 +3,8 @@ import { formatTraceparent, spanIdFor } from "@edgeloop/protocol/trace-context";
 import type { CallOutcome, Effect, LoopEvent, LoopState, RoundCall } from "../core/index.js";
 
 /**
- * A run's spans, named by the OpenTelemetry GenAI conventions (docs/tracing.md), worked out from
+ * A run's spans, named by the OpenTelemetry GenAI conventions (docs/tracing.md; the invariant:
+ * docs/architecture.md#a-runs-trace), worked out from
  * the loop's steps alone: pure, so a scripted run's trace is unit-tested in Node. A run outlives any
  * one request (its steps come from RPCs, the hub and alarms), so its trace context is kept with the
  * run (`RunTrace`, stored by the conversation) and each span is recorded in the step that ends it,
