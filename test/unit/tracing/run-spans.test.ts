@@ -176,4 +176,36 @@ describe("a run's GenAI spans", () => {
     expect(run.named("invoke_agent")[0]!.trace_id).toBe(ids[0]);
     expect(run.trace).toMatchObject({ message_id: "m2", trace_id: ids[1] });
   });
+
+  it("a compaction's summary call is its own span in the run's trace", () => {
+    const run = new ScriptedRun({ context_tokens: 8000, compact_at: 0.75, keep_recent_turns: 2 });
+    const big = "x".repeat(4096);
+    for (let n = 1; n <= 20 && run.named("compaction").length === 0; n++) {
+      run.step({ type: "user_message", message_id: `m${n}`, text: `turn ${n}`, tools: TOOLS });
+      run.step({ type: "llm_response", call_id: run.llm(), turn: calls(["bash", { command: "du" }, `c${n}`]) });
+      const compact = only(run.step(run.result(`c${n}`, ok("bash", big))), "compact")[0];
+      if (compact) run.step({ type: "compacted", call_id: compact.call_id, summary: "earlier turns" }, 300);
+      run.step({ type: "llm_response", call_id: run.llm(), turn: text(`answer ${n}`) });
+    }
+    const [compaction] = run.named("compaction");
+    expect(compaction).toBeDefined();
+    const root = run.spans.find((s) => s.name.startsWith("invoke_agent") && s.trace_id === compaction!.trace_id);
+    expect(compaction!.parent_span_id).toBe(root!.span_id);
+    expect(compaction!.attributes).toMatchObject({
+      "edgeloop.compaction.outcome": "compacted",
+      "edgeloop.duration_ms": 300,
+    });
+  });
+
+  it("a direct call's run ends with its call: the call's span has its outcome", () => {
+    const run = new ScriptedRun();
+    const call = { id: "d1", name: "bash", arguments: JSON.stringify({ command: "ls" }) };
+    run.step({ type: "tool_call", message_id: "m1", call, tools: TOOLS });
+    run.step(run.result("d1", ok("bash", "a")), 30);
+    expect(run.spans.map((s) => s.name)).toEqual(["execute_tool bash", "invoke_agent pi-1"]);
+    expect(run.named("execute_tool")[0]!.attributes).toMatchObject({
+      "edgeloop.outcome": "success",
+      "edgeloop.duration_ms": 30,
+    });
+  });
 });
