@@ -41,6 +41,11 @@ export const ConversationView = z.looseObject({
     }),
   ),
   pending_tool_calls: z.array(PendingCall),
+  trace_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The W3C trace id of the latest run: its spans, its device commands' and MCP calls' `traceparent`"),
 });
 
 export const AuditEntry = z.looseObject({

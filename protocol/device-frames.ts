@@ -4,6 +4,7 @@ import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
 import { type Parsed, parseJsonPreferring } from "./parse.js";
 import { FilteredTool, SkillManifest } from "./skill-manifest.js";
+import { Traceparent } from "./trace-context.js";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -23,6 +24,8 @@ export const ToolCommandFrame = z.object({
     parameters: z.record(z.string(), z.unknown()),
     timeout_ms: z.number().int().positive(),
     request_id: Identifier,
+    /** the call's trace (W3C); an EvoClaw agent ignores it (docs/tracing.md) */
+    traceparent: Traceparent.optional().catch(undefined),
   }),
 });
 export type ToolCommandFrame = z.infer<typeof ToolCommandFrame>;

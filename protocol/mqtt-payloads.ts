@@ -8,6 +8,7 @@ import { ContentBlock } from "./content-blocks.js";
 import { HelloFrame, type ToolOutcome } from "./device-frames.js";
 import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
+import { Traceparent } from "./trace-context.js";
 
 export const agentTopics = (agentId: string) => ({
   commands: `evoclaw/agents/${agentId}/commands`,
@@ -36,6 +37,7 @@ export const MqttToolCommand = z.object({
     parameters: z.record(z.string(), z.unknown()),
     timeout_ms: z.number().int().positive(),
     request_id: Identifier,
+    traceparent: Traceparent.optional().catch(undefined),
   }),
   request_id: Identifier,
 });

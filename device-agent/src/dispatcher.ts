@@ -4,7 +4,14 @@ import { SHUTDOWN_REASON, type ToolExecutor } from "./executor/executor.js";
 import type { ResultStore } from "./result-store.js";
 import type { WorkQueue } from "./work-queue.js";
 
-type Job = { tool: string; state: "queued" | "running"; controller: AbortController; done: Promise<void> };
+type Job = {
+  tool: string;
+  state: "queued" | "running";
+  controller: AbortController;
+  done: Promise<void>;
+  /** the call's trace context (docs/tracing.md), on its log lines and passed to MCP servers */
+  traceparent?: string;
+};
 
 export type DispatcherOptions = {
   executor: Pick<ToolExecutor, "run" | "knows">;
@@ -44,7 +51,8 @@ export class Dispatcher {
 
   onCommand(frame: ToolCommandFrame): void {
     const id = frame.request_id;
-    const { tool, parameters, timeout_ms } = frame.payload;
+    const { tool, parameters, timeout_ms, traceparent } = frame.payload;
+    const trace = traceparent ? { traceparent } : {};
     if (frame.payload.request_id !== id) {
       this.opts.log.warn("command request ids differ; using the outer one", {
         request_id: id,
@@ -53,12 +61,12 @@ export class Dispatcher {
     }
     const stored = this.opts.store.get(id);
     if (stored?.state === "done") {
-      this.opts.log.info("duplicate command: sending the stored result", { request_id: id, tool });
+      this.opts.log.info("duplicate command: sending the stored result", { request_id: id, tool, ...trace });
       this.opts.send(stored.result);
       return;
     }
     if (this.jobs.has(id)) {
-      this.opts.log.info("duplicate command: attached to the running one", { request_id: id, tool });
+      this.opts.log.info("duplicate command: attached to the running one", { request_id: id, tool, ...trace });
       return;
     }
     if (!this.accepting) {
@@ -67,7 +75,7 @@ export class Dispatcher {
       return;
     }
     const controller = new AbortController();
-    const job: Job = { tool, state: "queued", controller, done: Promise.resolve() };
+    const job: Job = { tool, state: "queued", controller, done: Promise.resolve(), ...trace };
     this.jobs.set(id, job);
     if (!this.opts.executor.knows(tool)) {
       job.done = this.execute(id, job, parameters, timeout_ms);
@@ -136,6 +144,7 @@ export class Dispatcher {
         parameters,
         timeoutMs,
         signal: job.controller.signal,
+        ...(job.traceparent ? { traceparent: job.traceparent } : {}),
         onProgress: (text) => this.opts.send({ type: "progress", request_id: id, content: [{ type: "text", text }] }),
       });
     } catch (e) {
@@ -151,6 +160,7 @@ export class Dispatcher {
   }
 
   private complete(id: string, outcome: ToolOutcome): void {
+    const traceparent = this.jobs.get(id)?.traceparent;
     const frame = { type: "result", request_id: id, ...outcome } as ResultFrame;
     // In the journal before it is sent (a synchronous write; the fsync follows in the background):
     // if the agent dies right after, the restart re-sends this result. (Sending first and writing
@@ -171,6 +181,7 @@ export class Dispatcher {
       status: outcome.status,
       error_type: outcome.status === "error" ? outcome.error_type : null,
       elapsed_ms: outcome.elapsed_ms ?? 0,
+      ...(traceparent ? { traceparent } : {}),
     });
   }
 }

@@ -26,7 +26,10 @@ import { type ConversationVars, conversationSettings } from "./settings/conversa
 import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
 import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
 import { ConversationStore } from "./storage/conversation-store.js";
-import { type Step, StepRecorder } from "./storage/step-recorder.js";
+import { StepRecorder } from "./storage/step-recorder.js";
+import type { TracedStep } from "./tracing/run-spans.js";
+import { RunTracer } from "./tracing/run-tracer.js";
+import { traceOptions } from "./tracing/trace-options.js";
 import { conversationView, ReplyWaiters, waitReplyView } from "./views/conversation-views.js";
 import { DeltaBuffer } from "./views/delta-buffer.js";
 import { EventStream } from "./views/event-stream.js";
@@ -54,6 +57,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly remoteMcp: RemoteMcpTools;
   private readonly waiters = new ReplyWaiters();
   private readonly owner: ConversationOwner;
+  private readonly traces: RunTracer;
   private state: LoopState | null = null;
   /** when this instance started: call deadlines that passed before it are held (see alarm) */
   private readonly startedAt = Date.now();
@@ -82,6 +86,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
     this.events = new EventStream(this.store);
     this.remoteMcp = new RemoteMcpTools(this.store);
+    this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
     this.runner = new EffectRunner({
       env,
       store: this.store,
@@ -93,6 +98,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       owner: () => this.owner.get(),
       apply: (event, finishedOutbox) => this.apply(event, finishedOutbox),
       scheduleAlarm: () => this.scheduleAlarm(),
+      traceparent: (toolCallId) => this.traces.traceparent(toolCallId),
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
@@ -218,7 +224,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async getConversation(): Promise<ConversationView | null> {
     this.writeWaiting();
-    return this.state ? { ...conversationView(this.state), compactions: this.store.compactions() } : null;
+    if (!this.state) return null;
+    return { ...conversationView(this.state), compactions: this.store.compactions(), trace_id: this.traces.traceId() };
   }
 
   async ownership(): Promise<Ownership> {
@@ -290,12 +297,12 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   /** The step `event` makes from the current state, after any step still waiting to be written. */
-  private advanceBy(event: LoopEvent): Step | null {
+  private advanceBy(event: LoopEvent): TracedStep | null {
     this.writeWaiting();
     const prev = this.state;
     if (!prev) return null;
     const now = Date.now();
-    return { prev, now, ...advance(prev, event, now) };
+    return { prev, now, event, ...advance(prev, event, now) };
   }
 
   /**
@@ -312,7 +319,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   // See docs/architecture.md#commit-before-perform.
-  private commitStep(step: Step, finishedOutbox?: number, alsoWrite?: () => void): void {
+  private commitStep(step: TracedStep, finishedOutbox?: number, alsoWrite?: () => void): void {
     let recorded: ReturnType<StepRecorder["record"]> | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
@@ -333,6 +340,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const { toPerform, emitted, replies } = recorded!;
     this.state = step.state;
+    // Before the effects: a dispatch carries the trace of the run this step may start.
+    this.traces.afterStep(step);
     for (const reply of replies) this.waiters.resolve(reply);
     this.runner.performAll(toPerform);
     // A call started early whose effect was not performed (already recorded): nobody will read it.

@@ -91,6 +91,8 @@ export type ConversationView = {
   queued_messages: number;
   /** older turns summarized in the model's view, oldest first; `messages` keeps the full history */
   compactions?: Compaction[];
+  /** the latest run's trace id (tracing/run-tracer.ts) */
+  trace_id?: string | null;
 };
 
 export type Ownership = { exists: boolean; owner: string | null };

@@ -37,6 +37,8 @@ export type DispatchCommand = {
   timeout_ms: number;
   /** who approved an approval-required call ("person", "rule:<id>"), for the audit log */
   approval?: string;
+  /** the call's W3C trace context, passed on in the command frame (docs/tracing.md) */
+  traceparent?: string;
 };
 
 export type DispatchAnswer = { accepted: boolean; state: string };

@@ -32,6 +32,8 @@ export type ToolCall = {
   timeoutMs: number;
   signal?: AbortSignal;
   onProgress?: (text: string) => void;
+  /** the call's W3C trace context from the command, passed on to an MCP server */
+  traceparent?: string;
 };
 
 /** The abort reason the agent uses when it stops running tools on SIGTERM. */

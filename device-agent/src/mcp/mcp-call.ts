@@ -32,6 +32,7 @@ export async function callMcpTool(
       timeoutMs,
       ...(call.signal ? { signal: call.signal } : {}),
       ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
     });
     return outcomeFromMcpResult(tool, result, {
       maxTextBytes: limits.outputCapBytes,

@@ -115,11 +115,13 @@ export class McpServer {
   async call(
     name: string,
     args: Record<string, unknown>,
-    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (text: string) => void },
+    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (text: string) => void; traceparent?: string },
   ): Promise<CallToolResult> {
     const client = this.ready();
     if (!client) throw new ServerDown(this.downReason());
-    return (await client.callTool({ name, arguments: args }, undefined, {
+    // The trace context as MCP carries it: `params._meta.traceparent` (docs/tracing.md).
+    const meta = opts.traceparent ? { _meta: { traceparent: opts.traceparent } } : {};
+    return (await client.callTool({ name, arguments: args, ...meta }, undefined, {
       timeout: opts.timeoutMs,
       maxTotalTimeout: opts.timeoutMs,
       ...(opts.signal ? { signal: opts.signal } : {}),

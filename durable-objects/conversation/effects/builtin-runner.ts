@@ -30,6 +30,8 @@ export async function runBuiltin(
     owner: Owner | null;
     settings: ConversationSettings;
     remoteMcp: RemoteMcpTools;
+    /** the call's trace context, passed to a remote MCP server */
+    traceparent?: string | undefined;
   },
 ): Promise<ToolOutcome | null> {
   const { env, store, state, settings } = deps;
@@ -54,7 +56,8 @@ export async function runBuiltin(
     }
     const remote = deps.remoteMcp.find(effect.tool);
     if (remote) {
-      return await deps.remoteMcp.run(remote, settings.mcpServers, effect.parameters, settings.outbound);
+      const { mcpServers, outbound } = settings;
+      return await deps.remoteMcp.run(remote, mcpServers, effect.parameters, outbound, deps.traceparent);
     }
     const tool = settings.webhookTools.find((t) => t.name === effect.tool);
     if (!tool) {

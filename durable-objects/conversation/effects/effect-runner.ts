@@ -9,6 +9,7 @@ import type { ConversationSettings } from "../settings/conversation-settings.js"
 import type { ConversationStore } from "../storage/conversation-store.js";
 import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
+import { withSpan } from "../tracing/runtime-spans.js";
 import { runBuiltin } from "./builtin-runner.js";
 import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
@@ -37,6 +38,8 @@ export interface EffectHost {
   apply(event: LoopEvent, finishedOutbox: number): void;
   /** bring the alarm forward to the next pending row, deadline or watchdog */
   scheduleAlarm(): Promise<void>;
+  /** the W3C trace context a tool call carries (tracing/run-spans.ts) */
+  traceparent(toolCallId: string): string | undefined;
 }
 
 /**
@@ -78,7 +81,10 @@ export class EffectRunner {
     const state = this.host.state();
     const run = async () => {
       try {
-        await hubFor(this.env, state.agent_id).dispatchBatch(items.map(({ effect }) => dispatchCommand(state, effect)));
+        const cmds = items.map(({ effect }) =>
+          dispatchCommand(state, effect, this.host.traceparent(effect.tool_call_id)),
+        );
+        await hubFor(this.env, state.agent_id).dispatchBatch(cmds);
         for (const { id } of items) this.store.finishOutboxLater(id);
       } catch (e) {
         for (const { id, effect } of items) this.retryLater(id, effect, e);
@@ -124,6 +130,7 @@ export class EffectRunner {
           owner: this.host.owner(),
           settings: this.host.settings(),
           remoteMcp: this.host.remoteMcp,
+          traceparent: this.host.traceparent(effect.tool_call_id),
         };
         const outcome = await runBuiltin(effect, deps);
         if (!outcome) return this.store.finishOutbox(id);
@@ -194,7 +201,11 @@ export class EffectRunner {
     const conversation_id = this.host.state().conversation_id;
     const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
-    const sent = await deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound);
+    const sent = await withSpan(
+      "deliver_reply",
+      { "gen_ai.conversation.id": conversation_id, "edgeloop.reply.key": key },
+      () => deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound),
+    );
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });
       this.store.finishOutbox(id);
@@ -218,7 +229,7 @@ export class EffectRunner {
   }
 }
 
-function dispatchCommand(state: LoopState, effect: DispatchEffect): DispatchCommand {
+function dispatchCommand(state: LoopState, effect: DispatchEffect, traceparent: string | undefined): DispatchCommand {
   return {
     request_id: effect.request_id,
     conversation_id: state.conversation_id,
@@ -227,5 +238,6 @@ function dispatchCommand(state: LoopState, effect: DispatchEffect): DispatchComm
     parameters: effect.parameters,
     timeout_ms: effect.timeout_ms,
     ...(effect.approval ? { approval: effect.approval } : {}),
+    ...(traceparent ? { traceparent } : {}),
   };
 }

@@ -52,13 +52,16 @@ export class RemoteMcpClients {
     name: string,
     args: Record<string, unknown>,
     timeoutMs: number,
+    traceparent?: string,
   ): Promise<CallToolResult> {
+    // The trace context as MCP carries it (docs/tracing.md).
+    const meta = traceparent ? { _meta: { traceparent } } : {};
     return this.use(
       server,
       outbound,
       timeoutMs,
       async (client) =>
-        (await client.callTool({ name, arguments: args }, undefined, {
+        (await client.callTool({ name, arguments: args, ...meta }, undefined, {
           timeout: timeoutMs,
           maxTotalTimeout: timeoutMs,
         })) as CallToolResult,

@@ -76,6 +76,8 @@ export class RemoteMcpTools {
     servers: McpServerConfig[],
     args: Record<string, unknown>,
     outbound: OutboundUrlPolicy,
+    /** the call's W3C trace context, sent as `params._meta.traceparent` */
+    traceparent?: string,
   ): Promise<ToolOutcome> {
     const started = Date.now();
     const fail = (error_type: ErrorType, error: string): ToolOutcome => ({
@@ -94,7 +96,7 @@ export class RemoteMcpTools {
     for (let attempt = 0; attempt <= server.max_retries; attempt++) {
       if (attempt > 0) await this.sleep(backoffDelayMs(attempt - 1));
       try {
-        const result = await this.clients.callTool(server, outbound, tool.tool, args, timeoutMs);
+        const result = await this.clients.callTool(server, outbound, tool.tool, args, timeoutMs, traceparent);
         return outcomeFromMcpResult(tool.name, result, {
           maxTextBytes: MAX_RESULT_BYTES,
           maxImageChars: MAX_RESULT_BYTES * 3,

@@ -111,6 +111,13 @@ export const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema
           "WEBHOOK_SECRETS secret.",
       ),
     WEBHOOK_SECRETS: WebhookSecrets,
+    TRACE_TOOL_CONTENT: z
+      .enum(["true", "false"])
+      .default("false")
+      .describe(
+        "`true`: trace spans carry tool calls' arguments and results (`gen_ai.tool.call.arguments` / `.result`, " +
+          "cut at 4000 characters). Off by default: they may hold secrets (docs/tracing.md).",
+      ),
   });
 
 /** The vars a conversation reads for its loop, its webhook tools and its reply deliveries. */
@@ -128,6 +135,8 @@ export type ConversationSettings = {
   replySigningSecret: string | null;
   /** the device hub's reconnect window after a restart (runtime/restart-window.ts) */
   reconnectWindowMs: number;
+  /** trace spans carry tool arguments and results (TRACE_TOOL_CONTENT) */
+  traceToolContent: boolean;
 };
 
 /** Parsed once per isolate; a bad var refuses messages (500) naming it. */
@@ -148,6 +157,7 @@ export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<C
       outbound: outboundPolicy(v),
       replySigningSecret: v.REPLY_SIGNING_SECRET ?? v.WEBHOOK_SECRETS[0]?.secret ?? null,
       reconnectWindowMs: v.DEVICE_RECONNECT_WINDOW_MS,
+      traceToolContent: v.TRACE_TOOL_CONTENT === "true",
     },
   };
 });

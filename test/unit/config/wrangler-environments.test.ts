@@ -41,6 +41,17 @@ describe("wrangler.toml environments", () => {
     expect(env?.vars).toEqual(toml.vars);
   });
 
+  it("traces every worker, the workers-ai environment by inheriting the top level's observability", () => {
+    const traces = z
+      .object({
+        observability: z.object({ traces: z.object({ enabled: z.boolean(), head_sampling_rate: z.number() }) }),
+      })
+      .parse(toml).observability.traces;
+    expect(traces.enabled).toBe(true);
+    expect(traces.head_sampling_rate).toBeGreaterThan(0);
+    expect(env).not.toHaveProperty("observability");
+  });
+
   it("sets nothing else an environment would not inherit", () => {
     const extra = Object.keys(env ?? {}).filter((k) => !["name", "ai", "vars", "durable_objects"].includes(k));
     expect(extra).toEqual([]);

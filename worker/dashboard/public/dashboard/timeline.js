@@ -1,5 +1,6 @@
 // @ts-check
 /** The live timeline of one conversation, from its event stream (SSE). */
+import { api } from "./api.js";
 import { chatTargets } from "./chat.js";
 import { byId, el, statusBadge } from "./dom.js";
 import { clip, json, ms, resultText } from "./format.js";
@@ -32,6 +33,15 @@ export function select(id) {
   head.textContent = "";
   head.appendChild(el("span", { class: "mono", text: id }));
   head.appendChild(el("span", { id: "timeline-status" }, statusBadge("connecting")));
+  // The latest run's trace id: search it in Workers Observability (docs/tracing.md).
+  api(`/v1/conversations/${encodeURIComponent(id)}`)
+    .then(
+      (v) =>
+        v.trace_id &&
+        state.selected === id &&
+        head.appendChild(el("span", { class: "mono", text: `trace ${v.trace_id}` })),
+    )
+    .catch(() => {});
   byId("timeline").textContent = "";
   renderConversations(state.conversations);
   chatTargets(null, null, true);
