@@ -1,6 +1,6 @@
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
+import { conversationFor } from "../../durable-objects/addresses.js";
 import { ADMIN, API, call, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 const json = (body: unknown, headers: Record<string, string> = API) => ({
@@ -80,13 +80,17 @@ describe("schedules API", () => {
     );
     expect(res.status).toBe(201);
     const { schedule_id } = (await res.json()) as { schedule_id: string };
-    await new Promise((r) => setTimeout(r, 1100));
-    await runDurableObjectAlarm(schedulerOf(env) as unknown as DurableObjectStub);
-    const s = (await (await call(`/v1/schedules/${schedule_id}`, { headers: API })).json()) as {
-      state: string;
-      runs: number;
-      last_run: { outcome: string; conversation_id: string };
-    };
+    // The scheduler's own alarm posts the run (a manual alarm run beside it would race it).
+    const s = await waitFor(
+      async () =>
+        (await (await call(`/v1/schedules/${schedule_id}`, { headers: API })).json()) as {
+          state: string;
+          runs: number;
+          last_run: { outcome: string; conversation_id: string } | null;
+        },
+      (v) => v.state === "done",
+      15_000,
+    );
     expect(s).toMatchObject({ state: "done", runs: 1, last_run: { outcome: "posted", conversation_id } });
     const events = await waitFor(
       async () =>
