@@ -1,5 +1,11 @@
 import type { ScriptRuleInput } from "./script.js";
 
+/** What the bundled model says first to anything it has no rule for; the README's "Models" says the same. */
+export const BUNDLED_MODEL_INTRO =
+  "I'm the bundled scripted model, not a real LLM; I understand: `echo: <text>`, `read <path>`, " +
+  "`commits` (git log + diff); anything else runs `uname && uptime` on the device. " +
+  "Configure a real model: README.md → Models, or docs/providers.md.";
+
 /**
  * The bundled model `npm start` uses when no real LLM is configured: enough to see the whole
  * loop work (a tool runs on the device, its output comes back into the answer) without a key.
@@ -25,12 +31,13 @@ export const defaultRules: ScriptRuleInput[] = [
     ],
   },
   {
+    // Anything else: say what is understood (it is not a real model), then show the loop anyway.
     turns: [
       {
         content: "Let me check the device.",
         tool_calls: [{ name: "bash", arguments: { command: "uname -srm && uptime" } }],
       },
-      { content: "I'm the bundled scripted model (no LLM is configured). Your device says:\n\n{{last_tool_result}}" },
+      { content: `${BUNDLED_MODEL_INTRO}\n\nYour device says:\n\n{{last_tool_result}}` },
     ],
   },
 ];

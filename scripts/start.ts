@@ -5,21 +5,37 @@
  * line and a curl line that work as printed. It keeps running until Ctrl-C.
  *
  * PORT (default 8787) and STATE_DIR (default .wrangler/state) move the worker and its storage.
+ * Worker settings come from the environment, then .dev.vars (scripts/local-settings.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chooseLocalModel } from "./local-model.js";
+import {
+  busyPortMessage,
+  firstDeviceToken,
+  portIsFree,
+  readLocalSettings,
+  throwawayToken,
+  varFlags,
+} from "./local-settings.js";
+import { runSample } from "./sample-run.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const PORT = Number(process.env.PORT ?? 8787);
-const STATE_DIR = process.env.STATE_DIR ?? join(ROOT, ".wrangler/state");
+const PORT = Number(process.env.PORT || 8787);
+const STATE_DIR = process.env.STATE_DIR || join(ROOT, ".wrangler/state");
 const URL_BASE = `http://127.0.0.1:${PORT}`;
 const AGENT_ID = "pi-1";
 const children: ChildProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
+let workspace: string | null = null;
+
+/**
+ * Lines a child prints when a client went away mid-response (a dashboard tab closed on its live
+ * stream): workerd logs the broken socket; nothing failed, so they are not shown.
+ */
+const CLIENT_GONE = /broken pipe|EPIPE|ECONNRESET|disconnected|Network connection lost|client disconnected/i;
 
 function say(line = ""): void {
   process.stdout.write(`${line}\n`);
@@ -51,7 +67,7 @@ function run(name: string, cmd: string, args: string[], env: Record<string, stri
     // Kept quiet so the conversation is readable; errors still show.
     child.stderr!.on("data", (c: Buffer) => {
       const text = c.toString();
-      if (/error/i.test(text) && !/Request\.cf|cf object/i.test(text)) prefix(c);
+      if (/error/i.test(text) && !/Request\.cf|cf object/i.test(text) && !CLIENT_GONE.test(text)) prefix(c);
     });
     child.stdout!.resume();
   }
@@ -75,23 +91,39 @@ async function shutdown(code = 0): Promise<never> {
   for (const close of closers) await close().catch(() => undefined);
   process.exit(code);
 }
+// Whatever ends the process (Ctrl-C, SIGTERM, a failure), the throwaway workspace goes with it.
+process.on("exit", () => {
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+// Our own stdout closed under us (piped into `head`, a closed terminal): stop quietly.
+process.stdout.on("error", () => void shutdown(0));
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 async function main(): Promise<void> {
-  const apiToken = process.env.API_TOKEN || `api-${randomBytes(12).toString("hex")}`;
-  const adminToken = process.env.ADMIN_TOKEN || `admin-${randomBytes(12).toString("hex")}`;
-  const deviceToken = `dev-${randomBytes(12).toString("hex")}`;
+  if (!(await portIsFree(PORT))) throw new Error(busyPortMessage(PORT));
+  // Worker settings: the environment over .dev.vars (README, "Configuration"); tokens not set are made up.
+  const settings = readLocalSettings(ROOT, process.env);
+  if (settings.fromEnvironment.length) say(`Settings from the environment: ${settings.fromEnvironment.join(", ")}`);
+  const apiToken = settings.vars.API_TOKEN || throwawayToken("api");
+  const adminToken = settings.vars.ADMIN_TOKEN || throwawayToken("admin");
+  const configured = firstDeviceToken(settings.vars.DEVICE_TOKENS);
+  const deviceToken = configured?.agentId === AGENT_ID && configured.token ? configured.token : throwawayToken("dev");
+  const deviceTokens =
+    configured?.agentId === AGENT_ID
+      ? settings.vars.DEVICE_TOKENS!
+      : [settings.vars.DEVICE_TOKENS, `${AGENT_ID}:${deviceToken}`].filter(Boolean).join(",");
 
-  const vars: Record<string, string> = {
-    API_TOKEN: apiToken,
-    ADMIN_TOKEN: adminToken,
-    DEVICE_TOKENS: `${AGENT_ID}:${deviceToken}`,
-  };
-  const model = await chooseLocalModel(process.env);
+  const model = await chooseLocalModel(settings.vars);
   if (model.close) closers.push(model.close);
   for (const line of model.lines) say(line);
-  Object.assign(vars, model.vars);
+  const vars = {
+    ...settings.vars,
+    API_TOKEN: apiToken,
+    ADMIN_TOKEN: adminToken,
+    DEVICE_TOKENS: deviceTokens,
+    ...model.vars,
+  };
 
   say(`Starting the worker (wrangler dev) on ${URL_BASE} ...`);
   run(
@@ -110,15 +142,15 @@ async function main(): Promise<void> {
       "--show-interactive-dev-session=false",
       "--log-level",
       "warn",
-      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+      ...varFlags(vars, settings.devVars),
     ],
     { WRANGLER_SEND_METRICS: "false" },
   );
   await waitFor("the worker", async () => (await fetch(`${URL_BASE}/healthz`)).ok, 90_000);
 
-  const workspace = mkdtempSync(join(tmpdir(), "edgeloop-workspace-"));
+  workspace = mkdtempSync(join(tmpdir(), "edgeloop-workspace-"));
   writeFileSync(join(workspace, "README.txt"), "This is the device's throwaway workspace for `npm start`.\n");
-  say(`Starting device agent '${AGENT_ID}' with the bundled skills; workspace ${workspace}`);
+  say(`Starting device agent '${AGENT_ID}' with the bundled skills; workspace ${workspace} (removed on exit)`);
   run("agent", process.execPath, [
     join(ROOT, "device-agent/bin/edgeloop-agent.js"),
     "--url",
@@ -145,55 +177,21 @@ async function main(): Promise<void> {
     30_000,
   );
 
-  const text = "What machine is this device, and how long has it been up?";
-  say();
-  say(`> user: ${text}`);
-  const res = await fetch(`${URL_BASE}/v1/messages?wait=60`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ agent_id: AGENT_ID, text }),
-  });
-  const reply = (await res.json()) as {
-    conversation_id: string;
-    status: string;
-    reply: string | null;
-    iterations: number;
-  };
-  const conv = (await (
-    await fetch(`${URL_BASE}/v1/conversations/${reply.conversation_id}`, {
-      headers: { authorization: `Bearer ${apiToken}` },
-    })
-  ).json()) as {
-    messages: {
-      role: string;
-      content: string | null;
-      tool_calls?: { function: { name: string; arguments: string } }[];
-    }[];
-  };
-  for (const m of conv.messages.slice(1)) {
-    if (m.role === "assistant" && m.tool_calls?.length) {
-      for (const c of m.tool_calls) say(`  tool call  ${c.function.name} ${c.function.arguments}`);
-    } else if (m.role === "tool") {
-      say(`  result     ${(m.content ?? "").trim().replace(/\n/g, "\n             ")}`);
-    }
-  }
-  say(`< assistant (${reply.status}, ${reply.iterations} LLM calls): ${reply.reply ?? "(no reply)"}`);
-  say();
-  howToGoOn(reply.conversation_id, {
-    admin: process.env.ADMIN_TOKEN ? '"$ADMIN_TOKEN"' : adminToken,
-    api: process.env.API_TOKEN ? '"$API_TOKEN"' : apiToken,
-    adminShown: process.env.ADMIN_TOKEN ? "the ADMIN_TOKEN you set" : adminToken,
-  });
+  const conversationId = await runSample(
+    { url: URL_BASE, apiToken, adminToken, agentId: AGENT_ID },
+    "What machine is this device, and how long has it been up?",
+  );
+  howToGoOn(conversationId, { admin: adminToken, api: apiToken });
 }
 
 /**
- * What to do next, each line usable exactly as printed. The tokens are this run's random, local
- * ones (printed, so the dashboard can be opened); tokens the user set are referred to, never echoed.
+ * What to do next, each line usable exactly as printed, pasted into any terminal: the tokens are
+ * written out (local ones; a shell variable would be empty in another terminal).
  */
-function howToGoOn(conversationId: string, tokens: { admin: string; api: string; adminShown: string }): void {
+function howToGoOn(conversationId: string, tokens: { admin: string; api: string }): void {
   say("Running. Open the dashboard, or send more from another terminal in this folder:");
   say(`  Dashboard    ${URL_BASE}/`);
-  say(`  Admin token  ${tokens.adminShown}   (the dashboard's login)`);
+  say(`  Admin token  ${tokens.admin}   (the dashboard's login)`);
   say(
     `  CLI          npx edgeloop send "read README.txt" --agent ${AGENT_ID} --wait --url ${URL_BASE} --token ${tokens.api}`,
   );

@@ -324,6 +324,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     return this.store.load(agentId).skills;
   }
 
+  async isKnown(): Promise<boolean> {
+    return this.sockets.live() !== null || this.store.everSeen() || this.tokens.list().length > 0;
+  }
+
   // ---- RPC from the admin API --------------------------------------------------------------
 
   async issueToken(agentId: string): Promise<IssuedToken> {

@@ -16,6 +16,8 @@ export interface DeviceHubRpc {
   cancel(requestId: string): Promise<void>;
   getDevice(agentId: string): Promise<DeviceView>;
   getSkills(agentId: string): Promise<SkillManifest[]>;
+  /** Whether this device was ever connected or has an issued token; reads only, so unknown ids leave nothing. */
+  isKnown(): Promise<boolean>;
   issueToken(agentId: string): Promise<IssuedToken>;
   listTokens(): Promise<TokenInfo[]>;
   /** Revoke a token and close, at once, any socket that authenticated with it (4001). */

@@ -86,6 +86,12 @@ export class DeviceStore {
   }
   private lastSeenWritten = 0;
 
+  /** Whether a device ever connected to this hub (its record is written on its first hello). */
+  everSeen(): boolean {
+    if (this.cached) return true;
+    return this.sql.exec("SELECT 1 FROM device WHERE k IN ('record', 'last_seen')").toArray().length > 0;
+  }
+
   /** The hub's agent id, learned from the first call that names it (RPCs from conversations do not). */
   agentId(): string | null {
     if (this.known) return this.known;

@@ -273,6 +273,10 @@ describe("edgeloop CLI", () => {
   it("exits 3 for not found, 4 for a bad token, 2 for bad usage, 1 when the worker is down", async () => {
     expect((await cli(["approve", "conv_missing", "call_missing"])).code).toBe(3);
     expect((await cli(["conversations", "conv_missing"])).code).toBe(3);
+    // A device with no token that never connected: refused by name, nothing sent, not exit 0.
+    const unknown = await cli(["send", "hi", "--agent", "pi-9", "--wait"]);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain("404 Unknown device: no device 'pi-9'");
     const auth = await cli(["devices"], { EDGELOOP_ADMIN_TOKEN: "wrong-token" });
     expect(auth.code).toBe(4);
     expect(auth.stderr).toContain("401");

@@ -4,7 +4,9 @@
  * prefix, and the installed commands run from outside the repository against a real `wrangler
  * dev` worker with the scripted model: the agent over WebSocket and over MQTT (through the
  * installed bridge and a real mosquitto), running the skills that ship inside its package, and
- * the CLI reading the worker's status. Packed and installed once for the file.
+ * the CLI reading the worker's status. Packed and installed once for the file. Then
+ * docs/raspberry-pi.md as written: its commands and its settings file, read from the doc's code
+ * blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,9 +17,11 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { blockWith, codeBlocks, envLines, lineWith } from "../helpers/markdown-blocks.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const PACKAGES = { agent: "device-agent", bridge: "bridge", cli: "cli" } as const;
 const WS_TOKEN = "e2e-installed-ws-1";
@@ -68,6 +72,13 @@ beforeAll(async () => {
             ],
           },
           { content: "Read: {{tool_results}}" },
+        ],
+      },
+      {
+        match: "the pi guide's marker",
+        turns: [
+          { tool_calls: [{ name: "read", arguments: { path: "marker.txt" } }] },
+          { content: "On the Pi: {{last_tool_result}}" },
         ],
       },
       {
@@ -191,6 +202,94 @@ describe("installed from their tarballs into an empty prefix", () => {
     expect(body.reply).toContain(marker);
   });
 });
+
+describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
+  const blocks = codeBlocks("docs/raspberry-pi.md");
+
+  it("token, install, settings file, doctor, then the agent as the service runs it, GPIO tools included", async () => {
+    // 0. A device token, issued from "your computer" with the admin token (pairing is not built yet).
+    const tokenBlock = blockWith(blocks, "tokens create");
+    expect(Object.keys(envLines(lineWith(tokenBlock, "export ")))).toEqual(["EDGELOOP_URL", "EDGELOOP_ADMIN_TOKEN"]);
+    const create = lineWith(tokenBlock, "tokens create")
+      .replace(/^npx edgeloop /, "")
+      .split(" ");
+    const agentId = create.at(-1)!;
+    const issued = spawnSync(process.execPath, [installed("edgeloop"), ...create], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
+    });
+    expect(issued.status, issued.stderr).toBe(0);
+    const token = issued.stdout.trim().split("\n").at(-1)!;
+
+    // 2. The package from its tarball, as the doc's line says, into a prefix of its own.
+    const piPrefix = join(dir, "pi-prefix");
+    const install = lineWith(blockWith(blocks, "./edgeloop-agent-<version>.tgz"), "npm install -g")
+      .replace("<version>", versionOf(PACKAGES.agent))
+      .replace(/^npm /, "")
+      .split(" ");
+    npm([...install, "--prefix", piPrefix, "--prefer-offline", "--no-audit", "--no-fund"], dir);
+    const agentBin = join(piPrefix, "bin/edgeloop-agent");
+    expect(lineWith(blockWith(blocks, "useradd"), "edgeloop-agent --version")).toBe("edgeloop-agent --version");
+    expect(execFileSync(process.execPath, [agentBin, "--version"], { encoding: "utf8" })).toBe(
+      `${versionOf(PACKAGES.agent)}\n`,
+    );
+
+    // 3. The settings file, with this worker's URL and the token issued above in place of the doc's.
+    const envBlock = blockWith(blocks, "<<'ENV'");
+    const settings = envLines(envBlock.slice(envBlock.indexOf("<<'ENV'"), envBlock.lastIndexOf("ENV")));
+    expect(settings.EDGELOOP_AGENT_ID).toBe(agentId);
+    expect(settings.EDGELOOP_CAPABILITIES!.split(",")).toContain("gpio");
+    const env = { ...settings, EDGELOOP_URL: worker.url, EDGELOOP_TOKEN: token };
+
+    // 4. doctor with the doc's workspace and state settings (the unit sets the same two).
+    const doctorLine = lineWith(blockWith(blocks, "edgeloop-agent doctor"), "EDGELOOP_WORKSPACE");
+    const unit = readFileSync(join(piPrefix, "lib/node_modules/edgeloop-agent/systemd/edgeloop-agent.service"), "utf8");
+    expect(unit).toContain("EnvironmentFile=/etc/edgeloop/agent.env");
+    const dirs = envLines(doctorLine);
+    for (const name of ["EDGELOOP_WORKSPACE", "EDGELOOP_STATE_DIR"]) expect(unit).toContain(`${name}=${dirs[name]}`);
+    const workspace = tempDir("edgeloop-pi-ws-");
+    const local = { ...env, EDGELOOP_WORKSPACE: workspace, EDGELOOP_STATE_DIR: tempDir("edgeloop-pi-state-") };
+    const doctor = spawnSync(process.execPath, [agentBin, "doctor"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, ...local },
+    });
+    expect(doctor.status, `${doctor.stdout}${doctor.stderr}`).toBe(0);
+    expect(doctor.stdout).toMatch(/ok +pi-tools .*\bgpio_read\b.*\bgpio_write\b/);
+
+    // The service: ExecStart=edgeloop-agent with the settings file's environment.
+    const agent = startChild(process.execPath, [agentBin], {
+      name: "pi agent",
+      cwd: workspace,
+      env: local,
+    });
+    stops.push(() => agent.stop());
+    writeFileSync(join(workspace, "marker.txt"), "read on the pi\n");
+    const device = await waitForDevice(agentId);
+    expect(device.tools).toEqual(expect.arrayContaining(["gpio_read", "gpio_write", "cpu_temp", "read"]));
+    const { body } = await sendMessage(worker.url, { agent_id: agentId, text: "read the pi guide's marker" }, 60);
+    expect(body.reply, agent.output()).toContain("read on the pi");
+
+    // Updating: the registry's latest, never `npm ci`.
+    expect(blockWith(blocks, "@latest")).toContain("npm install -g edgeloop-agent@latest");
+    expect(blocks.join("\n")).not.toContain("npm ci");
+  });
+});
+
+/** The device's tools once it is online (a fetch that fails on a stale kept-alive socket is retried). */
+async function waitForDevice(agentId: string): Promise<{ tools: string[] }> {
+  type View = { online?: boolean; skills?: { tools: { name: string }[] }[] };
+  const view = await waitUntil(
+    async () =>
+      (await (
+        await fetch(`${worker.url}/v1/devices/${agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      ).json()) as View,
+    (v) => v.online === true,
+    { timeoutMs: 30_000, what: `${agentId} to come online` },
+  );
+  return { tools: (view.skills ?? []).flatMap((s) => s.tools.map((t) => t.name)) };
+}
 
 /** The installed edgeloop-agent with the skills it ships (no --skills), run from outside the repository. */
 async function installedAgent(agentId: string, token: string, extraArgs: string[]): Promise<AgentProcess> {

@@ -7,7 +7,8 @@ let worker: LocalWorker;
 
 beforeAll(async () => {
   worker = await startLocalWorker({
-    vars: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", TOOL_POLICIES: "bash:sometimes" },
+    // pi-x has a token: the message must reach the conversation, whose settings are wrong.
+    vars: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", TOOL_POLICIES: "bash:sometimes", DEVICE_TOKENS: "pi-x:t" },
   });
 });
 

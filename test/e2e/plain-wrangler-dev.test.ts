@@ -24,7 +24,7 @@ beforeAll(async () => {
     rules: [{ match: "hello", turns: [{ content: "Hello from the scripted model." }] }],
   });
   worker = await startLocalWorker({
-    vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: llm.url, LLM_MODEL: "scripted" },
+    vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: llm.url, LLM_MODEL: "scripted", DEVICE_TOKENS: "pi-x:t" },
     env: loggedOut(),
   });
 });
@@ -43,7 +43,10 @@ describe("plain wrangler dev, logged out", () => {
   });
 
   it("with LLM_PROVIDER=workers-ai, the run fails naming the commands that give the binding", async () => {
-    const aiWorker = await startLocalWorker({ vars: { LLM_PROVIDER: "workers-ai" }, env: loggedOut() });
+    const aiWorker = await startLocalWorker({
+      vars: { LLM_PROVIDER: "workers-ai", DEVICE_TOKENS: "pi-x:t" },
+      env: loggedOut(),
+    });
     try {
       const { body } = await sendMessage(aiWorker.url, { agent_id: "pi-x", text: "hello" }, 30);
       expect(body).toMatchObject({ status: "failed", stop_reason: "llm_error" });

@@ -38,6 +38,8 @@ beforeAll(async () => {
       OPENAI_API_KEY: "x",
       LLM_MODEL: "scripted",
       REPLY_SIGNING_SECRET: SECRET,
+      // A known device that is offline: the message queues for it and the run still answers.
+      DEVICE_TOKENS: "pi-none:t",
       // The receiver is on loopback: only the local-testing flag lets replies reach it.
       ALLOW_PRIVATE_OUTBOUND: "true",
     },

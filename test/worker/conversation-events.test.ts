@@ -42,7 +42,7 @@ describe("conversation events (SSE)", () => {
     const res = await SELF.fetch("http://edgeloop.test/v1/messages?wait=30", {
       method: "POST",
       headers: AUTH,
-      body: JSON.stringify({ agent_id: "pi-sse", conversation_id: "conv-sse-1", text: "hello" }),
+      body: JSON.stringify({ agent_id: "pi-1", conversation_id: "conv-sse-1", text: "hello" }),
     });
     // The model is unreachable in this config: the run ends failed, after a start and an end event.
     expect(((await res.json()) as { status: string }).status).toBe("failed");
@@ -55,7 +55,7 @@ describe("conversation events (SSE)", () => {
     const second = await SELF.fetch("http://edgeloop.test/v1/messages", {
       method: "POST",
       headers: AUTH,
-      body: JSON.stringify({ agent_id: "pi-sse", conversation_id: "conv-sse-1", text: "again" }),
+      body: JSON.stringify({ agent_id: "pi-1", conversation_id: "conv-sse-1", text: "again" }),
     });
     expect(second.status).toBe(202);
     const resumed = await readEvents(await stream("conv-sse-1", 2), 2);
@@ -67,7 +67,7 @@ describe("conversation events (SSE)", () => {
     await SELF.fetch("http://edgeloop.test/v1/messages?wait=30", {
       method: "POST",
       headers: AUTH,
-      body: JSON.stringify({ agent_id: "pi-sse", conversation_id: "conv-sse-2", text: "first" }),
+      body: JSON.stringify({ agent_id: "pi-1", conversation_id: "conv-sse-2", text: "first" }),
     });
     const live = stream("conv-sse-2", 2);
     const res = await live;
@@ -75,7 +75,7 @@ describe("conversation events (SSE)", () => {
     await SELF.fetch("http://edgeloop.test/v1/messages", {
       method: "POST",
       headers: AUTH,
-      body: JSON.stringify({ agent_id: "pi-sse", conversation_id: "conv-sse-2", text: "second" }),
+      body: JSON.stringify({ agent_id: "pi-1", conversation_id: "conv-sse-2", text: "second" }),
     });
     const events = await reading;
     expect(events.map((e) => [e.id, e.event])).toEqual([

@@ -7,7 +7,7 @@ import {
 } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { conversationFor, idempotencyFor } from "../../durable-objects/addresses.js";
-import { API, call, postMessage, uid } from "./support/front-door.js";
+import { API, call, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 const SECRET = "seed-secret";
 /** The second secret is a `whsec_` one: rotation, and the Standard Webhooks secret format. */
@@ -50,7 +50,7 @@ describe("signing (pure functions)", () => {
 describe("POST /v1/messages: hmac signatures (X-Webhook-Signature)", () => {
   it("accepts a right signature, refuses a wrong one and an old timestamp", async () => {
     const sender = uid("s002");
-    const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "hi" });
     const ts = now();
     const ok = await postMessage(
       body,
@@ -96,7 +96,7 @@ describe("POST /v1/messages: hmac signatures (X-Webhook-Signature)", () => {
   it("answers an exact replay with the first response and starts nothing", async () => {
     const sender = vars(uid("s002"));
     const conv = uid("conv-s002-replay");
-    const body = JSON.stringify({ agent_id: uid("a"), conversation_id: conv, text: "once" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), conversation_id: conv, text: "once" });
     const ts = now();
     const headers = { "x-webhook-signature": await signHmacWebhook(WHSEC, ts, body), "x-webhook-timestamp": ts };
     const first = await postMessage(body, headers, sender);
@@ -113,7 +113,7 @@ describe("POST /v1/messages: hmac signatures (X-Webhook-Signature)", () => {
 describe("POST /v1/messages: Standard Webhooks", () => {
   it("accepts a right signature (either rotated secret), refuses a wrong one and an old timestamp", async () => {
     const sender = uid("std");
-    const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "hi" });
     const ts = now();
     const id1 = uid("msg");
     const ok = await postMessage(
@@ -166,7 +166,7 @@ describe("POST /v1/messages: Standard Webhooks", () => {
   it("answers a replayed webhook-id with the first response and starts no second run", async () => {
     const sender = uid("std");
     const conv = uid("conv-std-replay");
-    const body = JSON.stringify({ agent_id: uid("a"), conversation_id: conv, text: "once" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), conversation_id: conv, text: "once" });
     const ts = now();
     const id = uid("msg");
     const headers = {
@@ -185,7 +185,7 @@ describe("POST /v1/messages: Standard Webhooks", () => {
   });
 
   it("refuses methods the deployment has not enabled", async () => {
-    const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "hi" });
     const bearer = await postMessage(body, API, { MESSAGE_AUTH: "standard", WEBHOOK_SECRETS: SECRET });
     expect(bearer.status).toBe(401);
     expect(((await bearer.json()) as { detail: string }).detail).toContain("not enabled");
@@ -203,7 +203,7 @@ describe("POST /v1/messages: idempotency", () => {
   it("a repeated Idempotency-Key returns the first response and starts nothing; another body is refused", async () => {
     const conv = uid("conv-idem");
     const key = uid("key");
-    const body = { agent_id: uid("a"), conversation_id: conv, text: "hello" };
+    const body = { agent_id: await knownAgent("a"), conversation_id: conv, text: "hello" };
     const first = await postMessage(body, { ...API, "idempotency-key": key });
     expect(first.status).toBe(202);
     const firstBody = (await first.json()) as { message_id: string };
@@ -219,7 +219,7 @@ describe("POST /v1/messages: idempotency", () => {
 
   it("a repeat while the first is in flight gets 409 with Retry-After", async () => {
     const key = uid("key");
-    const body = JSON.stringify({ agent_id: uid("a"), text: "hello" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "hello" });
     // The key as a first request in flight leaves it: claimed, no response yet.
     const { sha256Hex } = await import("../../runtime/digest.js");
     const stub = idempotencyFor(env, "api", key);
@@ -233,7 +233,7 @@ describe("POST /v1/messages: idempotency", () => {
   it("concurrent repeats start exactly one run", async () => {
     const conv = uid("conv-idem-race");
     const key = uid("key");
-    const body = { agent_id: uid("a"), conversation_id: conv, text: "race" };
+    const body = { agent_id: await knownAgent("a"), conversation_id: conv, text: "race" };
     const results = await Promise.all(
       Array.from({ length: 6 }, () => postMessage(body, { ...API, "idempotency-key": key })),
     );
@@ -245,7 +245,7 @@ describe("POST /v1/messages: idempotency", () => {
 
   it("a refused request does not burn its key: the retry is processed", async () => {
     const key = uid("key");
-    const agent = uid("a");
+    const agent = await knownAgent("a");
     const oneOpen = { MAX_OPEN_CONVERSATIONS_PER_AGENT: "1" };
     expect((await postMessage({ agent_id: agent, text: "first" }, API, oneOpen)).status).toBe(202);
     const body = { agent_id: agent, conversation_id: uid("conv"), text: "second" };
@@ -265,7 +265,12 @@ describe("GET /v1/conversations/:id/events", () => {
   it("needs the API token and forwards Last-Event-ID to the conversation's stream", async () => {
     const conv = uid("conv-ev");
     expect((await call(`/v1/conversations/${conv}/events`)).status).toBe(401);
-    const sent = await postMessage({ agent_id: uid("a"), conversation_id: conv, text: "hi" }, API, {}, "?wait=20");
+    const sent = await postMessage(
+      { agent_id: await knownAgent("a"), conversation_id: conv, text: "hi" },
+      API,
+      {},
+      "?wait=20",
+    );
     expect(sent.status).toBe(200);
     const res = await call(`/v1/conversations/${conv}/events`, { headers: { ...API, "last-event-id": "1" } });
     expect(res.status).toBe(200);

@@ -6,7 +6,7 @@ import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { conversationFor } from "../../durable-objects/addresses.js";
 import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from "../../worker/middleware/dashboard-session.js";
-import { call, postMessage, uid } from "./support/front-door.js";
+import { call, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 const cookie = async (expiresAt = Date.now() + SESSION_TTL_MS - 1000) =>
   `${SESSION_COOKIE}=${await signSession(env.ADMIN_TOKEN!, expiresAt)}`;
@@ -18,7 +18,7 @@ const started = async (conversationId: string) =>
 describe("POST /v1/messages with the dashboard session", () => {
   it("accepts the session cookie with X-Edgeloop-CSRF, as the admin sender, and continues a conversation", async () => {
     const conversation_id = uid("conv");
-    const agent_id = uid("a");
+    const agent_id = await knownAgent("a");
     const first = await postMessage(
       { agent_id, conversation_id, text: "from the dashboard" },
       { cookie: await cookie(), ...CSRF },
@@ -39,7 +39,10 @@ describe("POST /v1/messages with the dashboard session", () => {
 
   it("refuses it without the CSRF header (403), and starts nothing", async () => {
     const conversation_id = uid("conv");
-    const res = await postMessage({ agent_id: uid("a"), conversation_id, text: "hi" }, { cookie: await cookie() });
+    const res = await postMessage(
+      { agent_id: await knownAgent("a"), conversation_id, text: "hi" },
+      { cookie: await cookie() },
+    );
     expect(res.status).toBe(403);
     expect(await detail(res)).toContain("X-Edgeloop-CSRF");
     expect(await started(conversation_id)).toBe(false);
@@ -47,7 +50,7 @@ describe("POST /v1/messages with the dashboard session", () => {
 
   it("refuses an expired or forged session (401)", async () => {
     const conversation_id = uid("conv");
-    const body = { agent_id: uid("a"), conversation_id, text: "hi" };
+    const body = { agent_id: await knownAgent("a"), conversation_id, text: "hi" };
     const expired = await postMessage(body, { cookie: await cookie(Date.now() - 1000), ...CSRF });
     expect(expired.status).toBe(401);
     expect(await detail(expired)).toContain("expired");
@@ -60,7 +63,7 @@ describe("POST /v1/messages with the dashboard session", () => {
   });
 
   it("never lends a valid session to a request with a bearer token or a webhook signature", async () => {
-    const body = JSON.stringify({ agent_id: uid("a"), text: "hi" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "hi" });
     const session = { cookie: await cookie(), ...CSRF };
     const bearer = await postMessage(body, { ...session, authorization: "Bearer not-a-token" });
     expect(bearer.status).toBe(401);
@@ -77,7 +80,7 @@ describe("POST /v1/messages with the dashboard session", () => {
 
   it("follows MESSAGE_AUTH: without bearer there, the session (the admin token's stand-in) is refused too", async () => {
     const res = await postMessage(
-      { agent_id: uid("a"), text: "hi" },
+      { agent_id: await knownAgent("a"), text: "hi" },
       { cookie: await cookie(), ...CSRF },
       { MESSAGE_AUTH: "hmac", WEBHOOK_SECRETS: "s:secret" },
     );

@@ -9,7 +9,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { conversationFor, idempotencyFor } from "../../durable-objects/addresses.js";
 import { sha256Hex } from "../../runtime/digest.js";
-import { API, postMessage, uid } from "./support/front-door.js";
+import { API, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 /** The key's row as a request killed after its claim leaves it, claimed `agoMs` ago. */
 async function abandonClaim(key: string, agoMs: number, body?: string): Promise<void> {
@@ -34,7 +34,7 @@ describe("POST /v1/messages after a request died holding its idempotency key", (
   it("the message had reached the conversation: the retry answers with it and starts nothing", async () => {
     const key = uid("key");
     const conv = uid("conv-crash");
-    const body = { agent_id: uid("a"), conversation_id: conv, text: "only once" };
+    const body = { agent_id: await knownAgent("a"), conversation_id: conv, text: "only once" };
     const first = await postMessage(body, { ...API, "idempotency-key": key });
     expect(first.status).toBe(202);
     const accepted = (await first.json()) as Accepted;
@@ -51,7 +51,7 @@ describe("POST /v1/messages after a request died holding its idempotency key", (
 
   it("without a conversation id, the retry goes to the same new conversation", async () => {
     const key = uid("key");
-    const body = { agent_id: uid("a"), text: "a new conversation, once" };
+    const body = { agent_id: await knownAgent("a"), text: "a new conversation, once" };
     const first = (await (await postMessage(body, { ...API, "idempotency-key": key })).json()) as Accepted;
     await abandonClaim(key, 3 * 60_000);
     const retry = (await (await postMessage(body, { ...API, "idempotency-key": key })).json()) as Accepted;
@@ -62,7 +62,7 @@ describe("POST /v1/messages after a request died holding its idempotency key", (
   it("the message had not reached the conversation: the retry posts it, within seconds of the crash", async () => {
     const key = uid("key");
     const conv = uid("conv-crash");
-    const body = { agent_id: uid("a"), conversation_id: conv, text: "not lost" };
+    const body = { agent_id: await knownAgent("a"), conversation_id: conv, text: "not lost" };
     // Killed right after its claim: nothing else happened.
     await abandonClaim(key, 20_000, JSON.stringify(body));
     const retry = await postMessage(JSON.stringify(body), { ...API, "idempotency-key": key });
@@ -72,7 +72,7 @@ describe("POST /v1/messages after a request died holding its idempotency key", (
 
   it("a claim only a moment old is still a request in flight: 409", async () => {
     const key = uid("key");
-    const body = JSON.stringify({ agent_id: uid("a"), text: "in flight" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "in flight" });
     await abandonClaim(key, 1_000, body);
     expect((await postMessage(body, { ...API, "idempotency-key": key })).status).toBe(409);
   });

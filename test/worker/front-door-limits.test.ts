@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { LimiterDO } from "../../durable-objects/front-door/limiter-do.js";
-import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
+import { ADMIN, API, call, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 /** A webhook sender of its own, so its rate-limit bucket is this test's alone. */
 async function signedBy(sender: string, body: string) {
@@ -37,7 +37,9 @@ describe("front-door limits", () => {
   });
 
   it("refuses text over MAX_TEXT_CHARS with 413 naming the field", async () => {
-    const res = await postMessage({ agent_id: uid("a"), text: "x".repeat(11) }, API, { MAX_TEXT_CHARS: "10" });
+    const res = await postMessage({ agent_id: await knownAgent("a"), text: "x".repeat(11) }, API, {
+      MAX_TEXT_CHARS: "10",
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ title: "Text too long", errors: [{ path: "text" }] });
   });
@@ -48,7 +50,7 @@ describe("front-door limits", () => {
     const statuses: number[] = [];
     let last: Response | null = null;
     for (let i = 0; i < 3; i++) {
-      const body = JSON.stringify({ agent_id: uid("a"), text: `m${i}` });
+      const body = JSON.stringify({ agent_id: await knownAgent("a"), text: `m${i}` });
       const s = await signedBy(sender, body);
       last = await postMessage(body, s.headers, { ...s.vars, ...tight });
       statuses.push(last.status);
@@ -60,13 +62,13 @@ describe("front-door limits", () => {
     expect(retryAfter).toBeLessThanOrEqual(10);
     expect(await last!.json()).toMatchObject({ status: 429, title: "Too many requests" });
     // Another sender is not affected.
-    const body = JSON.stringify({ agent_id: uid("a"), text: "other" });
+    const body = JSON.stringify({ agent_id: await knownAgent("a"), text: "other" });
     const other = await signedBy(uid("sndr"), body);
     expect((await postMessage(body, other.headers, { ...other.vars, ...tight })).status).toBe(202);
   });
 
   it("rate-limits an agent across senders", async () => {
-    const agent = uid("busy");
+    const agent = await knownAgent("busy");
     const tight = { RATE_LIMIT_AGENT_BURST: "1", RATE_LIMIT_AGENT_PER_MIN: "1" };
     expect((await postMessage({ agent_id: agent, text: "1" }, API, tight)).status).toBe(202);
     const body = JSON.stringify({ agent_id: agent, text: "2" });
@@ -78,7 +80,7 @@ describe("front-door limits", () => {
   });
 
   it("limits open conversations per agent, and lets an open one continue", async () => {
-    const agent = uid("conv-cap");
+    const agent = await knownAgent("conv-cap");
     const cap = { MAX_OPEN_CONVERSATIONS_PER_AGENT: "2" };
     const c1 = uid("c");
     expect((await postMessage({ agent_id: agent, conversation_id: c1, text: "a" }, API, cap)).status).toBe(202);
@@ -108,7 +110,7 @@ describe("front-door limits", () => {
   it("counts every rejection by route, status and title, readable by admins only", async () => {
     const before = await rejections();
     await postMessage({ agent_id: "pi-1", text: "x" }, { authorization: "Bearer wrong" });
-    await postMessage({ agent_id: uid("a"), text: "x".repeat(11) }, API, { MAX_TEXT_CHARS: "10" });
+    await postMessage({ agent_id: await knownAgent("a"), text: "x".repeat(11) }, API, { MAX_TEXT_CHARS: "10" });
     const after = await rejections();
     expect(after["POST /v1/messages 401 Unauthorized"]).toBe((before["POST /v1/messages 401 Unauthorized"] ?? 0) + 1);
     expect(after["POST /v1/messages 413 Text too long"]).toBe((before["POST /v1/messages 413 Text too long"] ?? 0) + 1);

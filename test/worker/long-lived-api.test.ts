@@ -1,7 +1,7 @@
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
-import { ADMIN, API, call, postMessage, uid } from "./support/front-door.js";
+import { conversationFor } from "../../durable-objects/addresses.js";
+import { ADMIN, API, call, knownAgent, postMessage, uid } from "./support/front-door.js";
 
 const json = (body: unknown, headers: Record<string, string> = API) => ({
   method: "POST",
@@ -71,17 +71,26 @@ describe("schedules API", () => {
     const conversation_id = uid("sched-conv");
     const res = await call(
       "/v1/schedules",
-      json({ agent_id: uid("sched-dev"), text: "scheduled hello", at: Date.now() + 1000, conversation_id }),
+      json({
+        agent_id: await knownAgent("sched-dev"),
+        text: "scheduled hello",
+        at: Date.now() + 1000,
+        conversation_id,
+      }),
     );
     expect(res.status).toBe(201);
     const { schedule_id } = (await res.json()) as { schedule_id: string };
-    await new Promise((r) => setTimeout(r, 1100));
-    await runDurableObjectAlarm(schedulerOf(env) as unknown as DurableObjectStub);
-    const s = (await (await call(`/v1/schedules/${schedule_id}`, { headers: API })).json()) as {
-      state: string;
-      runs: number;
-      last_run: { outcome: string; conversation_id: string };
-    };
+    // The scheduler's own alarm posts the run (a manual alarm run beside it would race it).
+    const s = await waitFor(
+      async () =>
+        (await (await call(`/v1/schedules/${schedule_id}`, { headers: API })).json()) as {
+          state: string;
+          runs: number;
+          last_run: { outcome: string; conversation_id: string } | null;
+        },
+      (v) => v.state === "done",
+      15_000,
+    );
     expect(s).toMatchObject({ state: "done", runs: 1, last_run: { outcome: "posted", conversation_id } });
     const events = await waitFor(
       async () =>
@@ -133,7 +142,9 @@ describe("approval rules API", () => {
 
 describe("front door: a message larger than the model's window", () => {
   it("is a 413 naming the window", async () => {
-    const res = await postMessage({ agent_id: uid("a"), text: "x".repeat(5000) }, API, { LLM_CONTEXT_TOKENS: "1000" });
+    const res = await postMessage({ agent_id: await knownAgent("a"), text: "x".repeat(5000) }, API, {
+      LLM_CONTEXT_TOKENS: "1000",
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({
       title: "Text larger than the model's context",

@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
 import { approvalRulesOf, conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
-import { ADMIN, API, call, connectDevice, postMessage, uid, waitFor } from "./support/front-door.js";
+import { ADMIN, API, call, connectDevice, knownAgent, postMessage, uid, waitFor } from "./support/front-door.js";
 import { issueKey, jsonPost, problemOf } from "./support/keys.js";
 
 async function schedule(headers: Record<string, string>, body: Record<string, unknown>) {
@@ -16,7 +16,7 @@ async function schedule(headers: Record<string, string>, body: Record<string, un
 
 describe("schedules made with a scoped key", () => {
   it("are the key's alone, aimed only at its devices and conversations", async () => {
-    const dev = uid("sk-dev");
+    const dev = await knownAgent("sk-dev");
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: ["*"] });
     const res = await schedule(a.headers, { agent_id: dev, cron: "0 8 * * *" });
@@ -37,7 +37,7 @@ describe("schedules made with a scoped key", () => {
     expect(await ids(API)).toContain(schedule_id);
     expect((await call(`/v1/schedules/${schedule_id}/pause`, jsonPost({}, a.headers))).status).toBe(200);
 
-    const outside = await schedule(a.headers, { agent_id: uid("not-mine"), cron: "0 8 * * *" });
+    const outside = await schedule(a.headers, { agent_id: await knownAgent("not-mine"), cron: "0 8 * * *" });
     expect(await outside.json()).toMatchObject({ status: 403, errors: [{ path: "agent_id" }] });
     const theirs = (await (await postMessage({ agent_id: dev, text: "x" }, b.headers)).json()) as {
       conversation_id: string;
@@ -54,7 +54,7 @@ describe("schedules made with a scoped key", () => {
   });
 
   it("post each run as the key, and a revoked key's run is refused and counted", async () => {
-    const dev = uid("sk-run");
+    const dev = await knownAgent("sk-run");
     const a = await issueKey({ name: "a", agents: [dev] });
     const conversation_id = uid("sk-conv");
     const counted = async () => {
@@ -87,13 +87,13 @@ describe("schedules made with a scoped key", () => {
 
 describe("approval rules made with a scoped key", () => {
   it("are for its devices, seen by it alone, and answer only for its conversations", async () => {
-    const dev = uid("rk-dev");
+    const dev = await knownAgent("rk-dev");
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: [dev] });
     const rule = (body: Record<string, unknown>, headers = a.headers) =>
       call("/v1/approval-rules", jsonPost({ effect: "allow", tool: "bash", ...body }, headers));
     expect(await (await rule({})).json()).toMatchObject({ status: 403, errors: [{ path: "agent_id" }] });
-    expect((await rule({ agent_id: uid("other") })).status).toBe(403);
+    expect((await rule({ agent_id: await knownAgent("other") })).status).toBe(403);
     const made = await rule({ agent_id: dev });
     expect(made.status).toBe(201);
     const r = (await made.json()) as { rule_id: string; owner: string };
@@ -128,8 +128,8 @@ describe("approval rules made with a scoped key", () => {
 
 describe("devices and admin views for a scoped key", () => {
   it("lists only its devices; the audit, metrics, limits and tokens stay the admin's", async () => {
-    const mine = uid("dk-mine");
-    const other = uid("dk-other");
+    const mine = await knownAgent("dk-mine");
+    const other = await knownAgent("dk-other");
     for (const id of [mine, other]) {
       const d = await connectDevice(id, "s", { DEVICE_TOKENS: `${id}:s` });
       d.hello();
@@ -161,8 +161,8 @@ async function mcp(headers: Record<string, string>, method: string, params: unkn
 
 describe("the fleet's MCP server with a scoped key", () => {
   it("offers only the key's devices and conversations, in sessions only it can use", async () => {
-    const mine = uid("mk-mine");
-    const other = uid("mk-other");
+    const mine = await knownAgent("mk-mine");
+    const other = await knownAgent("mk-other");
     for (const id of [mine, other]) {
       const d = await connectDevice(id, "s", { DEVICE_TOKENS: `${id}:s` });
       d.hello();
@@ -207,7 +207,7 @@ describe("the fleet's MCP server with a scoped key", () => {
 
 describe("webhook senders bound by WEBHOOK_SCOPES", () => {
   it("message only their devices and continue only their own conversations", async () => {
-    const dev = uid("wh-dev");
+    const dev = await knownAgent("wh-dev");
     const vars = {
       WEBHOOK_SECRETS: "bound:bound-secret",
       WEBHOOK_SCOPES: JSON.stringify({ bound: { agents: [dev] } }),
@@ -222,7 +222,7 @@ describe("webhook senders bound by WEBHOOK_SCOPES", () => {
     expect(ok.status).toBe(202);
     const { conversation_id } = (await ok.json()) as { conversation_id: string };
     expect(await conversationFor(env, conversation_id).ownership()).toEqual({ exists: true, owner: "webhook:bound" });
-    expect((await signed({ agent_id: uid("elsewhere"), text: "hi" })).status).toBe(403);
+    expect((await signed({ agent_id: await knownAgent("elsewhere"), text: "hi" })).status).toBe(403);
     const apiConversation = (await (await postMessage({ agent_id: dev, text: "x" }, API)).json()) as {
       conversation_id: string;
     };
@@ -247,16 +247,20 @@ describe("reply_url", () => {
       "https://[::1]/",
       "https://localhost/",
     ]) {
-      const res = await postMessage({ agent_id: uid("r"), text: "x", reply_url }, API);
+      const res = await postMessage({ agent_id: await knownAgent("r"), text: "x", reply_url }, API);
       expect(await res.json(), reply_url).toMatchObject({
         status: 400,
         title: "Invalid reply_url",
         errors: [{ path: "reply_url" }],
       });
     }
-    const allowed = await postMessage({ agent_id: uid("r"), text: "x", reply_url: "http://127.0.0.1:9/hook" }, API, {
-      ALLOW_PRIVATE_OUTBOUND: "true",
-    });
+    const allowed = await postMessage(
+      { agent_id: await knownAgent("r"), text: "x", reply_url: "http://127.0.0.1:9/hook" },
+      API,
+      {
+        ALLOW_PRIVATE_OUTBOUND: "true",
+      },
+    );
     expect(allowed.status).toBe(202);
   });
 });

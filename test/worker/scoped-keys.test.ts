@@ -4,7 +4,7 @@
  * other conversation answers 404 exactly as one that does not exist, on every route.
  */
 import { describe, expect, it } from "vitest";
-import { ADMIN, API, call, postMessage, uid, waitFor } from "./support/front-door.js";
+import { ADMIN, API, call, knownAgent, postMessage, uid, waitFor } from "./support/front-door.js";
 import { issueKey, jsonPost, problemOf } from "./support/keys.js";
 
 type Row = { conversation_id: string; owner: string | null };
@@ -23,7 +23,7 @@ async function start(headers: Record<string, string>, body: Record<string, unkno
 
 describe("/v1/keys (admin)", () => {
   it("issues a key once, lists it without the key, and revokes it at once", async () => {
-    const agent = uid("k-dev");
+    const agent = await knownAgent("k-dev");
     const res = await call("/v1/keys", jsonPost({ name: "tenant a", agents: [agent] }, ADMIN));
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -82,10 +82,10 @@ describe("/v1/keys (admin)", () => {
 
 describe("a scoped key messages only its devices", () => {
   it("refuses other agents and pools with 403 naming the field", async () => {
-    const mine = uid("own-dev");
+    const mine = await knownAgent("own-dev");
     const a = await issueKey({ name: "a", agents: [mine] });
     expect((await postMessage({ agent_id: mine, text: "hi" }, a.headers)).status).toBe(202);
-    const other = await postMessage({ agent_id: uid("other-dev"), text: "hi" }, a.headers);
+    const other = await postMessage({ agent_id: await knownAgent("other-dev"), text: "hi" }, a.headers);
     expect(other.status).toBe(403);
     expect(await other.json()).toMatchObject({ errors: [{ path: "agent_id" }] });
     const pool = await postMessage({ pool: "kitchen", text: "hi" }, a.headers, { POOLS: `kitchen:${mine}` });
@@ -98,7 +98,7 @@ describe("a scoped key messages only its devices", () => {
   });
 
   it("needs the scope for what it does", async () => {
-    const dev = uid("scope-dev");
+    const dev = await knownAgent("scope-dev");
     const reader = await issueKey({ name: "r", agents: [dev], scopes: ["conversations:read"] });
     const refused = await postMessage({ agent_id: dev, text: "hi" }, reader.headers);
     expect(await problemOf(refused)).toMatchObject({ status: 403, title: "Forbidden" });
@@ -112,7 +112,7 @@ describe("a scoped key messages only its devices", () => {
 
 describe("a scoped key sees only the conversations it started", () => {
   it("every route answers 404 for another key's conversation, exactly as for none", async () => {
-    const dev = uid("iso-dev");
+    const dev = await knownAgent("iso-dev");
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: ["*"] });
     const mine = await start(a.headers, { agent_id: dev, conversation_id: uid("conv-a") });
@@ -155,7 +155,7 @@ describe("a scoped key sees only the conversations it started", () => {
   });
 
   it("lists only its own; the unscoped tokens list everyone's, with the owner", async () => {
-    const dev = uid("list-dev");
+    const dev = await knownAgent("list-dev");
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: [dev] });
     const ca = await start(a.headers, { agent_id: dev });
@@ -176,7 +176,7 @@ describe("a scoped key sees only the conversations it started", () => {
   });
 
   it("cannot attach to another's conversation by choosing its id", async () => {
-    const dev = uid("attach-dev");
+    const dev = await knownAgent("attach-dev");
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: [dev] });
     const taken = await start(a.headers, { agent_id: dev, conversation_id: uid("chosen") });
@@ -196,7 +196,7 @@ describe("a scoped key sees only the conversations it started", () => {
   });
 
   it("has its own rate limit and idempotency keys", async () => {
-    const dev = uid("lim-dev");
+    const dev = await knownAgent("lim-dev");
     const tight = { RATE_LIMIT_SENDER_BURST: "1", RATE_LIMIT_SENDER_PER_MIN: "1" };
     const a = await issueKey({ name: "a", agents: [dev] });
     const b = await issueKey({ name: "b", agents: [dev] });

@@ -40,8 +40,31 @@ describe("POST /v1/messages", () => {
     expect(res.status).toBe(400);
   });
 
+  it("refuses a device with no token that never connected, naming it, and starts no run", async () => {
+    const res = await post(JSON.stringify({ agent_id: "pi-9", conversation_id: "conv-unknown-device", text: "hi" }));
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
+    const body = (await res.json()) as { title: string; detail: string; errors: { path: string }[] };
+    expect(body.title).toBe("Unknown device");
+    expect(body.detail).toContain("'pi-9'");
+    expect(body.errors[0]!.path).toBe("agent_id");
+    const conv = await SELF.fetch("http://edgeloop.test/v1/conversations/conv-unknown-device", { headers: AUTH });
+    expect(conv.status).toBe(404);
+  });
+
+  it("queues for a device with an issued token that is offline", async () => {
+    const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+    const issued = await SELF.fetch("http://edgeloop.test/v1/devices/pi-issued/tokens", {
+      method: "POST",
+      headers: admin,
+    });
+    expect(issued.status).toBe(201);
+    const res = await post(JSON.stringify({ agent_id: "pi-issued", text: "hello" }));
+    expect(res.status).toBe(202);
+  });
+
   it("accepts a message with 202 and ids, and the conversation then exists", async () => {
-    const res = await post(JSON.stringify({ agent_id: "pi-9", text: "hello" }));
+    const res = await post(JSON.stringify({ agent_id: "pi-1", text: "hello" }));
     expect(res.status).toBe(202);
     const body = (await res.json()) as { conversation_id: string; message_id: string };
     expect(body.conversation_id).toMatch(/^conv_/);
@@ -49,7 +72,7 @@ describe("POST /v1/messages", () => {
     const conv = await SELF.fetch(`http://edgeloop.test/v1/conversations/${body.conversation_id}`, { headers: AUTH });
     expect(conv.status).toBe(200);
     const view = (await conv.json()) as { agent_id: string; messages: { role: string; content: string }[] };
-    expect(view.agent_id).toBe("pi-9");
+    expect(view.agent_id).toBe("pi-1");
     expect(view.messages[0]).toEqual({ role: "user", content: "hello" });
   });
 
@@ -62,7 +85,7 @@ describe("POST /v1/messages", () => {
 
   it("answers ?wait with the finished state when the model is unreachable (never hangs)", async () => {
     // The test config points OPENAI_BASE_URL at a closed port: the loop must end with an error.
-    const res = await post(JSON.stringify({ agent_id: "pi-3", text: "hi" }), AUTH, "?wait=30");
+    const res = await post(JSON.stringify({ agent_id: "pi-2", text: "hi" }), AUTH, "?wait=30");
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; reply: string; iterations: number };
     expect(body.status).toBe("failed");

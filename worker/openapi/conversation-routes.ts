@@ -2,7 +2,7 @@ import { MessageAccepted, MessageRequest, WaitQuery, WaitReply } from "@edgeloop
 import { ConversationList, ConversationView, Decision } from "@edgeloop/protocol/api-responses";
 import { ApprovalDecision } from "@edgeloop/protocol/approval-rules";
 import { z } from "zod";
-import { api, json, type Route, text } from "./route.js";
+import { api, json, problem, type Route, text } from "./route.js";
 
 /** Messages and conversations: what clients of the loop call. */
 export const CONVERSATION_ROUTES: Route[] = [
@@ -17,6 +17,10 @@ export const CONVERSATION_ROUTES: Route[] = [
     responses: {
       200: json("with `?wait=N`: the reply, or the run so far when N seconds pass", WaitReply),
       202: json("accepted; the loop runs in the conversation's Durable Object", MessageAccepted),
+      404: problem(
+        "`Unknown device`: the `agent_id` has no token (DEVICE_TOKENS or issued) and never connected " +
+          "(a known device that is offline still gets the message, queued)",
+      ),
     },
   },
   {

@@ -77,6 +77,11 @@ function security(auth: RouteAuth): Record<string, string[]>[] | undefined {
 }
 
 function response(r: RouteResponse): Record<string, unknown> {
+  if (r.problem)
+    return {
+      description: r.description,
+      content: { "application/problem+json": { schema: jsonSchema(Problem, "output") } },
+    };
   if (r.mediaType) return { description: r.description, content: { [r.mediaType]: {} } };
   if (!r.schema) return { description: r.description };
   return { description: r.description, content: { "application/json": { schema: jsonSchema(r.schema, "output") } } };

@@ -21,6 +21,8 @@ export type RouteResponse = {
   schema?: z.ZodType;
   /** the body's media type when it is not JSON */
   mediaType?: string;
+  /** an error the route answers in its own words (problem+json), listed apart from the generic default */
+  problem?: true;
 };
 
 export type Route = {
@@ -34,12 +36,13 @@ export type Route = {
   body?: z.ZodType;
   /** query parameters, one per property */
   query?: z.ZodObject;
-  /** success answers by status code; errors are problem+json (listed once per route by the document) */
+  /** answers by status code: successes, and errors worth naming (`problem`); every other error is the default */
   responses: Record<number, RouteResponse>;
 };
 
 export const json = (description: string, schema?: z.ZodType): RouteResponse => ({ description, schema });
 export const text = (description: string, mediaType: string): RouteResponse => ({ description, mediaType });
+export const problem = (description: string): RouteResponse => ({ description, problem: true });
 export const api = (scope: KeyScope): RouteAuth => ({ kind: "api", scope });
 export const ADMIN: RouteAuth = { kind: "admin" };
 export const PUBLIC: RouteAuth = { kind: "public" };

@@ -37,9 +37,11 @@ describe("default script", () => {
     expect(ScriptRules.safeParse(defaultRules).success).toBe(true);
   });
 
-  it("any message: runs a harmless bash command, then quotes its output", async () => {
+  it("any message: runs a harmless bash command, then says what it understands and quotes the output", async () => {
     const r = await converse("hello there", { bash: "Linux 6.1.0 aarch64\n 10:00 up 3 days" });
     expect(r.calls).toEqual([{ name: "bash", args: { command: "uname -srm && uptime" } }]);
+    expect(r.reply).toContain("I'm the bundled scripted model, not a real LLM; I understand: `echo: <text>`");
+    expect(r.reply).toContain("Configure a real model");
     expect(r.reply).toContain("Linux 6.1.0 aarch64\n 10:00 up 3 days");
   });
 

@@ -120,3 +120,13 @@ export async function connectDevice(agentId: string, token: string, vars: Record
 
 /** A fresh id per test run, so tests sharing the runtime's storage never see each other's state. */
 export const uid = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+
+/**
+ * A fresh device id that the front door knows (an issued token, as `POST /v1/devices/:id/tokens`
+ * gives): messages to a device with no token that never connected are refused.
+ */
+export async function knownAgent(prefix: string): Promise<string> {
+  const agentId = uid(prefix);
+  await hub(agentId).issueToken(agentId);
+  return agentId;
+}

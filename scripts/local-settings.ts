@@ -1,0 +1,74 @@
+/**
+ * The worker settings `npm start` and `npm run dev` run with on this machine, and the checks both
+ * make before starting wrangler. Precedence (README, "Configuration"): a setting in the environment
+ * wins over the same one in `.dev.vars`, which wins over the throwaway local tokens made here.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { SETTINGS_SOURCES } from "./docs/settings-sources.js";
+
+/** Every var the deployment reads (the same list docs/configuration.md is generated from). */
+export const WORKER_SETTING_NAMES: readonly string[] = SETTINGS_SOURCES.flatMap((s) => Object.keys(s.schema.shape));
+
+export type LocalSettings = {
+  /** the merged settings: environment over `.dev.vars` */
+  vars: Record<string, string>;
+  /** what `.dev.vars` holds (wrangler dev reads it by itself) */
+  devVars: Record<string, string>;
+  /** settings names taken from the environment, to say so */
+  fromEnvironment: string[];
+};
+
+export function readLocalSettings(root: string, env: NodeJS.ProcessEnv): LocalSettings {
+  const path = join(root, ".dev.vars");
+  const devVars = existsSync(path) ? (parseEnv(readFileSync(path, "utf8")) as Record<string, string>) : {};
+  const vars: Record<string, string> = { ...devVars };
+  const fromEnvironment: string[] = [];
+  for (const name of WORKER_SETTING_NAMES) {
+    const value = env[name];
+    // An empty variable means "not set" (as `API_TOKEN= npm start` is usually meant).
+    if (value === undefined || value === "") continue;
+    vars[name] = value;
+    fromEnvironment.push(name);
+  }
+  return { vars, devVars, fromEnvironment };
+}
+
+export const throwawayToken = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`;
+
+/** The first device id DEVICE_TOKENS names, and its first token (`pi-1:secret,…`). */
+export function firstDeviceToken(deviceTokens: string | undefined): { agentId: string; token: string } | null {
+  const entry = (deviceTokens ?? "").split(",").find((e) => e.includes(":"));
+  if (!entry) return null;
+  const at = entry.indexOf(":");
+  return { agentId: entry.slice(0, at).trim(), token: entry.slice(at + 1).trim() };
+}
+
+/** `--var NAME:value` for each setting wrangler would not otherwise see with this value. */
+export function varFlags(vars: Record<string, string>, devVars: Record<string, string>): string[] {
+  return Object.entries(vars)
+    .filter(([k, v]) => devVars[k] !== v)
+    .flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+}
+
+/**
+ * Whether the port is free on 127.0.0.1, checked before wrangler starts so a busy port is named
+ * as such (wrangler would otherwise fail later, and look like something else failing).
+ */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+export function busyPortMessage(port: number): string {
+  return (
+    `port ${port} on 127.0.0.1 is already in use (another npm start, npm run dev or wrangler dev?). ` +
+    `Stop it, or pick another port: PORT=${port + 1} npm start`
+  );
+}
