@@ -5,8 +5,10 @@
  * from its wait for approval; a run is cancelled and a device token issued and revoked from the
  * page; at phone width nothing is wider than the screen. Screenshots go to test/artifacts/.
  */
+import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
@@ -20,6 +22,7 @@ import { waitUntil } from "../helpers/wait.js";
 const AGENT = "pi-truth";
 const DEVICE_TOKEN = "truth-device-token";
 const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
+const execFileAsync = promisify(execFile);
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -143,7 +146,7 @@ describe("dashboard: approvals as they are", () => {
     await page.locator("#timeline").screenshot({ path: join(ARTIFACTS, "dashboard-approved.png") });
   });
 
-  it("approve through the API while the page is open: the card changes without a reload", async () => {
+  it("deny through the API while the page is open: the card changes without a reload", async () => {
     const id = await watch("commit through the API");
     const callId = await waitingCall(id);
     const card = approvalCard(callId);
@@ -159,6 +162,22 @@ describe("dashboard: approvals as they are", () => {
     await expect
       .poll(() => toolItem(callId).locator(".meta").textContent(), { timeout: 10_000 })
       .toMatch(/^blocked · waited /);
+  });
+
+  it("approve with the CLI while the page is open: the card changes without a reload", async () => {
+    const id = await watch("commit from the CLI");
+    const callId = await waitingCall(id);
+    const card = approvalCard(callId);
+    await card.getByRole("button", { name: /^Approve git_commit/ }).waitFor({ timeout: 20_000 });
+    const cli = await execFileAsync(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), "approve", id, callId], {
+      env: { PATH: process.env.PATH, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
+    });
+    expect(cli.stdout).toContain(`Approved ${callId}`);
+    await expect
+      .poll(() => card.locator(".meta").textContent(), { timeout: 10_000 })
+      .toMatch(/^approved by a person · /);
+    expect(await card.locator("button").count()).toBe(0);
+    await completed(id);
   });
 
   it("a remembered rule decides: the card names the rule, for the call it was made on and the next one", async () => {
@@ -206,7 +225,7 @@ describe("dashboard: run and device controls", () => {
     await expect.poll(() => tool.textContent(), { timeout: 10_000 }).not.toContain("running");
   });
 
-  it("issues a device token (shown once) that connects the device, and revokes it", async () => {
+  it("issues a device token (shown once), lists it as the API does, and revokes it", async () => {
     await page.getByLabel("Device id for a new token").fill("pi-fresh");
     await page.getByRole("button", { name: "Issue device token" }).click();
     const token = (await page.locator("#device-token-secret").textContent({ timeout: 10_000 }))!;
