@@ -41,6 +41,13 @@ beforeAll(async () => {
         turns: [{ tool_calls: [{ name: "bash", arguments: { command: "sleep 20" } }] }, { content: "Slept." }],
       },
       {
+        match: "ask me",
+        turns: [
+          { tool_calls: [{ name: "question", arguments: { question: "Which colour?" } }] },
+          { content: "You chose {{last_tool_result}}." },
+        ],
+      },
+      {
         match: "commit",
         turns: [
           { tool_calls: [{ name: "git_commit", arguments: { message: "nightly snapshot", all: true } }] },
@@ -178,6 +185,23 @@ describe("dashboard: approvals as they are", () => {
       .toMatch(/^approved by a person · /);
     expect(await card.locator("button").count()).toBe(0);
     await completed(id);
+  });
+
+  it("a question answered through the API: its card closes without a reload", async () => {
+    const id = await watch("ask me a colour");
+    const card = page.locator("#timeline li[data-question]").last();
+    await card.getByRole("button", { name: "Answer" }).waitFor({ timeout: 20_000 });
+    const view = await waitUntil(
+      () => api(`/v1/conversations/${id}`),
+      (v) => v.pending_tool_calls?.some((c: { state: string }) => c.state === "awaiting_answer"),
+      { what: "the question to wait for an answer" },
+    );
+    await api(`/v1/conversations/${id}/answers/${view.pending_tool_calls[0].id}`, {
+      method: "POST",
+      body: { answer: "blue" },
+    });
+    await expect.poll(() => card.locator(".meta").textContent(), { timeout: 10_000 }).toMatch(/^answered · /);
+    expect(await card.locator("button").count()).toBe(0);
   });
 
   it("a remembered rule decides: the card names the rule, for the call it was made on and the next one", async () => {

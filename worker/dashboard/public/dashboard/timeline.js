@@ -139,6 +139,21 @@ function onDecided(e) {
 }
 
 /**
+ * A question's call ended (answered here or elsewhere, or timed out): its card loses its buttons.
+ * @param {any} e the tool_execution_end event
+ */
+function closeQuestion(e) {
+  const card = Array.from(byId("timeline").querySelectorAll("li[data-question]")).find(
+    (li) => li.getAttribute("data-question") === e.toolCallId,
+  );
+  if (!card) return;
+  card.classList.remove("wait");
+  card.querySelector(".actions")?.remove();
+  const meta = card.querySelector(".meta");
+  if (meta) meta.textContent = `${e.isError ? "not answered" : "answered"} · ${stamp(e.at)}`;
+}
+
+/**
  * The run ended (a cancel, a budget) with calls still open: they say so instead of "running…", and
  * a question nobody answered loses its buttons.
  * @param {string} status
@@ -241,6 +256,7 @@ function onEvent(e) {
       break;
     }
     case "tool_execution_end": {
+      closeQuestion(e);
       let c = state.calls[e.toolCallId];
       if (!c) {
         c = { start: e.at, bar: el("span"), meta: el("span", { class: "meta" }) };
@@ -300,8 +316,9 @@ function onEvent(e) {
       add(
         el(
           "li",
-          { class: "wait" },
+          { class: "wait", "data-question": e.toolCallId },
           el("span", { class: "kind", text: "question" }),
+          el("span", { class: "meta", text: "waiting for an answer" }),
           el("p", { class: "text", text: e.question }),
           approvalControls(state.selected ?? "", { id: e.toolCallId, name: "question", state: "awaiting_answer" }),
         ),
