@@ -11,6 +11,10 @@ const Problem = z.object({
   status: z.number().optional(),
 });
 
+/** Where the CLI takes the admin token from, as a person is told to give it. */
+const ADMIN_TOKEN_SETTINGS =
+  "use the admin token: set EDGELOOP_ADMIN_TOKEN, pass --admin-token, or admin_token in cli.toml";
+
 function exitCodeFor(status: number): ExitCode {
   if (status === 401 || status === 403) return EXIT.auth;
   if (status === 404) return EXIT.not_found;
@@ -94,7 +98,10 @@ export class ApiClient {
   problem(status: number, body: unknown, text = ""): CliError {
     const p = Problem.safeParse(body);
     const what = p.success ? [p.data.title, p.data.detail].filter(Boolean).join(": ") : text.slice(0, 200);
-    return new CliError(`${status} ${what || "request failed"}`, exitCodeFor(status));
+    // A valid token on an admin route: say which setting carries the token that is needed.
+    const hint =
+      status === 403 && p.success && p.data.detail?.includes("ADMIN_TOKEN") ? `\n${ADMIN_TOKEN_SETTINGS}` : "";
+    return new CliError(`${status} ${what || "request failed"}${hint}`, exitCodeFor(status));
   }
 
   /** GET /healthz needs no token: it answers whether the worker is up at all. */

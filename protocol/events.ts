@@ -1,3 +1,24 @@
+import { z } from "zod";
+
+/**
+ * An approval question answered: by a person (dashboard, CLI, API, a chat button), a remembered
+ * approval rule, or the approval deadline. Emitted once per call that needed approval, so a client
+ * can close the call's card wherever it was decided; the event's `at` is when.
+ */
+export const ApprovalDecidedEvent = z.object({
+  type: z.literal("approval_decided"),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  approved: z.boolean(),
+  /** "person", "timeout" (nobody decided before the approval deadline) or "rule:<rule_id>" */
+  decided_by: z.string(),
+  /** why it was denied, when a reason was given */
+  reason: z.string().optional(),
+  /** how long the call waited for the decision; 0 when a rule decided before anyone was asked */
+  waited_ms: z.number().int().nonnegative(),
+});
+export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;
+
 /**
  * The conversation's event stream. Every event is stored with a sequence number so a client can
  * replay from any point.
@@ -17,6 +38,7 @@ export type ConversationEventData =
       isError: boolean;
     }
   | { type: "approval_required"; toolCallId: string; toolName: string; args: unknown }
+  | ApprovalDecidedEvent
   | { type: "question"; toolCallId: string; question: string }
   /** older turns were replaced by a summary in the model's view (the history keeps them) */
   | {

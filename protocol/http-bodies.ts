@@ -70,7 +70,15 @@ export const ToolCallSummary = z.object({
   arguments: z.unknown(),
   status: z.enum(["pending", "success", "error", "blocked"]),
   error_type: z.string().optional(),
+  /**
+   * The tool's own run time as the device (or the built-in) measured it: from the moment it was
+   * dispatched to its result. Never includes the wait for approval (`approval_wait_ms`).
+   */
   elapsed_ms: z.number().optional(),
+  /** how long the call waited for an approval decision before it ran or was blocked; absent when none was needed */
+  approval_wait_ms: z.number().optional(),
+  /** who decided a call that needed approval: "person", "timeout" or "rule:<rule_id>" */
+  decided_by: z.string().optional(),
 });
 export type ToolCallSummary = z.infer<typeof ToolCallSummary>;
 

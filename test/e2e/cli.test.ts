@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -256,6 +256,13 @@ describe("edgeloop CLI", () => {
     expect((await cli(["keys", "revoke", keyId])).stdout).toContain(`Revoked ${keyId}`);
     expect((await cli(["conversations"], asKey)).code).toBe(4);
     expect((await cli(["keys", "create", "no devices"])).code).toBe(2);
+  });
+
+  it("with only the API token, an admin command says the admin token is needed and where to set it", async () => {
+    const r = await cli(["keys", "list"], { EDGELOOP_ADMIN_TOKEN: "", EDGELOOP_TOKEN: API_TOKEN });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("403 Admin token required: this endpoint needs the admin token (ADMIN_TOKEN)");
+    expect(r.stderr).toContain("set EDGELOOP_ADMIN_TOKEN");
   });
 
   it("reads url, token and agent from a config file", async () => {

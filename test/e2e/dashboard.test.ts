@@ -6,28 +6,19 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
+import { dashboardPage, launchChromium } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
-import { systemTool } from "../helpers/system-tools.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-dash";
 const DEVICE_TOKEN = "dash-device-token";
 const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-];
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let worker: LocalWorker;
@@ -92,13 +83,8 @@ beforeAll(async () => {
   // Some history so the charts have something to draw: one success, one failure.
   await sendMessage(worker.url, { agent_id: AGENT, text: "uptime first" }, 30);
   await sendMessage(worker.url, { agent_id: AGENT, text: "broken thing" }, 30);
-  browser = await chromium.launch({ executablePath: systemTool("chromium"), args: CHROMIUM_ARGS });
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  page.on("console", (m) => {
-    // A CSP violation shows up as a console error; the page must not cause any.
-    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
-  });
+  browser = await launchChromium();
+  page = await dashboardPage(browser, pageErrors);
 });
 
 async function conversationCount(): Promise<number> {

@@ -114,7 +114,7 @@ describe("audit log", () => {
     // Without agent_id: fanned out over the registry's devices.
     expect((await audit("?tool=cpu_temp&limit=1000")).some((r) => r.request_id === r2)).toBe(true);
 
-    expect((await call(`/v1/audit?agent_id=${agent}`, { headers: API })).status).toBe(401);
+    expect((await call(`/v1/audit?agent_id=${agent}`, { headers: API })).status).toBe(403);
     // Every list route answers a bad query string the same way: 400 problem+json naming the field.
     const bad: [string, string][] = [
       ["/v1/audit?limit=0", "limit"],

@@ -26,7 +26,7 @@ async function registryDevice(agent: string) {
 describe("per-device tokens", () => {
   it("issues a token once (admin only), stores only its hash, and the token connects its own device", async () => {
     const agent = uid("tok");
-    expect((await call(`/v1/devices/${agent}/tokens`, { method: "POST", headers: API })).status).toBe(401);
+    expect((await call(`/v1/devices/${agent}/tokens`, { method: "POST", headers: API })).status).toBe(403);
     const issued = await issue(agent);
     expect(issued.token).toMatch(/^edl_/);
     const listed = await call(`/v1/devices/${agent}/tokens`, { headers: ADMIN });

@@ -114,6 +114,6 @@ describe("front-door limits", () => {
     const after = await rejections();
     expect(after["POST /v1/messages 401 Unauthorized"]).toBe((before["POST /v1/messages 401 Unauthorized"] ?? 0) + 1);
     expect(after["POST /v1/messages 413 Text too long"]).toBe((before["POST /v1/messages 413 Text too long"] ?? 0) + 1);
-    expect((await call("/v1/limits", { headers: API })).status).toBe(401);
+    expect((await call("/v1/limits", { headers: API })).status).toBe(403);
   });
 });

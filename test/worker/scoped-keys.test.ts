@@ -53,10 +53,10 @@ describe("/v1/keys (admin)", () => {
   it("is the admin's alone, and refuses bad requests naming the field", async () => {
     const a = await issueKey({ name: "a", agents: ["*"] });
     const body = { name: "x", agents: ["pi-1"] };
-    expect((await call("/v1/keys", jsonPost(body, API))).status).toBe(401);
-    expect((await call("/v1/keys", jsonPost(body, a.headers))).status).toBe(401);
-    expect((await call("/v1/keys", { headers: a.headers })).status).toBe(401);
-    expect((await call(`/v1/keys/${a.key_id}`, { method: "DELETE", headers: a.headers })).status).toBe(401);
+    expect((await call("/v1/keys", jsonPost(body, API))).status).toBe(403);
+    expect((await call("/v1/keys", jsonPost(body, a.headers))).status).toBe(403);
+    expect((await call("/v1/keys", { headers: a.headers })).status).toBe(403);
+    expect((await call(`/v1/keys/${a.key_id}`, { method: "DELETE", headers: a.headers })).status).toBe(403);
     const cases: [unknown, string][] = [
       [{ name: "x" }, "agents"],
       [{ name: "x", agents: ["pi 1"] }, "agents.0"],

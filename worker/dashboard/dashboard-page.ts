@@ -76,6 +76,15 @@ export const DASHBOARD_HTML = `<!doctype html>
     <h2 id="h-rules">Approval rules <span class="count" id="rules-count">0</span></h2>
     <div id="rules"><p class="empty">Loading…</p></div>
   </section>
+  <section class="panel wide" aria-labelledby="h-tokens">
+    <h2 id="h-tokens">Device tokens <span class="count" id="tokens-count">0</span></h2>
+    <form class="actions" id="token-form" aria-label="New device token">
+      <input id="token-agent" type="text" placeholder="device id (pi-1)" aria-label="Device id for a new token" maxlength="64" required>
+      <button type="submit" class="primary">Issue device token</button>
+    </form>
+    <div id="token-issued" role="status" aria-live="polite"></div>
+    <div id="device-tokens"><p class="empty">Loading…</p></div>
+  </section>
   <section class="panel wide" aria-labelledby="h-keys">
     <h2 id="h-keys">API keys <span class="count" id="keys-count">0</span></h2>
     <form class="actions" id="key-form" aria-label="New API key">

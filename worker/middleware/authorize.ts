@@ -27,6 +27,15 @@ import { authenticateMessage } from "./message-sender.js";
 const unauthorized = (detail: string) =>
   problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" });
 
+/** A valid token that is not the admin token, on an admin route: 403, naming the token it needs. */
+export const ADMIN_NEEDED_DETAIL = "this endpoint needs the admin token (ADMIN_TOKEN); the API token is not enough";
+const adminNeeded = (scopedKey: boolean) =>
+  problemResponse(
+    403,
+    "Admin token required",
+    scopedKey ? ADMIN_NEEDED_DETAIL.replace("the API token", "an API key") : ADMIN_NEEDED_DETAIL,
+  );
+
 /** The dashboard session, when the request has no Authorization header and sends one: null to judge the bearer. */
 async function sessionOutcome(c: Context<AppEnv>, adminToken: string | undefined): Promise<Response | "ok" | null> {
   const session = sessionOf(c);
@@ -64,7 +73,11 @@ export const authorizeAdmin = createMiddleware<AppEnv>(async (c, next) => {
   if (session === null) {
     const token = bearerToken(c.req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
-    if (!(await safeEqual(token, admin))) return unauthorized("invalid token");
+    if (!(await safeEqual(token, admin))) {
+      // A token that opens the API routes is valid, just not enough here: say what is needed.
+      const other = await principalForBearer(c.env, c.var.config, token);
+      return other ? adminNeeded(other.scoped) : unauthorized("invalid token");
+    }
   }
   c.set("principal", unscoped("admin", true));
   return next();

@@ -105,9 +105,16 @@ function parameters(route: Route): Record<string, unknown>[] {
   return [...inPath, ...inQuery];
 }
 
+const ADMIN_TOKEN_REQUIRED = {
+  description: "a valid API token or key, but this route needs the admin token (ADMIN_TOKEN)",
+  content: { "application/problem+json": { schema: jsonSchema(Problem, "output") } },
+};
+
 function operation(route: Route): Operation {
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(route.responses)) responses[status] = response(r);
+  // A valid API token or key on an admin route is told which token it needs (worker/middleware/authorize.ts).
+  if (route.auth.kind === "admin") responses["403"] = ADMIN_TOKEN_REQUIRED;
   responses.default = { $ref: "#/components/responses/Problem" };
   const params = parameters(route);
   return {

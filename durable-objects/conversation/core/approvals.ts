@@ -1,5 +1,5 @@
 import { recordDenial, ruleFor } from "./approval-rules.js";
-import { afterSettle, settle } from "./round.js";
+import { afterSettle, emitDecided, settle } from "./round.js";
 import { approvalKey } from "./run.js";
 import type { Effect, LoopEvent, LoopState, RoundCall } from "./types.js";
 
@@ -21,12 +21,14 @@ export function onApproval(
   const rule = event.rule;
   if (rule) state.approval_rules = [...(state.approval_rules ?? []).filter((r) => r.rule_id !== rule.rule_id), rule];
   const by = rule ? `rule:${rule.rule_id}` : "person";
-  decide(state, effects, call, event.approve, by, `Denied by a person${event.reason ? `: ${event.reason}` : ""}`);
+  const waited = now - (state.run?.round_started_at ?? now);
+  const reason = `Denied by a person${event.reason ? `: ${event.reason}` : ""}`;
+  decide(state, effects, call, event.approve, by, reason, waited);
   if (rule) {
     for (const other of round) {
       if (other.state !== "awaiting_approval" || !ruleFor([rule], state.agent_id, other.name, other.args ?? {}, now))
         continue;
-      decide(state, effects, other, rule.effect === "allow", by, `Denied by approval rule ${rule.rule_id}`);
+      decide(state, effects, other, rule.effect === "allow", by, `Denied by approval rule ${rule.rule_id}`, waited);
     }
   }
   afterSettle(state, effects, now);
@@ -39,9 +41,12 @@ function decide(
   approve: boolean,
   by: string,
   reason: string,
+  waitedMs: number,
 ): void {
   effects.push({ type: "clear_deadline", key: approvalKey(call) });
   call.decided_by = by;
+  call.approval_wait_ms = waitedMs;
+  emitDecided(effects, call, approve, approve ? undefined : reason);
   if (approve) {
     call.state = "queued";
     return;

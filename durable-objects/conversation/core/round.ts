@@ -94,6 +94,12 @@ export function startRound(
     });
   }
   for (const call of run.round) {
+    // A rule answered before anyone was asked: clients are told as for any other decision.
+    if (call.decided_by?.startsWith("rule:")) {
+      call.approval_wait_ms = 0;
+      const blocked = call.outcome?.status === "blocked" ? call.outcome.reason : undefined;
+      emitDecided(effects, call, call.state !== "done", blocked);
+    }
     if (call.state === "done" && call.outcome) {
       emitEnd(effects, call, call.outcome, state.config);
       recordDenial(effects, call);
@@ -194,6 +200,8 @@ export function onDeadline(state: LoopState, effects: Effect[], key: string, now
     afterSettle(state, effects, now);
   } else if (call.state === "awaiting_approval" && approvalKey(call) === key) {
     call.decided_by = "timeout";
+    call.approval_wait_ms = now - (run.round_started_at ?? now);
+    emitDecided(effects, call, false, "Nobody approved the call before its approval deadline");
     settle(
       state,
       effects,
@@ -228,6 +236,22 @@ export function settle(
   call.outcome = outcome;
   if (clearDeadline) effects.push({ type: "clear_deadline", key: deadlineKey(call) });
   emitEnd(effects, call, outcome, state.config);
+}
+
+/** The approval question of `call` is answered (`decided_by` and `approval_wait_ms` are set). */
+export function emitDecided(effects: Effect[], call: RoundCall, approved: boolean, reason?: string): void {
+  effects.push({
+    type: "emit_event",
+    event: {
+      type: "approval_decided",
+      toolCallId: call.id,
+      toolName: call.name,
+      approved,
+      decided_by: call.decided_by ?? "person",
+      ...(reason ? { reason } : {}),
+      waited_ms: Math.max(0, call.approval_wait_ms ?? 0),
+    },
+  });
 }
 
 /** Events are stored too, so the persist hook's redaction applies to them as well. */
@@ -280,6 +304,7 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
       status: outcome.status === "success" ? "success" : outcome.status === "blocked" ? "blocked" : "error",
       ...(outcome.status === "error" ? { error_type: outcome.error_type } : {}),
       ...(outcome.status !== "blocked" && outcome.elapsed_ms !== undefined ? { elapsed_ms: outcome.elapsed_ms } : {}),
+      ...(call.decided_by ? { decided_by: call.decided_by, approval_wait_ms: call.approval_wait_ms ?? 0 } : {}),
     });
   }
   // Wall time saved by running in parallel = sum of the calls' own times minus the round's wall time.

@@ -38,6 +38,8 @@ export type RoundCall = {
   outcome: CallOutcome | null;
   /** who let an approval-required call run or blocked it: "person", "timeout" or "rule:<id>" */
   decided_by?: string;
+  /** how long it waited for that decision (approvals.ts) */
+  approval_wait_ms?: number;
 };
 
 /** The turn being worked on: one user message, until it has a reply. */

@@ -29,10 +29,20 @@ describe("authorizeAdmin", () => {
     expect(await viaCookie.json()).toMatchObject({ id: "admin" });
   });
 
-  it("refuses the API token, a missing token, and a cookie write without the CSRF header", async () => {
+  it("refuses a valid API token with 403 naming the admin token; an unknown token stays 401", async () => {
     const api = await send("/admin", { headers: API });
-    expect(api.status).toBe(401);
-    expect(await problem(api)).toMatchObject({ title: "Unauthorized", detail: "invalid token" });
+    expect(api.status).toBe(403);
+    expect(api.headers.get("content-type")).toContain("application/problem+json");
+    expect(await problem(api)).toMatchObject({
+      title: "Admin token required",
+      detail: "this endpoint needs the admin token (ADMIN_TOKEN); the API token is not enough",
+    });
+    const unknown = await send("/admin", { headers: { authorization: "Bearer not-a-token" } });
+    expect(unknown.status).toBe(401);
+    expect(await problem(unknown)).toMatchObject({ title: "Unauthorized", detail: "invalid token" });
+  });
+
+  it("refuses a missing token, and a cookie write without the CSRF header", async () => {
     const none = await send("/admin");
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toBe("Bearer");

@@ -13,7 +13,8 @@ export function ago(ms) {
 
 /** @param {number} v a duration in milliseconds */
 export function ms(v) {
-  return v >= 10000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
+  if (v >= 10000) return `${Math.round(v / 1000)} s`;
+  return v >= 1000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
 }
 
 /** @param {unknown} v */
@@ -46,4 +47,32 @@ export function resultText(r) {
 export function clip(value, n) {
   const s = String(value === null || value === undefined ? "" : value);
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/**
+ * Who answered an approval question, as a card says it.
+ * @param {boolean} approved
+ * @param {string} decidedBy "person", "timeout" or "rule:<id>"
+ * @param {string} [reason]
+ */
+export function decidedText(approved, decidedBy, reason) {
+  if (decidedBy === "timeout") return "denied: nobody decided before the approval deadline";
+  const verb = approved ? "approved" : "denied";
+  const by = decidedBy.startsWith("rule:") ? `by approval rule ${decidedBy.slice(5)}` : "by a person";
+  // A person's reason, without the words the loop puts before it for the model.
+  const why = decidedBy === "person" ? reason?.match(/^Denied by a person: (.+)$/)?.[1] : undefined;
+  return `${verb} ${by}${why ? ` (${why})` : ""}`;
+}
+
+/**
+ * A finished call's line: the wait for approval apart from the tool's own run time.
+ * @param {string} outcome done, failed or blocked
+ * @param {number | undefined} waitedMs
+ * @param {number | null} ranMs null when it never ran
+ */
+export function ranText(outcome, waitedMs, ranMs) {
+  const parts = [outcome];
+  if (waitedMs !== undefined && waitedMs > 0) parts.push(`waited ${ms(waitedMs)} for approval`);
+  if (ranMs !== null) parts.push(`ran ${ms(ranMs)}`);
+  return parts.join(" · ");
 }

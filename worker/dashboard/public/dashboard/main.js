@@ -9,6 +9,7 @@
 import { api, every } from "./api.js";
 import { latencyByTool, overTime, renderToolTable } from "./charts.js";
 import { chatTargets, startChat } from "./chat.js";
+import { startDeviceTokens } from "./device-tokens.js";
 import { setHealth } from "./dom.js";
 import { startKeys } from "./keys.js";
 import { startLongLived } from "./long-lived.js";
@@ -78,6 +79,7 @@ actions.refreshConversations = refreshConversations;
 startChat();
 startLongLived();
 startKeys();
+startDeviceTokens();
 every(refreshDevices, 5000);
 every(refreshConversations, 3000);
 every(refreshApprovals, 3000);

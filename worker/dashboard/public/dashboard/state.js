@@ -5,7 +5,11 @@
  * targets. One object, shared by the panels' modules.
  */
 
-/** @typedef {{ start: number, bar: HTMLElement, meta: HTMLElement, item?: HTMLElement, duration?: number }} TimelineCall */
+/**
+ * A tool call in the timeline. `start` is when it was dispatched (its approval decision, if it
+ * needed one); `waitedMs` how long it waited for that decision.
+ * @typedef {{ start: number, bar: HTMLElement, meta: HTMLElement, item?: HTMLElement, duration?: number, waitedMs?: number }} TimelineCall
+ */
 
 export const state = {
   /** @type {string | null} the conversation the timeline shows */

@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { chatTargets } from "./chat.js";
 import { byId, el, statusBadge } from "./dom.js";
-import { clip, json, ms, resultText } from "./format.js";
+import { clip, decidedText, json, ms, ranText, resultText } from "./format.js";
 import { approvalControls, renderConversations } from "./panels.js";
 import { actions, state } from "./state.js";
 
@@ -15,6 +15,7 @@ const EVENT_TYPES = [
   "tool_execution_update",
   "tool_execution_end",
   "approval_required",
+  "approval_decided",
   "question",
   "conversation_end",
 ];
@@ -33,6 +34,7 @@ export function select(id) {
   head.textContent = "";
   head.appendChild(el("span", { class: "mono", text: id }));
   head.appendChild(el("span", { id: "timeline-status" }, statusBadge("connecting")));
+  head.appendChild(cancelButton(id));
   // The latest run's trace id: search it in Workers Observability (docs/tracing.md).
   api(`/v1/conversations/${encodeURIComponent(id)}`)
     .then(
@@ -63,12 +65,34 @@ export function select(id) {
   };
 }
 
+/**
+ * Stops the run under way (`POST /v1/conversations/:id/cancel`); enabled only while one runs.
+ * @param {string} id
+ */
+function cancelButton(id) {
+  const button = /** @type {HTMLButtonElement} */ (
+    el("button", { type: "button", class: "deny", id: "timeline-cancel", disabled: "", text: "Cancel run" })
+  );
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await api(`/v1/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST", body: {} });
+    } catch (e) {
+      button.disabled = false;
+      button.title = /** @type {Error} */ (e).message;
+    }
+  });
+  return button;
+}
+
 /** @param {string} text */
 function setTimelineStatus(text) {
   const host = document.getElementById("timeline-status");
   if (!host) return;
   host.textContent = "";
   host.appendChild(statusBadge(text));
+  const cancel = /** @type {HTMLButtonElement | null} */ (document.getElementById("timeline-cancel"));
+  if (cancel && text !== "live" && text !== "reconnecting") cancel.disabled = text !== "running";
 }
 
 /** @param {HTMLElement} item */
@@ -86,6 +110,75 @@ function rescaleBars() {
       c.bar.classList.remove("pending");
       c.bar.style.width = `${Math.max(1, (c.duration / state.maxMs) * 100)}%`;
     }
+  }
+}
+
+/**
+ * A call's approval question was answered, here or anywhere else: its card says by whom and when
+ * and loses its buttons; the tool's clock starts now, the wait is kept apart.
+ * @param {any} e
+ */
+function onDecided(e) {
+  const text = `${decidedText(e.approved, e.decided_by, e.reason)} · ${stamp(e.at)}`;
+  const card =
+    Array.from(byId("timeline").querySelectorAll("li[data-approval]")).find(
+      (li) => li.getAttribute("data-approval") === e.toolCallId,
+    ) ??
+    add(
+      el(
+        "li",
+        { "data-approval": e.toolCallId },
+        el("span", { class: "kind", text: "approval" }),
+        el("strong", { class: "mono", text: e.toolName }),
+        el("span", { class: "meta" }),
+      ),
+    );
+  card.classList.remove("wait");
+  card.classList.add("decided", e.approved ? "approved" : "denied");
+  card.querySelector(".actions")?.remove();
+  const meta = card.querySelector(".meta");
+  if (meta) meta.textContent = text;
+  const c = state.calls[e.toolCallId];
+  if (!c) return;
+  c.waitedMs = e.waited_ms;
+  c.start = e.at;
+  if (e.approved)
+    c.meta.textContent = e.waited_ms > 0 ? `running… (waited ${ms(e.waited_ms)} for approval)` : "running…";
+}
+
+/**
+ * A question's call ended (answered here or elsewhere, or timed out): its card loses its buttons.
+ * @param {any} e the tool_execution_end event
+ */
+function closeQuestion(e) {
+  const card = Array.from(byId("timeline").querySelectorAll("li[data-question]")).find(
+    (li) => li.getAttribute("data-question") === e.toolCallId,
+  );
+  if (!card) return;
+  card.classList.remove("wait");
+  card.querySelector(".actions")?.remove();
+  const meta = card.querySelector(".meta");
+  if (meta) meta.textContent = `${e.isError ? "not answered" : "answered"} · ${stamp(e.at)}`;
+}
+
+/**
+ * The run ended (a cancel, a budget) with calls still open: they say so instead of "running…", and
+ * a question nobody answered loses its buttons.
+ * @param {string} status
+ */
+function closeOpenCalls(status) {
+  for (const c of Object.values(state.calls)) {
+    if (c.duration !== undefined) continue;
+    c.duration = 0;
+    c.meta.textContent = `not finished: the run ended ${status}`;
+    c.bar.classList.remove("pending");
+    c.bar.style.width = "0";
+  }
+  for (const card of byId("timeline").querySelectorAll("li.wait")) {
+    card.classList.remove("wait");
+    card.querySelector(".actions")?.remove();
+    const meta = card.querySelector(".meta");
+    if (meta) meta.textContent = `not decided: the run ended ${status}`;
   }
 }
 
@@ -171,6 +264,7 @@ function onEvent(e) {
       break;
     }
     case "tool_execution_end": {
+      closeQuestion(e);
       let c = state.calls[e.toolCallId];
       if (!c) {
         c = { start: e.at, bar: el("span"), meta: el("span", { class: "meta" }) };
@@ -186,21 +280,32 @@ function onEvent(e) {
         );
         state.calls[e.toolCallId] = c;
       }
-      c.duration = Math.max(0, e.at - c.start);
-      state.maxMs = Math.max(state.maxMs, c.duration);
+      // The device's own measure when it sent one; else from dispatch (the decision) to the result.
+      /** @type {number} */
+      const ran =
+        e.result && typeof e.result.elapsed_ms === "number" ? e.result.elapsed_ms : Math.max(0, e.at - c.start);
+      c.duration = ran;
+      state.maxMs = Math.max(state.maxMs, ran);
       const item = /** @type {HTMLElement} */ (c.item);
       item.classList.add(e.isError ? "error" : "done");
       item.classList.remove("wait");
-      c.meta.textContent = `${e.isError ? "failed" : "done"} · ${ms(c.duration)}`;
+      const blocked = e.result && e.result.status === "blocked";
+      c.meta.textContent = ranText(
+        e.isError ? (blocked ? "blocked" : "failed") : "done",
+        c.waitedMs,
+        blocked ? null : ran,
+      );
       item.appendChild(el("pre", { "aria-label": "result", text: clip(resultText(e.result), 4000) }));
       rescaleBars();
       break;
     }
-    case "approval_required":
+    case "approval_required": {
+      const c = state.calls[e.toolCallId];
+      if (c) c.meta.textContent = "waiting for approval";
       add(
         el(
           "li",
-          { class: "wait" },
+          { class: "wait", "data-approval": e.toolCallId },
           el("span", { class: "kind", text: "approval" }),
           el("strong", { class: "mono", text: e.toolName }),
           el("span", { class: "meta", text: "waiting for a person" }),
@@ -210,12 +315,18 @@ function onEvent(e) {
       );
       actions.refreshApprovals();
       break;
+    }
+    case "approval_decided":
+      onDecided(e);
+      actions.refreshApprovals();
+      break;
     case "question":
       add(
         el(
           "li",
-          { class: "wait" },
+          { class: "wait", "data-question": e.toolCallId },
           el("span", { class: "kind", text: "question" }),
+          el("span", { class: "meta", text: "waiting for an answer" }),
           el("p", { class: "text", text: e.question }),
           approvalControls(state.selected ?? "", { id: e.toolCallId, name: "question", state: "awaiting_answer" }),
         ),
@@ -234,6 +345,7 @@ function onEvent(e) {
         ),
       );
       setTimelineStatus(e.status);
+      closeOpenCalls(e.status);
       actions.refreshApprovals();
       break;
   }
