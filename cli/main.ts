@@ -3,6 +3,7 @@ import { ApiClient } from "./api-client.js";
 import { type Command, GLOBAL_OPTIONS } from "./command.js";
 import { conversationsCommand } from "./commands/conversations.js";
 import { answerCommand, decideCommand } from "./commands/decide.js";
+import { deployCommand } from "./commands/deploy.js";
 import { devicesCommand } from "./commands/devices.js";
 import { keysCommand } from "./commands/keys.js";
 import { logsCommand } from "./commands/logs.js";
@@ -28,6 +29,7 @@ const COMMANDS: Command[] = [
   schedulesCommand,
   rulesCommand,
   keysCommand,
+  deployCommand,
 ];
 
 function usage(): string {

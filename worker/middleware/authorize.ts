@@ -5,6 +5,7 @@ import { hasScope, unscoped } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
+import { notConfigured } from "../missing-settings.js";
 import { readRawBody } from "../read-body.js";
 import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";
 import { CSRF_HEADER, sessionOf, sessionRefusal } from "./dashboard-session.js";
@@ -55,7 +56,7 @@ export function authorize(scope: KeyScope | null) {
     const token = bearerToken(c.req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
     if (!API_TOKEN && !ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
-      return problemResponse(503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint");
+      return notConfigured(c.var.config, c.env, "API_TOKEN or ADMIN_TOKEN");
     const principal = await principalForBearer(c.env, c.var.config, token);
     if (!principal) return unauthorized("invalid token");
     if (scope && !hasScope(principal, scope))
@@ -67,7 +68,7 @@ export function authorize(scope: KeyScope | null) {
 
 export const authorizeAdmin = createMiddleware<AppEnv>(async (c, next) => {
   const admin = c.var.config.ADMIN_TOKEN;
-  if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use this endpoint");
+  if (!admin) return notConfigured(c.var.config, c.env, "ADMIN_TOKEN");
   const session = await sessionOutcome(c, admin);
   if (session instanceof Response) return session;
   if (session === null) {

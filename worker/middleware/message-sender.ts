@@ -15,6 +15,7 @@ import type { AuthMethod, WorkerConfig } from "../../durable-objects/front-door/
 import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
+import { notConfigured } from "../missing-settings.js";
 import { bearerToken, principalForBearer } from "./credentials.js";
 import { CSRF_HEADER, sessionRefusal } from "./dashboard-session.js";
 
@@ -86,10 +87,7 @@ export async function authenticateMessage(
     const token = bearerToken(req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
     if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
-      return {
-        ok: false,
-        response: problemResponse(503, "Not configured", "set API_TOKEN or ADMIN_TOKEN to use this endpoint"),
-      };
+      return { ok: false, response: notConfigured(cfg, env, "API_TOKEN or ADMIN_TOKEN") };
     const principal = await principalForBearer(env, cfg, token);
     if (!principal) return unauthorized("invalid token");
     if (!hasScope(principal, "messages"))
@@ -97,11 +95,7 @@ export async function authenticateMessage(
     return { ok: true, sender: { principal, method, idempotencyKey: explicitKey } };
   }
 
-  if (secrets.length === 0)
-    return {
-      ok: false,
-      response: problemResponse(503, "Not configured", "set WEBHOOK_SECRETS to accept signed webhooks"),
-    };
+  if (secrets.length === 0) return { ok: false, response: notConfigured(cfg, env, "WEBHOOK_SECRETS") };
 
   if (method === "hmac") {
     const header = req.header(HMAC_SIGNATURE_HEADER);

@@ -13,6 +13,8 @@ import {
   signSession,
   verifySession,
 } from "../middleware/dashboard-session.js";
+import { missingSettings, notConfigured } from "../missing-settings.js";
+import { missingSettingsPage } from "../missing-settings-page.js";
 
 /**
  * The operator dashboard: `/` (the page, or the login form without a session), `POST /login` and
@@ -28,6 +30,13 @@ function html(c: Context, body: string, status: 200 | 401 = 200): Response {
   return c.body(body, status, pageHeaders("text/html; charset=utf-8"));
 }
 
+/** Without an admin token there is no dashboard: a browser gets a page saying what to set, a program the 503. */
+function dashboardNotConfigured(c: Context<AppEnv>): Response {
+  if (!c.req.header("accept")?.includes("text/html")) return notConfigured(c.var.config, c.env, "ADMIN_TOKEN");
+  const page = missingSettingsPage("ADMIN_TOKEN", missingSettings(c.var.config, c.env, "ADMIN_TOKEN"));
+  return c.body(page, 503, pageHeaders("text/html; charset=utf-8"));
+}
+
 /** Login and logout are plain form posts (no custom header possible), so they check Origin instead. */
 function crossOrigin(c: Context): boolean {
   const origin = c.req.header("origin");
@@ -36,13 +45,13 @@ function crossOrigin(c: Context): boolean {
 
 dashboard.get("/", async (c) => {
   const admin = c.var.config.ADMIN_TOKEN;
-  if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  if (!admin) return dashboardNotConfigured(c);
   return html(c, (await verifySession(admin, sessionOf(c))) ? DASHBOARD_HTML : loginPage());
 });
 
 dashboard.post("/login", async (c) => {
   const admin = c.var.config.ADMIN_TOKEN;
-  if (!admin) return problemResponse(503, "Not configured", "set ADMIN_TOKEN to use the dashboard");
+  if (!admin) return dashboardNotConfigured(c);
   if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin login refused");
   const form = LoginForm.safeParse(await c.req.parseBody().catch(() => ({})));
   if (!form.success) return html(c, loginPage("Enter the admin token."), 401);
