@@ -17,6 +17,8 @@ export type ConversationEventData =
       isError: boolean;
     }
   | { type: "approval_required"; toolCallId: string; toolName: string; args: unknown }
+  /** a device's result for a call that had already ended; the model reads it at its next call */
+  | { type: "tool_late_result"; toolCallId: string; toolName: string; result: unknown; isError: boolean }
   | { type: "question"; toolCallId: string; question: string }
   /** older turns were replaced by a summary in the model's view (the history keeps them) */
   | {
