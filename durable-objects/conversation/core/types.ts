@@ -6,6 +6,7 @@ import type {
   ToolSpec,
 } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
+import type { LateResult } from "./late-results.js";
 import type { LoopConfig } from "./loop-config.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */
@@ -156,6 +157,10 @@ export type LoopState = {
   token_ratio?: number;
   /** the deployment's remembered approval decisions for this device (see approvals.ts) */
   approval_rules?: ApprovalRuleMatch[];
+  /** late results kept since the model was last called (see late-results.ts) */
+  late_results?: LateResult[];
+  /** request ids of the late results kept, the latest few, so a redelivery changes nothing */
+  late_seen?: string[];
 };
 
 // ---- events in, effects out ------------------------------------------------------------
@@ -200,6 +205,8 @@ export type LoopEvent =
   | { type: "llm_response"; call_id: string; turn: LlmTurn }
   | { type: "llm_failed"; call_id: string; error: string }
   | { type: "tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
+  /** a device result for a call that had already ended (see late-results.ts) */
+  | { type: "late_tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
   | { type: "tool_progress"; tool_call_id: string; partial: unknown }
   | { type: "deadline"; key: string }
   /** a person's decision; with `rule`, remembered for later calls that match it */
