@@ -13,6 +13,7 @@ const EVENT_TYPES = [
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "tool_late_result",
   "approval_required",
   "question",
   "conversation_end",
@@ -186,6 +187,18 @@ function onEvent(e) {
       rescaleBars();
       break;
     }
+    case "tool_late_result":
+      add(
+        el(
+          "li",
+          { class: e.isError ? "tool error" : "tool done" },
+          el("span", { class: "kind", text: "late result" }),
+          el("strong", { class: "mono", text: e.toolName }),
+          el("span", { class: "meta", text: "arrived after the call had ended" }),
+          el("pre", { "aria-label": "late result", text: clip(resultText(e.result), 4000) }),
+        ),
+      );
+      break;
     case "approval_required":
       add(
         el(
