@@ -38,3 +38,9 @@ export type ConversationEventData =
     };
 
 export type ConversationEvent = ConversationEventData & { seq: number; at: number };
+
+/**
+ * How the note that gives the model a late result begins (docs/architecture.md#late-results): a
+ * note from edgeloop in a user message, not the user speaking.
+ */
+export const LATE_RESULT_NOTE = "[edgeloop] A late result:";

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "@edgeloop/protocol";
+import { LATE_RESULT_NOTE, type ToolOutcome } from "@edgeloop/protocol";
 import { redactForPersist } from "./hooks.js";
 import { toolMessageText, truncateForModel } from "./tool-messages.js";
 import type { Effect, LoopState } from "./types.js";
@@ -46,7 +46,7 @@ export function lateResultNote(state: LoopState, late: LateResult): string {
   const text = toolMessageText(late.outcome, null, state.agent_id);
   const body = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
   const what = late.outcome.status === "success" ? "did finish" : "did end, with an error";
-  return `[edgeloop] A late result: the earlier \`${late.tool}\` call (${late.tool_call_id}) ${what} after its outcome was reported to you:\n${body}`;
+  return `${LATE_RESULT_NOTE} the earlier \`${late.tool}\` call (${late.tool_call_id}) ${what} after its outcome was reported to you:\n${body}`;
 }
 
 /** The name of a call this conversation made (in its history or the round under way), else null. */
