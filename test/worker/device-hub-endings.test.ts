@@ -113,6 +113,10 @@ describe("DeviceHubDO: how a call without a result ends", () => {
     expect(JSON.parse(row.outcome!)).toMatchObject({ error_type: "outcome_unknown" });
     const audit = await hub(agent).queryAudit({ limit: 10 });
     expect(audit.find((a) => a.request_id === `${requestId}.late`)).toMatchObject({ tool: "bash" });
+    // One call in the tool's metrics, as it ended: the late row is not a second call.
+    expect(await hub(agent).toolMetrics(0)).toMatchObject([
+      { tool: "bash", total: 1, success: 0, errors_by_type: { outcome_unknown: 1 } },
+    ]);
     // A repeat is a duplicate, as for any result.
     dev.ws.send(JSON.stringify(result));
     const view = await waitFor(
