@@ -1,7 +1,7 @@
-import { LATE_RESULT_NOTE, type ToolOutcome } from "@edgeloop/protocol";
+import { LATE_RESULT_NOTE } from "@edgeloop/protocol";
 import { redactForPersist } from "./hooks.js";
 import { toolMessageText, truncateForModel } from "./tool-messages.js";
-import type { Effect, LoopState } from "./types.js";
+import type { Effect, LateResult, LoopState } from "./types.js";
 
 /**
  * Late results (docs/architecture.md#late-results): a device's result for a call that had already
@@ -12,8 +12,6 @@ import type { Effect, LoopState } from "./types.js";
 
 /** How many late request ids are remembered to recognise a redelivery (the hub keeps each once). */
 const REMEMBERED = 200;
-
-export type LateResult = { tool_call_id: string; request_id: string; tool: string; outcome: ToolOutcome };
 
 export function onLateResult(state: LoopState, effects: Effect[], late: Omit<LateResult, "tool">): void {
   if (state.late_seen?.includes(late.request_id)) return;

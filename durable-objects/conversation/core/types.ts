@@ -6,7 +6,6 @@ import type {
   ToolSpec,
 } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import type { LateResult } from "./late-results.js";
 import type { LoopConfig } from "./loop-config.js";
 
 /** Chat Completions message shapes, kept minimal so the core needs no SDK types. */
@@ -20,6 +19,9 @@ export type ChatMessage =
   | { role: "user"; content: string }
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallMessagePart[] }
   | { role: "tool"; tool_call_id: string; content: string };
+
+/** A device's result for a call that had already ended (see late-results.ts). */
+export type LateResult = { tool_call_id: string; request_id: string; tool: string; outcome: ToolOutcome };
 
 /** A call a hook or a person refused; the model reads why. */
 export type BlockedOutcome = { status: "blocked"; tool: string; reason: string };
