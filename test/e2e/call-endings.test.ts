@@ -41,7 +41,7 @@ beforeAll(async () => {
           { content: "Tool said: {{last_tool_result}}" },
         ],
       },
-      { match: "A late result", turns: [{ content: "Heard: {{user}}" }] },
+      { match: "what happened", turns: [{ content: "It finished late." }] },
     ],
   });
   worker = await startLocalWorker({
@@ -103,7 +103,7 @@ describe("call endings: a device cut off mid-call", () => {
       { timeoutMs: 20_000, what: "the late result to be kept" },
     );
     const next = await sendMessage(worker.url, { conversation_id: id, agent_id: "pi-cut", text: "what happened?" }, 60);
-    expect(next.body.status).toBe("completed");
+    expect(next.body).toMatchObject({ status: "completed", reply: "It finished late." });
     const last = llm.requests().at(-1)!.body as ChatRequest;
     const note = last.messages.at(-1)!;
     expect(note.role).toBe("user");
