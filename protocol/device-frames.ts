@@ -123,6 +123,19 @@ export type ErrorResultFrame = z.infer<typeof ErrorResultFrame>;
 export const ResultFrame = z.discriminatedUnion("status", [SuccessResultFrame, ErrorResultFrame]);
 export type ResultFrame = z.infer<typeof ResultFrame>;
 
+/**
+ * The device has taken the command (the agent, when it starts it; the MQTT bridge, when the broker
+ * acknowledged the publish). Optional: a peer that never sends it (EvoClaw's agent behind a
+ * bridge that predates it) only makes the hub less sure, never wrong (docs/protocol.md#accepted).
+ */
+export const AcceptedFrame = z.object({
+  type: z.literal("accepted"),
+  request_id: Identifier,
+  /** who took it: "agent" or "broker" */
+  by: z.enum(["agent", "broker"]).default("agent"),
+});
+export type AcceptedFrame = z.infer<typeof AcceptedFrame>;
+
 export const ProgressFrame = z.object({
   type: z.literal("progress"),
   request_id: Identifier,
@@ -143,7 +156,13 @@ export const ManifestUpdateFrame = z.object({
 export type ManifestUpdateFrame = z.infer<typeof ManifestUpdateFrame>;
 
 // Discriminated on `type` (then `status`), so an error names the field that failed.
-export const DeviceFrame = z.discriminatedUnion("type", [HelloFrame, ResultFrame, ProgressFrame, ManifestUpdateFrame]);
+export const DeviceFrame = z.discriminatedUnion("type", [
+  HelloFrame,
+  ResultFrame,
+  ProgressFrame,
+  ManifestUpdateFrame,
+  AcceptedFrame,
+]);
 export type DeviceFrame = z.infer<typeof DeviceFrame>;
 
 /** A device frame from its text; a result (the usual frame) is parsed by its own schema. */

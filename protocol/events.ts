@@ -39,6 +39,8 @@ export type ConversationEventData =
     }
   | { type: "approval_required"; toolCallId: string; toolName: string; args: unknown }
   | ApprovalDecidedEvent
+  /** a device's result for a call that had already ended; the model reads it at its next call */
+  | { type: "tool_late_result"; toolCallId: string; toolName: string; result: unknown; isError: boolean }
   | { type: "question"; toolCallId: string; question: string }
   /** older turns were replaced by a summary in the model's view (the history keeps them) */
   | {
@@ -58,3 +60,9 @@ export type ConversationEventData =
     };
 
 export type ConversationEvent = ConversationEventData & { seq: number; at: number };
+
+/**
+ * How the note that gives the model a late result begins (docs/architecture.md#late-results): a
+ * note from edgeloop in a user message, not the user speaking.
+ */
+export const LATE_RESULT_NOTE = "[edgeloop] A late result:";

@@ -1,9 +1,11 @@
+import { LATE_RESULT_NOTE } from "@edgeloop/protocol/events";
 import { isTextProtocolToolResult } from "@edgeloop/protocol/text-tool-protocol";
 
 /**
  * What the scripted model reads from a chat request: the last user message, the assistant
  * turns since, and the tool results since. Tool results of a text-protocol conversation arrive
  * as user messages ("Tool result for …") and count as tool results, not as the user speaking.
+ * A late-result note from edgeloop is neither: the script goes on as if it were not there.
  */
 export type ConversationView = {
   user: string;
@@ -18,7 +20,9 @@ const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !==
 
 export function viewConversation(body: unknown): ConversationView {
   const request = isObject(body) ? body : {};
-  const messages = Array.isArray(request.messages) ? request.messages.filter(isObject) : [];
+  const messages = (Array.isArray(request.messages) ? request.messages.filter(isObject) : []).filter(
+    (m) => !(m.role === "user" && textOf(m.content).startsWith(LATE_RESULT_NOTE)),
+  );
   let lastUser = -1;
   messages.forEach((m, i) => {
     if (m.role === "user" && !isTextProtocolToolResult(textOf(m.content))) lastUser = i;

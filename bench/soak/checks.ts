@@ -3,7 +3,8 @@
  * event log, the tools' journals, the schedules) and from what the clients saw on the way:
  * every accepted message got exactly one final reply; every tool call the history shows ran
  * exactly once on its device (at most once when its result says it was cut short, never when it
- * was denied); nothing ran that the history does not show; no conversation is left unfinished.
+ * was denied); nothing ran that the history does not show; no conversation is left unfinished;
+ * no result a device finished is dropped (docs/architecture.md#late-results).
  */
 import type { SoakEvent } from "./event-follower.js";
 import { type ConversationView, type HistoryCall, type Segment, segmentsOf } from "./history.js";
@@ -27,8 +28,8 @@ export type Check = { id: string; what: string; bucket: Bucket; count: number; e
 
 const DEVICE_TOOLS = new Set(["soak_step", "soak_guarded"]);
 const FINAL = new Set(["completed", "failed", "cancelled"]);
-/** The soak tools' timeout (bench/fixtures/soak-tools/skill.toml). */
-const TOOL_TIMEOUT_MS = 30_000;
+/** Endings the hub gives a call without the device's result: a result may still come late. */
+const HUB_ENDINGS = new Set(["not_sent", "outcome_unknown", "cancelled"]);
 
 class Tally {
   readonly checks = new Map<string, Check>();
@@ -48,11 +49,10 @@ export type ToolStats = {
   outcomes: Record<string, number>;
   startsWithoutEnd: number;
   /**
-   * Calls that ended `timeout` although the device ran them to the end within the timeout: their
-   * result was there but did not reach the hub in time (the device, the bridge or the runtime was
-   * down past the deadline). Not a failure (the call ran once and said so), but counted.
+   * Calls the device ran to the end whose result came after the call had ended (the device, the
+   * bridge or the runtime was down past the deadline): in the history as a late result.
    */
-  finishedButTimedOut: number;
+  lateResults: number;
 };
 
 export function runChecks(
@@ -77,13 +77,18 @@ export function runChecks(
   t.add("history_mismatch", "histories whose user messages and message_start events disagree", "other");
   t.add("failed_runs", "messages whose run ended failed (the model is never down in the soak)", "other");
   t.add("schedule_runs", "schedules whose posted runs and conversations do not match", "other");
+  t.add(
+    "dropped_results",
+    "calls a device finished that their conversation shows neither as the result nor as a late result",
+    "lost",
+  );
 
   const tools: ToolStats = {
     calls: 0,
     runs: journals.runs.length,
     outcomes: {},
     startsWithoutEnd: 0,
-    finishedButTimedOut: 0,
+    lateResults: 0,
   };
   const seenRequests = new Set<string>();
   const seenTags = new Set<string>();
@@ -110,9 +115,14 @@ export function runChecks(
         const key = call.status === "error" ? `error:${call.error_type ?? "?"}` : (call.status ?? "no result");
         tools.outcomes[key] = (tools.outcomes[key] ?? 0) + 1;
         checkCall(t, a, seg, call, journals, seenRequests, seenTags);
-        const run = journals.byRequest.get(call.request_id)?.[0];
-        if (call.error_type === "timeout" && run?.ended_at && run.ended_at - run.started_at < TOOL_TIMEOUT_MS)
-          tools.finishedButTimedOut++;
+        const finished = journals.byRequest.get(call.request_id)?.some((r) => r.ended_at !== null) ?? false;
+        if (!finished || call.status !== "error" || !HUB_ENDINGS.has(call.error_type ?? "")) continue;
+        // The device finished it but the call ended without its result: it must be there, late.
+        const late = a.events.some((e) => e.type === "tool_late_result" && e.toolCallId === call.id);
+        if (late) tools.lateResults++;
+        // A device's own `cancelled` (it stopped the tool) ends its run too: only hub endings count.
+        else if (call.error_type !== "cancelled")
+          t.fail("dropped_results", `${a.conversation_id} ${call.name} (${call.request_id}): ${call.error_type}`);
       }
   }
   for (const run of journals.runs) {

@@ -3,6 +3,7 @@
  * id (from the stored `message_start` events, which come in the same order), its tool calls (with
  * the request id the loop gave each: `<message_id>.<model call>.<position>`) and its final texts.
  */
+import { LATE_RESULT_NOTE } from "@edgeloop/protocol/events";
 import type { SoakEvent } from "./event-follower.js";
 
 export type ViewMessage = {
@@ -59,6 +60,8 @@ export function segmentsOf(
   const results = new Map<string, string>();
   for (const m of view.messages) if (m.role === "tool" && m.tool_call_id) results.set(m.tool_call_id, m.content ?? "");
   for (const m of view.messages) {
+    // A late result's note is edgeloop's, not a message (docs/architecture.md#late-results).
+    if (m.role === "user" && m.content?.startsWith(LATE_RESULT_NOTE)) continue;
     if (m.role === "user") {
       const start = starts[segments.length];
       if (!start || start.text !== m.content)

@@ -81,7 +81,7 @@ function markdown(r: SoakReport): string {
   lines.push(
     "## Tool calls",
     "",
-    `${r.tools.calls} device calls in the histories, ${r.tools.runs} runs in the tools' journals (${r.tools.startsWithoutEnd} started and never finished: stopped by a cancel or a timeout). ${r.tools.finishedButTimedOut} calls ended as a timeout although the device finished them within the timeout: their result did not reach the hub before the deadline (the agent, the bridge or the runtime was down past it).`,
+    `${r.tools.calls} device calls in the histories, ${r.tools.runs} runs in the tools' journals (${r.tools.startsWithoutEnd} started and never finished: stopped by a cancel or a timeout). ${r.tools.lateResults} calls ended without their result (not_sent, outcome_unknown or a cancel) although the device finished them: their result came after the deadline (the agent, the bridge or the runtime was down past it) and is in the history as a late result.`,
     "",
     "| outcome in the history | calls |",
     "|---|---|",

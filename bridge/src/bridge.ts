@@ -5,7 +5,7 @@ import { brokerOptions, redactUrl } from "@edgeloop/edge-client/mqtt-options";
 import { bridgeStatusTopic, parseAgentTopic } from "@edgeloop/protocol/mqtt-payloads";
 import { connect, type MqttClient } from "mqtt";
 import type { BridgeConfig } from "./config.js";
-import { DeviceLink, type HubFactory } from "./device-link.js";
+import { DeviceLink, type HubFactory, type Publish } from "./device-link.js";
 import { DeviceState } from "./device-state.js";
 import { type BridgeStats, newStats } from "./stats.js";
 
@@ -54,10 +54,12 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
       }));
 
   const client: MqttClient = connect(config.broker.url, options.value);
-  const publish = (topic: string, payload: string, opts: { qos: 0 | 1; retain?: boolean }) => {
-    // QoS 1 while disconnected is queued by mqtt.js and sent after reconnect.
+  const publish: Publish = (topic, payload, opts, onAcked) => {
+    // QoS 1 while disconnected is queued by mqtt.js and sent after reconnect; the callback comes
+    // with the broker's PUBACK.
     client.publish(topic, payload, opts, (err) => {
       if (err) log.warn("publish failed", { topic, error: err.message });
+      onAcked?.(err ?? undefined);
     });
   };
 

@@ -15,7 +15,13 @@ import { type DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
 import { manifestFromToolsList } from "./manifest.js";
 import type { BridgeStats } from "./stats.js";
 
-export type Publish = (topic: string, payload: string, opts: { qos: 0 | 1; retain?: boolean }) => void;
+/** `onAcked`: the broker acknowledged the publish (QoS 1 PUBACK), or it failed with an error. */
+export type Publish = (
+  topic: string,
+  payload: string,
+  opts: { qos: 0 | 1; retain?: boolean },
+  onAcked?: (err?: Error) => void,
+) => void;
 
 /** The hub side, as a link needs it; tests pass a fake instead of a real WebSocket. */
 export type HubSide = {
@@ -198,7 +204,11 @@ export class DeviceLink {
       request_id: frame.request_id,
       tool: frame.payload.tool,
     });
-    this.deps.publish(this.topics.commands, JSON.stringify(command), { qos: 1 });
+    // The broker's PUBACK is the strongest sign an EvoClaw agent gives that a command left us
+    // (it sends nothing when it takes one): the hub then knows the call may have run.
+    this.deps.publish(this.topics.commands, JSON.stringify(command), { qos: 1 }, (err) => {
+      if (!err && this.hub?.isOpen) this.hub.send({ type: "accepted", request_id: frame.request_id, by: "broker" });
+    });
   }
 
   private onToolReport(

@@ -1,5 +1,5 @@
 import type { Logger } from "@edgeloop/edge-client/log";
-import type { ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
+import type { AcceptedFrame, ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { SHUTDOWN_REASON, type ToolExecutor } from "./executor/executor.js";
 import type { ResultStore } from "./result-store.js";
 import type { WorkQueue } from "./work-queue.js";
@@ -21,7 +21,7 @@ export type DispatcherOptions = {
    * best effort: the connection drops frames while offline; results are re-sent from the store.
    * `json`: the frame as JSON, when the store already made it.
    */
-  send: (frame: ResultFrame | ProgressFrame, json?: string) => void;
+  send: (frame: ResultFrame | ProgressFrame | AcceptedFrame, json?: string) => void;
   log: Logger;
 };
 
@@ -74,6 +74,9 @@ export class Dispatcher {
       this.opts.log.info("command ignored: shutting down", { request_id: id, tool });
       return;
     }
+    // The hub now knows the call may run: if its result is late, the call's ending is
+    // `outcome_unknown`, never `not_sent` (docs/architecture.md#call-endings).
+    this.opts.send({ type: "accepted", request_id: id, by: "agent" });
     const controller = new AbortController();
     const job: Job = { tool, state: "queued", controller, done: Promise.resolve(), ...trace };
     this.jobs.set(id, job);

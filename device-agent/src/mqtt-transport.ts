@@ -81,7 +81,8 @@ export class MqttTransport {
       this.publishCapabilities(client);
       return true;
     }
-    if (frame.type === "progress") return true; // not part of the MQTT contract: dropped, as offline
+    // Not part of the MQTT contract: dropped, as offline (the bridge says `accepted` on the PUBACK).
+    if (frame.type === "progress" || frame.type === "accepted") return true;
     const { type: _type, ...report } = frame;
     client.publish(this.topics.reports, JSON.stringify(report), { qos: 1 }, (err) => {
       if (err) this.opts.log.warn("report not published", { request_id: frame.request_id, error: err.message });

@@ -270,6 +270,12 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.writeWaiting();
   }
 
+  /** A device result for a call that had ended: docs/architecture.md#late-results. */
+  async deliverLateResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void> {
+    const step = this.advanceBy({ type: "late_tool_result", tool_call_id: toolCallId, request_id: requestId, outcome });
+    if (step) this.commitStep(step);
+  }
+
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
     if (!this.state) return;
     this.apply({ type: "tool_progress", tool_call_id: toolCallId, partial: content });

@@ -25,6 +25,8 @@ export interface ConversationRpc {
   getEvents(afterSeq?: number, limit?: number): Promise<ConversationEvent[]>;
   cancel(reason?: string): Promise<{ found: boolean; cancelled: boolean }>;
   deliverToolResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
+  /** a device result for a call that had already ended (docs/architecture.md#late-results) */
+  deliverLateResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
   deliverProgress(toolCallId: string, requestId: string, content: ContentBlock[]): Promise<void>;
   /**
    * One of the device's tools called directly (the fleet's MCP server), as a run of its own:

@@ -85,7 +85,8 @@ export class AuditLog {
         error: string | null;
       }>(
         // Blocked calls never ran: they are not the tool's successes or failures.
-        "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? AND result != 'blocked' ORDER BY ts DESC LIMIT 50000",
+        // A late result's row (docs/architecture.md#late-results) is not another call.
+        "SELECT tool, result, error_type, elapsed_ms, ts, error FROM audit WHERE ts >= ? AND result != 'blocked' AND request_id NOT LIKE '%.late' ORDER BY ts DESC LIMIT 50000",
         since,
       )
       .toArray();

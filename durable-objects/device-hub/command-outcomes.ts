@@ -24,9 +24,12 @@ export class CommandOutcomes {
     private readonly alarms: AlarmSchedule,
   ) {}
 
-  /** Record the outcome once and write the audit row; false if the command already had one. */
-  complete(row: LedgerRow, outcome: ToolOutcome): boolean {
-    if (!this.ledger.complete(row.request_id, outcome)) return false;
+  /**
+   * Record the outcome once and write the audit row; false if the command already had one.
+   * `endedByHub`: the hub ended it (deadline, cancel), so the device's result may still come late.
+   */
+  complete(row: LedgerRow, outcome: ToolOutcome, endedByHub = false): boolean {
+    if (!this.ledger.complete(row.request_id, outcome, endedByHub)) return false;
     this.audit.record({
       ts: Date.now(),
       agent_id: this.store.agentId() ?? "unknown",
@@ -34,6 +37,45 @@ export class CommandOutcomes {
       parameters: row.frame.payload.parameters,
       outcome,
       request_id: row.request_id,
+      conversation_id: row.conversation_id,
+      approval: row.approval ?? null,
+    });
+    return true;
+  }
+
+  /**
+   * A device result for a call the hub had ended (docs/architecture.md#late-results): handed to
+   * the conversation first, then recorded once with its audit row. False if the conversation
+   * could not be told (the device is not acknowledged, so it sends the result again) or the
+   * call was not ended by the hub.
+   */
+  async late(row: LedgerRow, outcome: ToolOutcome): Promise<boolean> {
+    if (!row.ended_by_hub || row.late) return false;
+    try {
+      await conversationFor(this.env, row.conversation_id).deliverLateResult(row.tool_call_id, row.request_id, outcome);
+    } catch (e) {
+      log("warn", "late result not delivered; the device will send it again", {
+        request_id: row.request_id,
+        error: String(e),
+      });
+      return false;
+    }
+    if (!this.ledger.recordLate(row.request_id)) return false;
+    this.store.count("late_results");
+    log("info", "late tool result kept", {
+      conversation_id: row.conversation_id,
+      request_id: row.request_id,
+      tool: row.tool,
+      status: outcome.status,
+      ending: row.outcome?.status === "error" ? row.outcome.error_type : undefined,
+    });
+    this.audit.record({
+      ts: Date.now(),
+      agent_id: this.store.agentId() ?? "unknown",
+      tool: row.tool,
+      parameters: row.frame.payload.parameters,
+      outcome,
+      request_id: `${row.request_id}.late`,
       conversation_id: row.conversation_id,
       approval: row.approval ?? null,
     });

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  type AcceptedFrame,
   type HelloFrame,
   type ManifestUpdateFrame,
   PING_FRAME,
@@ -18,6 +19,7 @@ import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
+import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
@@ -121,6 +123,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       return this.reject(ws, att, `'${frame.type}' before hello`, "request_id" in frame ? frame.request_id : undefined);
     if (frame.type === "manifest_update") return this.onManifestUpdate(att, frame);
     if (frame.type === "result") return this.onResult(ws, att, frame);
+    if (frame.type === "accepted") return this.onAccepted(frame);
     return this.onProgress(ws, att, frame);
   }
 
@@ -148,7 +151,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const held = new Set(hello.held);
     // Re-send what the device never got; what it still holds will come back as a result.
     for (const row of this.ledger.open()) {
-      if (held.has(row.request_id)) continue;
+      if (held.has(row.request_id)) {
+        this.ledger.markAccepted(row.request_id);
+        continue;
+      }
       this.sockets.send(ws, row.frame);
       this.ledger.markSent(row.request_id);
     }
@@ -180,6 +186,13 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     if (row.state === "queued") return this.reject(ws, att, `request '${id}' was never sent to this device`, id);
     if (row.tool !== frame.tool)
       return this.reject(ws, att, `request '${id}' was for '${row.tool}', not '${frame.tool}'`, id);
+    const { type: _t, request_id: _r, ...rest } = frame;
+    const outcome = rest as ToolOutcome;
+    if (row.state === "done" && row.ended_by_hub && !row.late) {
+      // Ended by the hub, so this is late: acknowledged once kept, else the device sends it again.
+      if (await this.outcomes.late(row, outcome)) this.sockets.send(ws, { type: "ack", request_ids: [id] });
+      return;
+    }
     if (row.state === "done") {
       // A repeat after a lost ack is normal, so it does not count towards closing the socket; it
       // is acknowledged again (the first one is on record), refused and counted.
@@ -188,8 +201,6 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       this.sockets.send(ws, { type: "rejected", reason: `duplicate result for '${id}'`, request_id: id });
       return;
     }
-    const { type: _t, request_id: _r, ...rest } = frame;
-    const outcome = rest as ToolOutcome;
     // The conversation is told first, the result recorded after: docs/architecture.md#output-gates.
     await this.outcomes.deliver({ ...row, outcome });
     this.outcomes.complete(row, outcome);
@@ -205,6 +216,12 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       error_type: frame.status === "error" ? frame.error_type : undefined,
       elapsed_ms: frame.elapsed_ms,
     });
+  }
+
+  /** The device (or its broker) took the command; unknown or finished ids are ignored (it is only a hint). */
+  private onAccepted(frame: AcceptedFrame): void {
+    const row = this.ledger.get(frame.request_id);
+    if (row && row.state !== "done") this.ledger.markAccepted(frame.request_id);
   }
 
   private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
@@ -291,8 +308,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const row = this.ledger.get(requestId);
     if (!row || row.state === "done") return;
     const ws = this.sockets.live();
-    if (ws && row.state === "sent")
-      this.sockets.send(ws, { type: "command", command: "cancel", request_id: requestId });
+    if (ws && mayBeOnDevice(row)) this.sockets.send(ws, { type: "command", command: "cancel", request_id: requestId });
     const outcome: ToolOutcome = {
       status: "error",
       tool: row.tool,
@@ -301,7 +317,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     };
     // The conversation asked for the cancel and takes no outcome: delivered, in the same write.
     this.ledger.markDeliveredLater(requestId);
-    this.outcomes.complete(row, outcome);
+    this.outcomes.complete(row, outcome, true);
     this.ledger.flush();
   }
 

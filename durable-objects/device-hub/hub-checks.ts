@@ -1,8 +1,8 @@
-import type { ToolOutcome } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { enforcedAt } from "../../runtime/restart-window.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
 import type { AuditLog } from "./audit-log.js";
+import { endingAtDeadline, mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
 import { type CommandOutcomes, REDELIVER_MS } from "./command-outcomes.js";
 import type { DeviceStore } from "./device-record.js";
@@ -25,9 +25,9 @@ type Deps = {
 };
 
 /**
- * What the hub's alarm does: commands past their deadline end as `timeout` (sent) or `unavailable`
- * (never sent, the device stayed offline), except a sent command whose deadline passed while the
- * hub was down, which waits for its device to reconnect first (docs/architecture.md#held-deadlines);
+ * What the hub's alarm does: commands past their deadline end as `outcome_unknown` (sent or taken)
+ * or `not_sent` (the device stayed offline; see call-endings.ts), except a sent command whose
+ * deadline passed while the hub was down, which waits for its device to reconnect first (docs/architecture.md#held-deadlines);
  * outcomes the conversation did not take are offered again; a device that missed its heartbeats
  * is closed and marked offline; old audit rows are pruned; a registry report still owed is
  * retried. Then the alarm is set for the earliest of the next such times.
@@ -40,7 +40,7 @@ export class HubChecks {
     const ws = sockets.live();
     for (const row of ledger.expired(now)) {
       const held = enforcedAt(row.deadline, this.d.startedAt, settings.reconnectWindowMs);
-      if (row.state === "sent" && held > now) {
+      if (mayBeOnDevice(row) && held > now) {
         ledger.postpone(row.request_id, held);
         log("info", "deadline passed while the hub was down; waiting for the device", {
           request_id: row.request_id,
@@ -49,24 +49,10 @@ export class HubChecks {
         });
         continue;
       }
-      const timeoutMs = row.frame.payload.timeout_ms;
-      const outcome: ToolOutcome =
-        row.state === "sent"
-          ? {
-              status: "error",
-              tool: row.tool,
-              error: `Tool '${row.tool}' timed out after ${timeoutMs}ms (no result from the device)`,
-              error_type: "timeout",
-            }
-          : {
-              status: "error",
-              tool: row.tool,
-              error: `the device was offline until the call's deadline (${timeoutMs}ms)`,
-              error_type: "unavailable",
-            };
-      if (ws && row.state === "sent")
+      const outcome = endingAtDeadline(row);
+      if (ws && mayBeOnDevice(row))
         sockets.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
-      outcomes.complete(row, outcome);
+      outcomes.complete(row, outcome, true);
       log("warn", "command expired", {
         request_id: row.request_id,
         conversation_id: row.conversation_id,

@@ -7,7 +7,9 @@ export const HubVarsSchema = z
   .object({
     DEVICE_RESULT_GRACE_MS: intVar(0, 600_000)
       .default(3_000)
-      .describe("How long past a call's timeout the hub waits for the device before it reports `timeout`."),
+      .describe(
+        "How long past a call's timeout the hub waits for the device before it ends the call `outcome_unknown` (or `not_sent`).",
+      ),
     HEARTBEAT_INTERVAL_MS: intVar(1_000, 3_600_000)
       .default(20_000)
       .describe(

@@ -2,10 +2,12 @@ import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 
 /**
  * The hub's command ledger, in the DO's SQLite. A command is `queued` until the device has it,
- * `sent` once written to its socket, and `done` once it has an outcome (from the device or from
- * the deadline). `delivered` says the conversation has taken the outcome.
+ * `sent` once written to its socket, `accepted` once the device (or, for an MQTT device, the
+ * broker) said it took it, and `done` once it has an outcome (from the device, or from the hub:
+ * deadline, cancel). `delivered` says the conversation has taken the outcome. `late` marks a
+ * device result that came after the hub had ended the call (docs/architecture.md#late-results).
  */
-export type LedgerState = "queued" | "sent" | "done";
+export type LedgerState = "queued" | "sent" | "accepted" | "done";
 
 export type LedgerRow = {
   request_id: string;
@@ -20,12 +22,18 @@ export type LedgerRow = {
   delivered: boolean;
   /** who approved an approval-required call ("person", "rule:<id>"), for its audit row */
   approval?: string | null;
+  /** the outcome came from the hub (deadline, cancel), not the device: a device result may still come */
+  ended_by_hub?: boolean;
+  /** a device result recorded after the hub had ended the call */
+  late?: boolean;
 };
 
 /** A command as the hub first records it: no outcome yet, not delivered. */
-export type NewCommand = Omit<LedgerRow, "outcome" | "delivered">;
+export type NewCommand = Omit<LedgerRow, "outcome" | "delivered" | "ended_by_hub" | "late">;
 
 type RawRow = {
+  ended_by_hub: number | null;
+  late: number | null;
   request_id: string;
   conversation_id: string;
   tool_call_id: string;
@@ -73,7 +81,9 @@ export class Ledger {
         created_at INTEGER NOT NULL,
         outcome TEXT,
         delivered INTEGER NOT NULL DEFAULT 0,
-        approval TEXT
+        approval TEXT,
+        ended_by_hub INTEGER NOT NULL DEFAULT 0,
+        late INTEGER NOT NULL DEFAULT 0
       ) WITHOUT ROWID`,
     );
     // Done rows are kept an hour (to recognise late duplicates), so at a high call rate most rows
@@ -141,12 +151,36 @@ export class Ledger {
     if (open?.state === "queued") this.openRows.set(requestId, { ...open, state: "sent" });
   }
 
+  /** The device (or its broker) took the command: a missing result is from now on `outcome_unknown`. */
+  markAccepted(requestId: string): void {
+    this.flush();
+    this.sql.exec(
+      "UPDATE ledger SET state = 'accepted' WHERE request_id = ? AND state IN ('queued', 'sent')",
+      requestId,
+    );
+    const open = this.openRows.get(requestId);
+    if (open && open.state !== "accepted") this.openRows.set(requestId, { ...open, state: "accepted" });
+  }
+
+  /**
+   * A device result for a call the hub had ended: kept once (the first late result), beside the
+   * hub's outcome, which stays the call's ending. False if it is not late or one was kept already.
+   */
+  recordLate(requestId: string): boolean {
+    this.flush();
+    const cursor = this.sql.exec(
+      "UPDATE ledger SET late = 1 WHERE request_id = ? AND state = 'done' AND ended_by_hub = 1 AND late = 0",
+      requestId,
+    );
+    return cursor.rowsWritten > 0;
+  }
+
   /**
    * Record the outcome once; returns false if the command already had one. An upsert over the
    * row's own values: it writes the row without reading it first, and a delivery noted before
    * (the usual order: the conversation is told first) is written with it.
    */
-  complete(requestId: string, outcome: ToolOutcome): boolean {
+  complete(requestId: string, outcome: ToolOutcome, endedByHub = false): boolean {
     const delivered = this.deliveredLater.delete(requestId);
     this.flush();
     const row = this.get(requestId);
@@ -155,9 +189,10 @@ export class Ledger {
       return false;
     }
     const cursor = this.sql.exec(
-      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at, approval, outcome, delivered)
-       VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
-       ON CONFLICT(request_id) DO UPDATE SET state = 'done', outcome = excluded.outcome, delivered = excluded.delivered
+      `INSERT INTO ledger (request_id, conversation_id, tool_call_id, tool, frame, state, deadline, created_at, approval, outcome, delivered, ended_by_hub)
+       VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(request_id) DO UPDATE SET state = 'done', outcome = excluded.outcome, delivered = excluded.delivered,
+         ended_by_hub = excluded.ended_by_hub
        WHERE ledger.state != 'done'`,
       row.request_id,
       row.conversation_id,
@@ -169,6 +204,7 @@ export class Ledger {
       row.approval ?? null,
       JSON.stringify(outcome),
       delivered ? 1 : 0,
+      endedByHub ? 1 : 0,
     );
     this.openRows.delete(requestId);
     return cursor.rowsWritten > 0;
@@ -247,7 +283,7 @@ export class Ledger {
 
   counts(): Record<LedgerState, number> {
     this.flush();
-    const out: Record<LedgerState, number> = { queued: 0, sent: 0, done: 0 };
+    const out: Record<LedgerState, number> = { queued: 0, sent: 0, accepted: 0, done: 0 };
     for (const r of this.sql.exec<{ state: LedgerState; n: number }>(
       "SELECT state, COUNT(*) AS n FROM ledger GROUP BY state",
     ))
@@ -268,5 +304,7 @@ function decode(r: RawRow): LedgerRow {
     state: r.state as LedgerState,
     outcome: r.outcome ? (JSON.parse(r.outcome) as ToolOutcome) : null,
     delivered: r.delivered === 1,
+    ended_by_hub: r.ended_by_hub === 1,
+    late: r.late === 1,
   };
 }

@@ -223,12 +223,12 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     expect(body.tool_calls).toMatchObject([{ name: "teleport", status: "error", error_type: "not_found" }]);
   });
 
-  it("a device that went offline: the call fails as unavailable at its deadline, and the conversation still ends", async () => {
+  it("a device that went offline before dispatch: the call ends not_sent at its deadline, and the model is told it did not run", async () => {
     const pi2 = await startAgent({ url: worker.url, agentId: "pi-2", token: "e2e-device-token-pi-2" });
     await pi2.stop();
     const { body } = await sendMessage(worker.url, { agent_id: "pi-2", text: "offline check" }, 60);
     expect(body.status).toBe("completed");
-    expect(body.tool_calls).toMatchObject([{ name: "bash", status: "error", error_type: "unavailable" }]);
-    expect(body.reply).toContain("unavailable");
+    expect(body.tool_calls).toMatchObject([{ name: "bash", status: "error", error_type: "not_sent" }]);
+    expect(body.reply).toContain("Tool 'bash' did not run: the command was not sent");
   });
 });

@@ -136,7 +136,7 @@ describe("audit log", () => {
     expect(await audit(`?agent_id=${agent}`)).toEqual([]);
   });
 
-  it("writes a row when the hub times a call out", async () => {
+  it("writes a row when the hub ends a call at its deadline (never sent: not_sent)", async () => {
     const agent = uid("aud-to");
     await hub(agent).getSkills(agent);
     const rid = uid("req");
@@ -153,7 +153,7 @@ describe("audit log", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       result: "error",
-      error_type: "unavailable",
+      error_type: "not_sent",
       parameters: { command: "uptime", password: "[REDACTED]" },
     });
   });

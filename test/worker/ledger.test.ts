@@ -71,7 +71,7 @@ describe("Ledger: commands staged while their frames leave", () => {
       ledger.stage(command("r4"));
       expect(ledger.open().map((r) => r.request_id)).toEqual(["r3", "r4"]);
       ledger.stage(command("r5"));
-      expect(ledger.counts()).toEqual({ queued: 0, sent: 3, done: 0 });
+      expect(ledger.counts()).toEqual({ queued: 0, sent: 3, accepted: 0, done: 0 });
       expect(
         ledger
           .expired(NOW + 1000)

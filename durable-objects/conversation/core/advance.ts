@@ -1,6 +1,7 @@
 import { onApproval } from "./approvals.js";
 import { beforeModelCall, calibrate, onCompacted, onCompactionFailed } from "./compaction.js";
 import { startDirectRun } from "./direct-call.js";
+import { feedLateResults, onLateResult } from "./late-results.js";
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from "./loop-config.js";
 import { afterSettle, cancelOpenCalls, onDeadline, QUESTION_TOOL, settle, startRound } from "./round.js";
 import { callLlm, finish, overBudget, recordReply, startRun, stopWith, withCitations, withStopNote } from "./run.js";
@@ -51,6 +52,18 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       if (call && call.state === "dispatched" && call.request_id === event.request_id) {
         settle(state, effects, call, event.outcome);
         afterSettle(state, effects, now);
+      }
+      break;
+    }
+    case "late_tool_result": {
+      const call = findCall(run, event.tool_call_id);
+      // Not ended here yet (the hub's ending was not taken): the result is simply the call's.
+      if (call && call.state === "dispatched" && call.request_id === event.request_id) {
+        settle(state, effects, call, event.outcome);
+        afterSettle(state, effects, now);
+      } else {
+        const { type: _type, ...late } = event;
+        onLateResult(state, effects, late);
       }
       break;
     }
@@ -116,6 +129,7 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       }
       break;
   }
+  feedLateResults(state, effects);
   beforeModelCall(state, effects, event);
   return { state, effects };
 }

@@ -194,7 +194,7 @@ export function onDeadline(state: LoopState, effects: Effect[], key: string, now
             error: "No answer from the user before the question's deadline",
             error_type: "timeout",
           }
-        : deadlineOutcome(call.name, call.timeout_ms);
+        : deadlineOutcome(call.name, call.timeout_ms, call.kind === "device");
     if (call.kind !== "question") effects.push({ type: "cancel_tool", request_id: call.request_id });
     settle(state, effects, call, outcome, false);
     afterSettle(state, effects, now);
@@ -293,7 +293,12 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
     const text =
       outcome.status === "blocked"
         ? JSON.stringify(outcome)
-        : toolMessageText(outcome, call.args, call.kind === "device" ? state.agent_id : null);
+        : toolMessageText(
+            outcome,
+            call.args,
+            call.kind === "device" ? state.agent_id : null,
+            call.decided_by !== undefined,
+          );
     // tool_result_persist: redact before the result is stored or shown to the model again.
     const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
     state.messages.push({ role: "tool", tool_call_id: call.id, content });

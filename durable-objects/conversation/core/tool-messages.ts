@@ -9,14 +9,15 @@ export function toolMessageText(
   args: Record<string, unknown> | null,
   /** the device the call went to; null for a tool the orchestrator runs (built-in, webhook, remote MCP) */
   agentId: string | null,
+  /** the call needed a person's (or a rule's) approval to run */
+  approved = false,
 ): string {
   if (outcome.status === "success") return successText(outcome);
   const tool = outcome.tool;
+  const command = typeof args?.command === "string" ? ` Command: '${args.command}'.` : "";
   switch (outcome.error_type) {
-    case "timeout": {
-      const what = typeof args?.command === "string" ? ` Command: '${args.command}'.` : "";
-      return `Error: ${outcome.error}.${what}\nTry again with a shorter timeout or explain to the user.`;
-    }
+    case "timeout":
+      return `Error: ${outcome.error}.${command}\nTry again with a shorter timeout or explain to the user.`;
     case "permission_denied":
       return `Error: Permission denied for tool '${tool}': ${outcome.error}\nThis agent is not allowed to do that. Explain to the user.`;
     case "invalid_params":
@@ -29,6 +30,17 @@ export function toolMessageText(
       return agentId === null
         ? `Error: Tool '${tool}' is unavailable: ${outcome.error}\nExplain to the user or try again later.`
         : `Error: Device '${agentId}' is unavailable: ${outcome.error}\nThe tool did not run. Explain to the user or try again later.`;
+    // docs/architecture.md#call-endings: what the model may do next depends on whether it ran.
+    case "not_sent":
+      return `Error: Tool '${tool}' did not run: ${outcome.error}.\nThe command never reached the device, so nothing was changed. You may call it again (the device may still be offline), or explain to the user.`;
+    case "outcome_unknown":
+      return [
+        `Error: The outcome of '${tool}' is unknown: ${outcome.error}.${command}`,
+        "It may have run, in full or in part. Do not repeat it blindly: first check whether it took effect (read the state it changes), or explain to the user.",
+        approved
+          ? "It needed approval: do not call it again without asking the user."
+          : "If the device sends its result later, you will be told at your next turn.",
+      ].join("\n");
     case "cancelled":
       return `Error: Tool '${tool}' was cancelled: ${outcome.error}`;
     default: {
@@ -78,13 +90,21 @@ export function invalidParamsOutcome(name: string, error: string): ToolOutcome {
   return { status: "error", tool: safeToolName(name), error, error_type: "invalid_params" };
 }
 
-export function deadlineOutcome(name: string, timeoutMs: number): ToolOutcome {
-  return {
-    status: "error",
-    tool: safeToolName(name),
-    error: `Tool '${name}' timed out after ${timeoutMs}ms (no result from the device)`,
-    error_type: "timeout",
-  };
+/**
+ * The conversation's own deadline for a call. For a device call it comes after the hub's (which says `not_sent` or
+ * `outcome_unknown` first when it can): without word from the hub it cannot know whether the
+ * command left, so the call's outcome is unknown.
+ */
+export function deadlineOutcome(name: string, timeoutMs: number, onDevice: boolean): ToolOutcome {
+  const tool = safeToolName(name);
+  return onDevice
+    ? {
+        status: "error",
+        tool,
+        error: `no result and no word from the device's hub within ${timeoutMs}ms and its grace`,
+        error_type: "outcome_unknown",
+      }
+    : { status: "error", tool, error: `Tool '${name}' timed out after ${timeoutMs}ms`, error_type: "timeout" };
 }
 
 /** A model can invent any name; keep what we store within the protocol's tool-name shape. */

@@ -20,6 +20,9 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallMessagePart[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
+/** A device's result for a call that had already ended (see late-results.ts). */
+export type LateResult = { tool_call_id: string; request_id: string; tool: string; outcome: ToolOutcome };
+
 /** A call a hook or a person refused; the model reads why. */
 export type BlockedOutcome = { status: "blocked"; tool: string; reason: string };
 export type CallOutcome = ToolOutcome | BlockedOutcome;
@@ -158,6 +161,10 @@ export type LoopState = {
   token_ratio?: number;
   /** the deployment's remembered approval decisions for this device (see approvals.ts) */
   approval_rules?: ApprovalRuleMatch[];
+  /** late results kept since the model was last called (see late-results.ts) */
+  late_results?: LateResult[];
+  /** request ids of the late results kept, the latest few, so a redelivery changes nothing */
+  late_seen?: string[];
 };
 
 // ---- events in, effects out ------------------------------------------------------------
@@ -202,6 +209,8 @@ export type LoopEvent =
   | { type: "llm_response"; call_id: string; turn: LlmTurn }
   | { type: "llm_failed"; call_id: string; error: string }
   | { type: "tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
+  /** a device result for a call that had already ended (see late-results.ts) */
+  | { type: "late_tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
   | { type: "tool_progress"; tool_call_id: string; partial: unknown }
   | { type: "deadline"; key: string }
   /** a person's decision; with `rule`, remembered for later calls that match it */

@@ -81,13 +81,13 @@ describe("connection to the hub", { timeout: 30_000 }, () => {
     });
   });
 
-  it("command → progress frames, then the result frame", async () => {
+  it("command → accepted, progress frames, then the result frame", async () => {
     const { hub } = await start();
     hub.send(toolCommand("r-1", "progress", {}));
     await waitFor(() => hub.results("r-1").length === 1, "result");
     const frames = hub.allFrames().filter((f) => f.request_id === "r-1");
-    expect(frames.map((f) => f.type)).toEqual(["progress", "progress", "result"]);
-    expect(frames[2]).toMatchObject({ status: "success", tool: "progress", result: "done\n", exit_code: 0 });
+    expect(frames.map((f) => f.type)).toEqual(["accepted", "progress", "progress", "result"]);
+    expect(frames[3]).toMatchObject({ status: "success", tool: "progress", result: "done\n", exit_code: 0 });
   });
 
   it("cancel stops a running tool: error_type cancelled", async () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { silentLogger } from "@edgeloop/edge-client/log";
-import type { ProgressFrame, ResultFrame, ToolCommandFrame } from "@edgeloop/protocol";
+import type { AcceptedFrame, ProgressFrame, ResultFrame, ToolCommandFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../../device-agent/src/dispatcher.js";
 import { ResultStore } from "../../../device-agent/src/result-store.js";
@@ -10,7 +10,7 @@ import { makeExecutor, readLines, tempDir, toolCommand, waitFor } from "./helper
 
 async function setup(maxConcurrent = 5) {
   const ws = tempDir();
-  const sent: (ResultFrame | ProgressFrame)[] = [];
+  const sent: (ResultFrame | ProgressFrame | AcceptedFrame)[] = [];
   const store = await ResultStore.open({ dir: join(ws, ".edgeloop/results"), maxEntries: 100, ttlMs: 60_000 });
   const dispatcher = new Dispatcher({
     executor: makeExecutor(ws),
@@ -73,8 +73,19 @@ describe("Dispatcher", () => {
     const { sent, results, command } = await setup();
     command("pr-1", "progress", {});
     await waitFor(() => results("pr-1").length === 1, "result");
-    expect(sent.map((f) => f.type)).toEqual(["progress", "progress", "result"]);
-    expect(sent[0]).toEqual({ type: "progress", request_id: "pr-1", content: [{ type: "text", text: "50%" }] });
+    expect(sent.map((f) => f.type)).toEqual(["accepted", "progress", "progress", "result"]);
+    expect(sent[1]).toEqual({ type: "progress", request_id: "pr-1", content: [{ type: "text", text: "50%" }] });
+  });
+
+  it("says `accepted` once when it takes a command, before anything else; never for a repeat", async () => {
+    const { sent, results, command } = await setup();
+    command("ac-1", "echo", { text: "x" });
+    command("ac-1", "echo", { text: "x" });
+    expect(sent).toEqual([{ type: "accepted", request_id: "ac-1", by: "agent" }]);
+    await waitFor(() => results("ac-1").length === 1, "the result");
+    command("ac-1", "echo", { text: "x" });
+    await waitFor(() => results("ac-1").length === 2, "the stored result again");
+    expect(sent.filter((f) => f.type === "accepted")).toHaveLength(1);
   });
 
   it("unknown tools are answered without waiting for a slot", async () => {

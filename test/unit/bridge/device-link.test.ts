@@ -33,7 +33,7 @@ const OUR_MANIFEST = {
 
 function setup(agentId = "pi-1") {
   let now = 1_000_000;
-  const published: { topic: string; payload: string }[] = [];
+  const published: { topic: string; payload: string; acked?: (err?: Error) => void }[] = [];
   const sent: DeviceFrame[] = [];
   const hubs: { hello: () => HelloFrame; onFrame: (f: HubFrame) => void; closed: boolean; onOpen: () => void }[] = [];
   const openHub: HubFactory = (o) => {
@@ -55,7 +55,7 @@ function setup(agentId = "pi-1") {
   const state = DeviceState.open(null, agentId);
   const link = new DeviceLink(agentId, "tok", state, {
     log: silentLogger,
-    publish: (topic, payload) => published.push({ topic, payload }),
+    publish: (topic, payload, _opts, acked) => published.push({ topic, payload, ...(acked ? { acked } : {}) }),
     stats,
     openHub,
     staleMs: 120_000,
@@ -120,6 +120,21 @@ describe("DeviceLink", () => {
     expect(t.state.unacked()).toHaveLength(1);
     t.hubs[0]!.onFrame({ type: "ack", request_ids: ["req-1"] });
     expect(t.state.unacked()).toHaveLength(0);
+  });
+
+  it("tells the hub a command was accepted once the broker acknowledged its publish, not before, not on error", () => {
+    const t = setup();
+    t.link.onCapabilities(JSON.stringify(OUR_MANIFEST));
+    t.link.onStatus("online");
+    t.hubs[0]!.onFrame(command("req-a"));
+    t.hubs[0]!.onFrame(command("req-b"));
+    const [a, b] = t.published.filter((p) => p.topic === "evoclaw/agents/pi-1/commands");
+    expect(t.sent.filter((f) => f.type === "accepted")).toEqual([]);
+    a!.acked!();
+    b!.acked!(new Error("connection lost"));
+    expect(t.sent.filter((f) => f.type === "accepted")).toEqual([
+      { type: "accepted", request_id: "req-a", by: "broker" },
+    ]);
   });
 
   it("drops a QoS 1 repeat of a report and counts it once", () => {

@@ -103,17 +103,32 @@ describe("the soak's checks", () => {
       calls: 1,
       runs: 1,
       outcomes: { success: 1 },
-      finishedButTimedOut: 0,
+      lateResults: 0,
     });
   });
 
-  it("count a call that timed out although its device finished it in time, and fail nothing for it", () => {
+  it("count a call that ended outcome_unknown although its device finished it, when its late result is there", () => {
     const { audit, journals } = clean();
     const reply = audit.view?.replies[0];
-    if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: "timeout" }];
+    if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: "outcome_unknown" }];
+    audit.events.push({ seq: 4, at: 4, type: "tool_late_result", toolCallId: "call1", toolName: "soak_step" });
     const { checks, tools } = runChecks([audit], journals, []);
     expect(checks.filter((c) => c.count > 0).map((c) => c.id)).toEqual([]);
-    expect(tools).toMatchObject({ calls: 1, runs: 1, finishedButTimedOut: 1 });
+    expect(tools).toMatchObject({ calls: 1, runs: 1, lateResults: 1, outcomes: { "error:outcome_unknown": 1 } });
+  });
+
+  it("find a result the device finished that the conversation dropped (no result, no late result)", () => {
+    for (const ending of ["outcome_unknown", "not_sent"]) {
+      const { audit, journals } = clean();
+      const reply = audit.view?.replies[0];
+      if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: ending }];
+      expect(failures(audit, journals)).toEqual({ dropped_results: 1 });
+    }
+    // A run the device did not finish (killed at its timeout, or cut short) has no result to drop.
+    const { audit, journals } = clean();
+    const reply = audit.view?.replies[0];
+    if (reply) reply.tool_calls = [{ id: "call1", name: "soak_step", status: "error", error_type: "outcome_unknown" }];
+    expect(failures(audit, journalsOf([{ ...journals.runs[0]!, ended_at: null }]))).toEqual({});
   });
 
   it("find a call that ran twice, under the same request id or another one", () => {

@@ -14,6 +14,7 @@ const EVENT_TYPES = [
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "tool_late_result",
   "approval_required",
   "approval_decided",
   "question",
@@ -299,6 +300,18 @@ function onEvent(e) {
       rescaleBars();
       break;
     }
+    case "tool_late_result":
+      add(
+        el(
+          "li",
+          { class: e.isError ? "tool error" : "tool done" },
+          el("span", { class: "kind", text: "late result" }),
+          el("strong", { class: "mono", text: e.toolName }),
+          el("span", { class: "meta", text: "arrived after the call had ended" }),
+          el("pre", { "aria-label": "late result", text: clip(resultText(e.result), 4000) }),
+        ),
+      );
+      break;
     case "approval_required": {
       const c = state.calls[e.toolCallId];
       if (c) c.meta.textContent = "waiting for approval";
