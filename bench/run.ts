@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id] [-- --inspector]`: every scenario
+ * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id] [-- --inspector] [-- --help]`: every scenario
  * against the floor of the same machine, in one run; writes DIR/latest.json and DIR/latest.md (DIR
  * defaults to bench/results, or bench/results/quick for --quick so a quick run never replaces the
  * full one). `--inspector` runs both workers under `wrangler dev` itself, DevTools inspector and all.
@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { REPO_ROOT } from "../test/helpers/processes.js";
 import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
+import { parseBenchFlags } from "./lib/bench-flags.js";
+import { flagsOrExit } from "./lib/flags.js";
 import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
 import { costPerRound } from "./scenarios/cost-per-round.js";
@@ -42,12 +44,6 @@ const SCENARIOS: Scenario[] = [
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },
 ];
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i >= 0) return process.argv[i + 1];
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
-
 function withLimit<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
@@ -57,10 +53,14 @@ function withLimit<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 async function main(): Promise<number> {
-  const quick = process.argv.includes("--quick");
-  const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
-  const only = arg("only")?.split(",");
-  const inspector = process.argv.includes("--inspector");
+  const { quick, out, only, inspector } = flagsOrExit(
+    parseBenchFlags(
+      process.argv.slice(2),
+      SCENARIOS.map((s) => s.id),
+    ),
+    "bench",
+  );
+  const outDir = out ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
   const started = performance.now();
   const flags = [quick ? "--quick" : "", inspector ? "--inspector" : ""].filter(Boolean).join(" ");
   const runtime = inspector
