@@ -34,7 +34,7 @@ const SCENARIOS: Scenario[] = [
   { id: "step_overhead", run: stepOverhead, limitMs: { quick: 30_000, full: 180_000 } },
   { id: "parallel_calls", run: parallelCalls, limitMs: { quick: 20_000, full: 60_000 } },
   { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
-  { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
+  { id: "fleet_load", run: fleetLoad, limitMs: { quick: 90_000, full: 480_000 } },
   { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
   { id: "device_footprint", run: deviceFootprint, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "peer_agents_sdk", run: peerAgentsSdk, limitMs: { quick: 90_000, full: 240_000 } },
