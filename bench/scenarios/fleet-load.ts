@@ -30,7 +30,7 @@ type Repetition = {
  */
 export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const devices = env.quick ? 5 : FLEET_SIZE;
-  const conversations = env.quick ? 20 : 100;
+  const conversations = env.quick ? 10 : 100;
   env.llm.setRules([
     {
       match: "^bench fleet",

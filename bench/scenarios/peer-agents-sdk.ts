@@ -24,7 +24,7 @@ import { round, roundSummary, summarize } from "../lib/stats.js";
  * (and with how many distinct idempotency keys / call ids).
  */
 export async function peerAgentsSdk(env: BenchEnv): Promise<ScenarioResult> {
-  const rounds = env.quick ? 10 : 20;
+  const rounds = env.quick ? 4 : 20;
   // Repetitions are consecutive thirds of the blocks, each alternating ours with theirs.
   const blocks = env.quick ? MIN_REPETITIONS : 2 * MIN_REPETITIONS;
   const survivalReps = env.quick ? 1 : 2;
