@@ -65,9 +65,12 @@ try {
   await env.stop();
 }
 
-/** CPU time so far of every process on the machine, by pid (clock ticks of 10 ms). */
+/**
+ * CPU time so far of every process this script started (its descendants), by pid, in clock ticks
+ * of 10 ms. Only descendants: on a shared machine every other process is someone else's work.
+ */
 function cpuByProcess(): Map<number, { name: string; ms: number }> {
-  const out = new Map<number, { name: string; ms: number }>();
+  const all = new Map<number, { ppid: number; name: string; ms: number }>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -79,10 +82,17 @@ function cpuByProcess(): Map<number, { name: string; ms: number }> {
         .slice(0, 5)
         .map((a) => a.split("/").pop())
         .join(" ");
-      out.set(Number(entry), { name: cmd.slice(0, 110), ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      all.set(Number(entry), { ppid: Number(fields[1]), name: cmd.slice(0, 110), ms });
     } catch {
       // the process ended meanwhile
     }
   }
+  const mine = (pid: number): boolean => {
+    for (let p = all.get(pid)?.ppid; p !== undefined && p > 1; p = all.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  const out = new Map<number, { name: string; ms: number }>();
+  for (const [pid, p] of all) if (mine(pid)) out.set(pid, { name: p.name, ms: p.ms });
   return out;
 }

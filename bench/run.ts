@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id] [-- --inspector]`: every scenario
+ * `npm run bench [-- --quick] [-- --out DIR] [-- --only id,id] [-- --inspector] [-- --help]`: every scenario
  * against the floor of the same machine, in one run; writes DIR/latest.json and DIR/latest.md (DIR
  * defaults to bench/results, or bench/results/quick for --quick so a quick run never replaces the
  * full one). `--inspector` runs both workers under `wrangler dev` itself, DevTools inspector and all.
@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { REPO_ROOT } from "../test/helpers/processes.js";
 import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
+import { parseBenchFlags } from "./lib/bench-flags.js";
+import { flagsOrExit } from "./lib/flags.js";
 import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
 import { costPerRound } from "./scenarios/cost-per-round.js";
@@ -32,7 +34,7 @@ const SCENARIOS: Scenario[] = [
   { id: "step_overhead", run: stepOverhead, limitMs: { quick: 30_000, full: 180_000 } },
   { id: "parallel_calls", run: parallelCalls, limitMs: { quick: 20_000, full: 60_000 } },
   { id: "large_results", run: largeResults, limitMs: { quick: 30_000, full: 90_000 } },
-  { id: "fleet_load", run: fleetLoad, limitMs: { quick: 60_000, full: 180_000 } },
+  { id: "fleet_load", run: fleetLoad, limitMs: { quick: 90_000, full: 480_000 } },
   { id: "device_execution", run: deviceExecution, limitMs: { quick: 30_000, full: 120_000 } },
   { id: "device_footprint", run: deviceFootprint, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "peer_agents_sdk", run: peerAgentsSdk, limitMs: { quick: 90_000, full: 240_000 } },
@@ -41,12 +43,6 @@ const SCENARIOS: Scenario[] = [
   { id: "long_conversation", run: longConversation, limitMs: { quick: 60_000, full: 600_000 } },
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },
 ];
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i >= 0) return process.argv[i + 1];
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
 
 function withLimit<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -57,10 +53,14 @@ function withLimit<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 async function main(): Promise<number> {
-  const quick = process.argv.includes("--quick");
-  const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
-  const only = arg("only")?.split(",");
-  const inspector = process.argv.includes("--inspector");
+  const { quick, out, only, inspector } = flagsOrExit(
+    parseBenchFlags(
+      process.argv.slice(2),
+      SCENARIOS.map((s) => s.id),
+    ),
+    "bench",
+  );
+  const outDir = out ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
   const started = performance.now();
   const flags = [quick ? "--quick" : "", inspector ? "--inspector" : ""].filter(Boolean).join(" ");
   const runtime = inspector

@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --minutes N] [-- --quick] [-- --seed S] [-- --out DIR] [-- --keep]`: the chaos
+ * `npm run soak [-- --minutes N] [-- --quick] [-- --seed S] [-- --out DIR] [-- --keep] [-- --help]`: the chaos
  * soak. 20 device agents (WebSocket, and MQTT through the bridge and mosquitto) on the product's
  * runtime; conversations with rounds of tool calls, approvals and questions answered by a script,
  * and schedules, for N minutes (default 10; `--quick` ≈ 2 minutes in all) while a chaos driver
@@ -13,7 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScriptedLlm } from "../scripted-llm/server.js";
 import { REPO_ROOT } from "../test/helpers/processes.js";
+import { flagsOrExit } from "./lib/flags.js";
 import { machine } from "./lib/report.js";
+import { parseSoakFlags } from "./lib/soak-flags.js";
 import { SoakApi } from "./soak/api-client.js";
 import { BROKER_AUTOSAVE_SECONDS } from "./soak/broker.js";
 import { CHAOS_ACTIONS, ChaosDriver } from "./soak/chaos.js";
@@ -28,19 +30,11 @@ import { createSchedules, pauseSchedules, type ScheduleView, scheduledConversati
 import { type SoakReport, verdictOf, writeSoakReport } from "./soak/soak-report.js";
 import { Workload } from "./soak/workload.js";
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i >= 0) return process.argv[i + 1];
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
-
-const quick = process.argv.includes("--quick");
-const keep = process.argv.includes("--keep");
-/** a diagnosis aid: the same load without any fault (memory trends without restarts, say) */
-const noChaos = process.argv.includes("--no-chaos");
-const minutes = Number(arg("minutes") ?? (quick ? "1" : "10"));
-const seed = Number(arg("seed") ?? Math.floor(Math.random() * 2 ** 31));
-const outDir = arg("out") ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
+const parsed = flagsOrExit(parseSoakFlags(process.argv.slice(2)), "soak");
+const { quick, keep, minutes, noChaos } = parsed;
+/** a random seed unless one was given: printed first, so any run can be replayed */
+const seed = parsed.seed ?? Math.floor(Math.random() * 2 ** 31);
+const outDir = parsed.out ?? join(REPO_ROOT, quick ? "bench/results/quick" : "bench/results");
 
 /** Sizes: the quick run is what the test suite runs, so it stays near two minutes on two cores. */
 const plan = {

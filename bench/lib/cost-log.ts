@@ -91,3 +91,10 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
 
 /** Cloudflare bills incoming WebSocket messages at 20 to one request. */
 export const billedRequests = (t: CostTotals): number => t.rpc + t.fetch + t.alarm + t.websocket_message / 20;
+
+/** Billed requests by class: what each kind of object is asked, from `costDelta`'s result. */
+export function requestsByClass(delta: Map<string, CostTotals>): Record<string, number> {
+  return Object.fromEntries(
+    [...delta].filter(([cls, t]) => cls !== "*" && billedRequests(t) > 0).map(([cls, t]) => [cls, billedRequests(t)]),
+  );
+}

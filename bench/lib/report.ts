@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
-import { type Metric, met, type ScenarioResult } from "./result.js";
+import { type Metric, met, type ScenarioResult, straddles } from "./result.js";
 
 export type Machine = {
   cores: number;
@@ -18,10 +18,16 @@ export type Machine = {
 export type TargetCheck = {
   scenario: string;
   metric: string;
+  /** for a target judged on repeats, the median of the repetitions */
   value: number | null;
   target: NonNullable<Metric["target"]>;
   /** null: the scenario that measures it was not in this run */
   met: boolean | null;
+  /** each repetition's value, in the order measured (absent for a single measurement) */
+  repetitions?: number[];
+  spread?: { min: number; max: number };
+  /** the repetitions fall on both sides of the target */
+  straddles?: boolean;
 };
 
 export type BenchReport = {
@@ -44,7 +50,9 @@ export type BenchReport = {
 export function targetChecks(r: BenchReport): TargetCheck[] {
   const checks: TargetCheck[] = r.scenarios.flatMap((s) =>
     s.metrics.flatMap((m) =>
-      m.target ? [{ scenario: s.id, metric: m.name, value: m.value, target: m.target, met: met(m) }] : [],
+      m.target
+        ? [{ scenario: s.id, metric: m.name, value: m.value, target: m.target, met: met(m), ...repeats(m) }]
+        : [],
     ),
   );
   for (const f of r.failed) {
@@ -58,6 +66,20 @@ export function targetChecks(r: BenchReport): TargetCheck[] {
       });
   }
   return checks;
+}
+
+function repeats(m: Metric): Pick<TargetCheck, "repetitions" | "spread" | "straddles"> {
+  if (!m.repetitions || m.repetitions.length === 0) return {};
+  return {
+    repetitions: m.repetitions,
+    spread: { min: Math.min(...m.repetitions), max: Math.max(...m.repetitions) },
+    straddles: straddles(m),
+  };
+}
+
+function checkVerdict(t: TargetCheck): string {
+  if (t.met === null) return "not in this run";
+  return `${t.met ? "✅ met" : "❌ missed"}${t.straddles ? " (straddles: the spread crosses the target)" : ""}`;
 }
 
 export function machine(): Machine {
@@ -94,7 +116,8 @@ const UNIT: Record<Metric["unit"], string> = { ratio: "×", ms: " ms", MB: " MB"
 function verdict(m: Metric): string {
   const ok = met(m);
   if (ok === null) return "";
-  return `${m.target!.op} ${m.target!.value}${m.unit === "ratio" ? "" : UNIT[m.unit]} ${ok ? "✅ met" : "❌ missed"}`;
+  const spread = m.repetitions ? ` (repetitions ${m.repetitions.join(", ")}${straddles(m) ? ": straddles" : ""})` : "";
+  return `${m.target!.op} ${m.target!.value}${m.unit === "ratio" ? "" : UNIT[m.unit]} ${ok ? "✅ met" : "❌ missed"}${spread}`;
 }
 
 function markdown(r: BenchReport): string {
@@ -120,11 +143,13 @@ function markdown(r: BenchReport): string {
     "",
     `## Targets: ${(r.targets ?? []).filter((t) => t.met === true).length} of ${(r.targets ?? []).length} met`,
     "",
-    "| scenario | metric | value | target | |",
-    "|---|---|---|---|---|",
+    "Ratio targets are judged on the median of their repetitions, each measured interleaved with its floor.",
+    "",
+    "| scenario | metric | value (median) | repetitions | spread | target | |",
+    "|---|---|---|---|---|---|---|",
     ...(r.targets ?? []).map(
       (t) =>
-        `| ${t.scenario} | ${t.metric} | ${t.value ?? "—"} | ${t.target.op} ${t.target.value} | ${t.met === null ? "not in this run" : t.met ? "✅ met" : "❌ missed"} |`,
+        `| ${t.scenario} | ${t.metric} | ${t.value ?? "—"} | ${t.repetitions?.join(", ") ?? "—"} | ${t.spread ? `${t.spread.min}–${t.spread.max}` : "—"} | ${t.target.op} ${t.target.value} | ${checkVerdict(t)} |`,
     ),
     "",
   ];

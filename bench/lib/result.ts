@@ -7,6 +7,11 @@ export type Metric = {
   unit: "ratio" | "ms" | "MB" | "per_s" | "count" | "bytes";
   target?: { op: "<=" | ">=" | "=="; value: number };
   note?: string;
+  /**
+   * a target judged on repeats: each repetition's value, made inside one run interleaved with its
+   * floor; `value` is their median (see repeats.ts)
+   */
+  repetitions?: number[];
 };
 
 export type ScenarioResult = {
@@ -29,4 +34,11 @@ export function met(m: Metric): boolean | null {
   if (m.target.op === "<=") return m.value <= m.target.value;
   if (m.target.op === ">=") return m.value >= m.target.value;
   return m.value === m.target.value;
+}
+
+/** A target is straddled when its repetitions fall on both sides of it: the verdict is the median's, but shaky. */
+export function straddles(m: Metric): boolean {
+  if (!m.target || !m.repetitions || m.repetitions.length === 0) return false;
+  const inside = m.repetitions.map((v) => met({ ...m, value: v, repetitions: undefined }));
+  return inside.includes(true) && inside.includes(false);
 }

@@ -4,6 +4,7 @@ import { BENCH_SKILLS, type BenchEnv } from "../lib/bench-env.js";
 import { spawnDirect } from "../lib/direct-spawn.js";
 import { echoPlusFetch, echoRoundTrips, FloorSocket } from "../lib/floor-client.js";
 import { gaps, requestBodies, requestTimes } from "../lib/llm-requests.js";
+import { MIN_REPETITIONS, repeatedRatio } from "../lib/repeats.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
@@ -19,7 +20,7 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
   // Three runs, each of short blocks alternating with the floor's samples, so drift on a shared
   // machine (it can move a whole block by 20%) hits the step and its floor alike; the headline is
   // the median of the three runs' ratios.
-  const runs = 3;
+  const runs = MIN_REPETITIONS;
   const roundsPerMessage = env.quick ? 10 : 25;
   const messagesPerRun = env.quick ? 1 : 3;
   const floorSamples = env.quick ? 12 : 25;
@@ -74,7 +75,6 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
       vsFloor: s / summarize(x.floor).median,
     };
   });
-  const median3 = (xs: number[]) => summarize(xs).median;
   const s = summarize(perRun.flatMap((x) => x.steps));
   const f = summarize(perRun.flatMap((x) => x.floor));
   const sp = summarize(perRun.flatMap((x) => x.spawn));
@@ -83,16 +83,14 @@ export async function stepOverhead(env: BenchEnv): Promise<ScenarioResult> {
     title: "1. Step overhead (sequential tool round trips, one conversation)",
     repetitions: Math.min(s.n, f.n),
     metrics: [
-      {
-        name: "step / (floor + bare spawn of the tool) (median of 3 runs)",
-        value: round(median3(runRatios.map((x) => x.vsFloorAndSpawn))),
-        unit: "ratio",
-        target: { op: "<=", value: 1.25 },
-        note: `the 3 runs: ${runRatios.map((x) => round(x.vsFloorAndSpawn)).join(", ")}`,
-      },
+      repeatedRatio(
+        "step / (floor + bare spawn of the tool) (median of 3 runs)",
+        runRatios.map((x) => x.vsFloorAndSpawn),
+        { op: "<=", value: 1.25 },
+      ),
       {
         name: "step / floor (median of 3 runs)",
-        value: round(median3(runRatios.map((x) => x.vsFloor))),
+        value: round(summarize(runRatios.map((x) => x.vsFloor)).median),
         unit: "ratio",
         note: "without the tool's spawn, which the device must do",
       },

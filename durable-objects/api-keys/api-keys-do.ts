@@ -27,8 +27,9 @@ type Row = {
 /**
  * The deployment's scoped API keys (one object, `"global"`). A key is 32 random bytes, returned
  * once when issued; only its SHA-256 is stored (nothing to guess, so no salt or slow hash is
- * needed), as for device tokens. Every request made with a key is checked here (`verify`), so a
- * revocation applies to the next request. The active keys are held in memory by hash: the check
+ * needed), as for device tokens. Requests made with a key are checked here (`verify`) through each
+ * worker isolate's cache (verified-keys.ts: once per key per isolate per 10 s, the bound on how
+ * late a revocation reaches other isolates). The active keys are held in memory by hash: the check
  * is a map lookup. If key traffic ever outgrew one object, keys would shard by key id (carried in
  * the key) with this object kept for the admin's list.
  */

@@ -1,6 +1,7 @@
 import { CreateKeyRequest, KEY_SCOPES, KeyId } from "@edgeloop/protocol/api-keys";
 import { Hono } from "hono";
 import { apiKeysOf } from "../../durable-objects/addresses.js";
+import { verifiedKeys } from "../../durable-objects/api-keys/verified-keys.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -48,6 +49,7 @@ keys.delete("/:id", async (c) => {
   if (!KeyId.safeParse(id).success)
     return problemResponse(400, "Invalid key id", "key ids look like key_<16 hex digits>");
   const res = await apiKeysOf(c.env).revoke(id);
+  verifiedKeys.forget(id);
   if (!res.found) return problemResponse(404, "Not found", `no key '${id}'`);
   return c.json({ key_id: id, revoked: true, already_revoked: !res.revoked });
 });

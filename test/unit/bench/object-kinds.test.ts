@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { perDeploymentClasses, singleNamedBindings } from "../../../bench/lib/object-kinds.js";
+
+describe("per-deployment object kinds", () => {
+  it("are the bindings addresses.ts reaches by a fixed name, not by a key", () => {
+    const source = [
+      'export const registryOf = (env) => stub<RegistryDO>(env.REGISTRY, "global");',
+      "export const hubFor = (env, agentId) => stub<DeviceHubRpc>(env.DEVICE_HUB, agentId);",
+      'export const counters = (env) => stub<CountersDO>(env.COUNTERS, "rejections");',
+      // a template literal with a placeholder: named by key, so sharded
+      `export const keysFor = (env, id) => stub<ApiKeysDO>(env.API_KEYS, \`key-\${id}\`);`,
+    ].join("\n");
+    expect(singleNamedBindings(source)).toEqual(["REGISTRY", "COUNTERS"]);
+  });
+
+  it("names classes of the product's own wrangler.toml, never the per-device hub or conversation", () => {
+    const classes = perDeploymentClasses();
+    expect(classes.length).toBeGreaterThan(0);
+    expect(classes).not.toContain("DeviceHubDO");
+    expect(classes).not.toContain("ConversationDO");
+  });
+});
