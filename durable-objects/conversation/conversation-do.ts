@@ -21,7 +21,7 @@ import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState }
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import { approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
+import { agentChangeRefusal, approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
 import { type ConversationVars, conversationSettings } from "./settings/conversation-settings.js";
 import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
 import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
@@ -114,18 +114,11 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (!this.owner.allows(input.by, this.state !== null)) return notFound(input.conversation_id);
     // Posted again: taken once (docs/architecture.md#at-most-once-by-request-id).
     if (this.state && this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
-    if (this.state && this.state.agent_id !== input.agent_id) {
-      const owner = this.state.agent_id;
-      if (!input.rebind)
-        return { ok: false, status: 409, error: `conversation '${input.conversation_id}' belongs to agent '${owner}'` };
-      if (this.state.run)
-        return {
-          ok: false,
-          status: 409,
-          error: `conversation '${input.conversation_id}' is still running on agent '${owner}'`,
-        };
-      // The pool's device went away: the next message runs on the one the pool picked.
-      this.state = { ...this.state, agent_id: input.agent_id };
+    if (this.state) {
+      const refusal = agentChangeRefusal(this.state, input);
+      if (refusal) return refusal;
+      // A pool's rebind: the next message runs on the device the pool picked.
+      if (this.state.agent_id !== input.agent_id) this.state = { ...this.state, agent_id: input.agent_id };
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };

@@ -73,3 +73,24 @@ function conversationTools(
     ),
   ];
 }
+
+/**
+ * A message for another device than the conversation's: refused, unless its pool rebinds it
+ * (the pool's device went away) and no run is going. `null` means it may go ahead.
+ */
+export function agentChangeRefusal(
+  state: { agent_id: string; run: unknown },
+  input: { conversation_id: string; agent_id: string; rebind?: boolean },
+): { ok: false; status: 409; error: string } | null {
+  if (state.agent_id === input.agent_id) return null;
+  const owner = state.agent_id;
+  if (!input.rebind)
+    return { ok: false, status: 409, error: `conversation '${input.conversation_id}' belongs to agent '${owner}'` };
+  if (state.run)
+    return {
+      ok: false,
+      status: 409,
+      error: `conversation '${input.conversation_id}' is still running on agent '${owner}'`,
+    };
+  return null;
+}

@@ -359,12 +359,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }> {
     const found = this.tokens.revoke(tokenId);
-    let closed = 0;
-    for (const { ws, att } of this.sockets.all()) {
-      if (att?.token_id !== tokenId) continue;
-      ws.close(CLOSE.TOKEN_REVOKED.code, CLOSE.TOKEN_REVOKED.reason);
-      closed++;
-    }
+    const closed = this.sockets.closeRevoked(tokenId);
     log("info", "device token revoked", { token_id: tokenId, found, closed });
     if (closed > 0) await this.registry.report("token_revoked");
     return { found, closed };

@@ -88,6 +88,17 @@ export class DeviceSockets {
     return this.ctx.getWebSockets().map((ws) => ({ ws, att: ws.deserializeAttachment() as SocketAttachment | null }));
   }
 
+  /** Closes the sockets that signed in with a revoked token; how many it closed. */
+  closeRevoked(tokenId: string): number {
+    let closed = 0;
+    for (const { ws, att } of this.all()) {
+      if (att?.token_id !== tokenId) continue;
+      ws.close(CLOSE.TOKEN_REVOKED.code, CLOSE.TOKEN_REVOKED.reason);
+      closed++;
+    }
+    return closed;
+  }
+
   send(ws: WebSocket, frame: HubFrame): boolean {
     try {
       ws.send(JSON.stringify(frame));
