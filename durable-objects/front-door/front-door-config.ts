@@ -70,6 +70,23 @@ const WebhookScopes = jsonVar(
   ),
 );
 
+/** `https://app.example,http://localhost:5173` → the origins, each exactly as a browser sends it. */
+const Origins = z
+  .string()
+  .default("")
+  .transform((raw, ctx) => {
+    const origins = raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const o of origins) {
+      if (URL.canParse(o) && new URL(o).origin === o) continue;
+      ctx.addIssue({ code: "custom", message: `'${o.slice(0, 60)}' is not an origin like https://app.example` });
+      return z.NEVER;
+    }
+    return origins;
+  });
+
 export const AUTH_METHODS = ["bearer", "hmac", "standard"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
@@ -153,6 +170,11 @@ export const WorkerVarsSchema = z
         'JSON `{"gpt-4o-mini":{"input_per_mtok":0.15,"output_per_mtok":0.6}}`: prices for the estimated cost ' +
           "in `/v1/metrics`.",
       ),
+    MCP_ALLOWED_ORIGINS: Origins.describe(
+      "Browser origins that may call `/mcp`, comma-separated (`https://app.example`). A request with any other " +
+        "`Origin` than the worker's own gets 403 (DNS rebinding), and one reaching a loopback address must name a " +
+        "loopback `Host` (docs/mcp.md#origin-and-host). MCP clients outside a browser send no Origin.",
+    ),
     WEBHOOK_SCOPES: WebhookScopes.optional().describe(
       'JSON binding webhook senders to devices as a scoped key is: `{"github":{"agents":["pi-1"],"pools":["lab"]}}`. ' +
         "A bound sender messages only those devices and continues only its own conversations (docs/security.md).",

@@ -12,12 +12,14 @@ import { mcpSessionFor } from "../../durable-objects/addresses.js";
 import type { AppEnv } from "../env.js";
 import { authorize } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
+import { refuseForeignOrigin } from "../middleware/refuse-foreign-origin.js";
 import { readRawBody } from "../read-body.js";
 import { cancelRequest, fleetServer } from "./fleet-server.js";
 
 /**
  * `/mcp`: the fleet as an MCP server over Streamable HTTP (docs/mcp.md). Bearer API token (or the
- * admin token). `POST` carries JSON-RPC; the answer is JSON, or an SSE stream when a tools/call
+ * admin token), from no browser origin but the worker's own and those MCP_ALLOWED_ORIGINS names
+ * (middleware/refuse-foreign-origin.ts). `POST` carries JSON-RPC; the answer is JSON, or an SSE stream when a tools/call
  * asks for progress (it carries a progress token). `initialize` opens a session (`Mcp-Session-Id`,
  * kept by McpSessionDO so any isolate can serve the next request); every later request must name
  * an open session (missing → 400, unknown or closed → 404). `DELETE` closes it. `GET` is 405:
@@ -28,14 +30,12 @@ import { cancelRequest, fleetServer } from "./fleet-server.js";
  */
 export const mcp = new Hono<AppEnv>();
 
-mcp.use("*", countRejections("/mcp"), authorize("mcp"));
+mcp.use("*", countRejections("/mcp"), refuseForeignOrigin, authorize("mcp"));
 
 const SESSION_HEADER = "mcp-session-id";
 
 mcp.post("/", async (c) => {
   const { config, principal } = c.var;
-  const refused = refuseOrigin(c.req.raw);
-  if (refused) return refused;
   const raw = await readRawBody(c, config.MAX_BODY_BYTES);
   if (!raw.ok) return raw.response;
   let body: unknown;
@@ -93,16 +93,6 @@ mcp.delete("/", async (c) => {
 mcp.get("/", () =>
   rpcError(405, -32000, "Method not allowed: this server sends no stream outside a request", { allow: "POST, DELETE" }),
 );
-
-/**
- * DNS rebinding: a browser page must not reach the server through a name that resolves to it. A
- * request with an Origin must come from the worker's own origin (MCP clients send none).
- */
-function refuseOrigin(request: Request): Response | null {
-  const origin = request.headers.get("origin");
-  if (origin === null || origin === new URL(request.url).origin) return null;
-  return rpcError(403, -32000, `Forbidden: origin ${origin} is not allowed`);
-}
 
 /** Transport-level errors in the JSON-RPC shape MCP clients read (as the SDK's transport answers them). */
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {

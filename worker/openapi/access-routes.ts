@@ -1,6 +1,13 @@
 import { ApiKeyView, CreateKeyRequest, IssuedKey } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
-import { ADMIN, api, json, type Route, revoked } from "./route.js";
+import { ADMIN, api, json, type Route, revoked, text } from "./route.js";
+
+/** DNS rebinding protection on every /mcp method (worker/middleware/refuse-foreign-origin.ts). */
+const FOREIGN_ORIGIN = text(
+  "Forbidden origin: an `Origin` other than the worker's own and MCP_ALLOWED_ORIGINS, or a non-loopback `Host` " +
+    "reaching a loopback address (DNS rebinding)",
+  "application/problem+json",
+);
 
 /** The fleet as an MCP server, and scoped API keys. */
 export const ACCESS_ROUTES: Route[] = [
@@ -10,7 +17,7 @@ export const ACCESS_ROUTES: Route[] = [
     summary: "The fleet as an MCP server (Streamable HTTP): device tools, send_message, list_devices, …",
     tag: "mcp",
     auth: api("mcp"),
-    responses: { 200: json("a JSON-RPC answer (or an SSE stream of them)") },
+    responses: { 200: json("a JSON-RPC answer (or an SSE stream of them)"), 403: FOREIGN_ORIGIN },
   },
   {
     method: "DELETE",
@@ -18,7 +25,7 @@ export const ACCESS_ROUTES: Route[] = [
     summary: "End an MCP session (`Mcp-Session-Id`)",
     tag: "mcp",
     auth: api("mcp"),
-    responses: { 200: { description: "ended" } },
+    responses: { 200: { description: "ended" }, 403: FOREIGN_ORIGIN },
   },
   {
     method: "GET",
@@ -26,7 +33,7 @@ export const ACCESS_ROUTES: Route[] = [
     summary: "Always 405: the server sends no stream outside a request",
     tag: "mcp",
     auth: api("mcp"),
-    responses: { 405: json("JSON-RPC error -32000") },
+    responses: { 403: FOREIGN_ORIGIN, 405: json("JSON-RPC error -32000") },
   },
   {
     method: "POST",
