@@ -83,13 +83,7 @@ describe("round: what the run records", () => {
     );
     let s = result(a.state, "c1", ok("bash", "fine")).state;
     s = result(s, "c2", { ...fail("bash", "boom"), elapsed_ms: 7 }).state;
-    s = result(s, "c4", {
-      status: "success",
-      tool: "get_current_time",
-      result: "noon",
-      stderr: "",
-      exit_code: 0,
-    }).state;
+    s = result(s, "c4", fail("get_current_time", "no clock")).state;
     expect(s.run!.tool_calls).toEqual([
       { id: "c1", name: "bash", arguments: { command: "a" }, status: "success", elapsed_ms: 5 },
       {
@@ -101,7 +95,7 @@ describe("round: what the run records", () => {
         elapsed_ms: 7,
       },
       { id: "c3", name: "bash", arguments: "{oops", status: "error", error_type: "invalid_params" },
-      { id: "c4", name: "get_current_time", arguments: {}, status: "success" },
+      { id: "c4", name: "get_current_time", arguments: {}, status: "error", error_type: "execution_failed" },
     ]);
   });
 
@@ -131,7 +125,7 @@ describe("round: what the run records", () => {
     expect(result(mixed.state, "c2", ok("bash", "x")).state.run!.parallel_batches).toBe(0);
 
     const noTime = round({}, ["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]);
-    const untimed: ToolOutcome = { status: "success", tool: "bash", result: "x", stderr: "", exit_code: 0 };
+    const untimed = fail("bash", "no time measured");
     const s = result(result(noTime.state, "c1", untimed).state, "c2", ok("bash", "y")).state;
     expect(s.run!.parallel_batches).toBe(0);
 

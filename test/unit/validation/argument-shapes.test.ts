@@ -38,7 +38,7 @@ describe("validateArguments: result shape", () => {
     const schema = {
       type: "object",
       properties: { o: { type: "object", properties: { n: { type: "integer" } } } },
-    } as ParametersSchema;
+    } as unknown as ParametersSchema;
     expect(validateArguments("t", schema, { o: {} })).toEqual({ ok: true, value: { o: {} } });
     expect(validateArguments("t", schema, { o: { n: "x" } })).toMatchObject({
       ok: false,
