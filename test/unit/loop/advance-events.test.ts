@@ -173,3 +173,22 @@ describe("advance(): cancel and direct calls", () => {
     expect(r.state.approval_rules).toEqual([rule]);
   });
 });
+
+describe("advance(): events without a run", () => {
+  it("a model answer, a model failure or a tool result for a conversation with no run changes nothing", () => {
+    const idle = initialState("c", "pi-1");
+    const outcome = { status: "success" as const, tool: "bash", result: "", stderr: "", exit_code: 0, elapsed_ms: 0 };
+    expect(
+      advance(idle, { type: "llm_response", call_id: "x", turn: { content: "hi", toolCalls: [] } }, NOW).effects,
+    ).toEqual([]);
+    expect(advance(idle, { type: "llm_failed", call_id: "x", error: "e" }, NOW).effects).toEqual([]);
+    expect(advance(idle, { type: "tool_result", tool_call_id: "c1", request_id: "r", outcome }, NOW).effects).toEqual(
+      [],
+    );
+  });
+
+  it("readable tool calls run even when the model also wrote an unreadable one", () => {
+    const r = respond(start().state, { ...calls(["bash", { command: "ls" }, "c1"]), malformedToolCall: "half a call" });
+    expect(only(r.effects, "dispatch_tool")).toMatchObject([{ tool_call_id: "c1" }]);
+  });
+});

@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import {
   advance,
+  deadlineKey,
   initialState,
+  isCallDeadline,
   type LoopConfig,
   type LoopState,
 } from "../../../durable-objects/conversation/core/index.js";
@@ -87,6 +89,7 @@ describe("run: budgets at their edges", () => {
     const turn = { ...calls(["bash", { command: "x" }, "c1"]), usage: { prompt_tokens: 60, completion_tokens: 40 } };
     const b = advance(a.state, { type: "llm_response", call_id: llm(a.state), turn }, NOW);
     expect(only(b.effects, "dispatch_tool")).toEqual([]);
+    expect(b.state.messages.at(-1)!.role).toBe("user");
     expect(b.state.messages.at(-1)!.content).toBe(
       "[edgeloop] The tool loop has stopped: the conversation's budget (100 tokens) ran out. No more tools can be called. Summarise for the user what was done, what the results were, and what is left.",
     );
@@ -164,5 +167,16 @@ describe("run: the reply after a stop", () => {
       s = advance(s, { type: "tool_result", tool_call_id: id, request_id: `m1.1.${i}`, outcome }, NOW).state;
     const r = advance(s, { type: "llm_response", call_id: llm(s), turn: text("Done.") }, NOW);
     expect(only(r.effects, "reply")[0]!.reply.reply).toBe("Done.\n\nSources: bash, read");
+  });
+});
+
+describe("run: deadline keys", () => {
+  it("a call's deadline key is told apart from approval and budget keys", () => {
+    const key = deadlineKey({ request_id: "m1.1.0" });
+    expect(key).toBe("tool:m1.1.0");
+    expect(isCallDeadline(key)).toBe(true);
+    expect(isCallDeadline("approval:m1.1.0")).toBe(false);
+    expect(isCallDeadline("budget:m1")).toBe(false);
+    expect(isCallDeadline("x.tool:")).toBe(false);
   });
 });
