@@ -117,3 +117,25 @@ describe("approvals: a decision remembered as a rule", () => {
     expect(r.state.approval_rules).toEqual([rule({ rule_id: "old" }), a3]);
   });
 });
+
+describe("approvals: a decision with nothing to decide", () => {
+  it("with no run, or while the model is thinking, a decision changes nothing", () => {
+    expect(
+      advance(initialState("conv-1", "pi-1"), { type: "approval", tool_call_id: "c1", approve: true }, NOW).effects,
+    ).toEqual([]);
+    const thinking = advance(
+      initialState("conv-1", "pi-1"),
+      { type: "user_message", message_id: "m1", text: "go", tools: TOOLS },
+      NOW,
+    ).state;
+    expect(
+      advance(thinking, { type: "approval", tool_call_id: "c1", approve: true, rule: rule() }, NOW).effects,
+    ).toEqual([]);
+  });
+
+  it("a once-decision leaves the conversation's rules as they were", () => {
+    const s = { ...waitingRound(), approval_rules: [rule({ rule_id: "keep", tool: "read" })] };
+    const r = advance(s, { type: "approval", tool_call_id: "c1", approve: true }, NOW);
+    expect(r.state.approval_rules).toEqual([rule({ rule_id: "keep", tool: "read" })]);
+  });
+});
