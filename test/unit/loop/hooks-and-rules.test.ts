@@ -42,6 +42,7 @@ describe("tool_result_persist and policies", () => {
   it("redacts every match, and skips a pattern that does not compile", () => {
     const c = config({ redact_patterns: ["tok[0-9]+", "(bad"] });
     expect(redactForPersist(c, "tok1 and tok22")).toBe("[REDACTED] and [REDACTED]");
+    expect(redactForPersist(config({ redact_patterns: ["(bad"] }), "a null value")).toBe("a null value");
     expect(safeRegex("(bad")).toBeNull();
     expect(safeRegex("a", "g")?.flags).toBe("g");
     expect(safeRegex("a")?.flags).toBe("");
