@@ -48,6 +48,11 @@ describe("round: limits", () => {
     expect(only(a.effects, "dispatch_tool")).toMatchObject([{ tool: "question" }]);
   });
 
+  it("a call to 'question' in a conversation without that tool is an unknown tool", () => {
+    const a = round({}, TOOLS, ["question", { question: "?" }, "q1"]);
+    expect(a.state.messages.at(-1)!.content).toMatch(/^Error: Tool 'question' not found\./);
+  });
+
   it("a question past its deadline tells the model exactly that", () => {
     const a = round({}, [QUESTION], ["question", { question: "?" }, "q1"]);
     const r = advance(a.state, { type: "deadline", key: "tool:m1.1.0" }, NOW + 86_400_000);
