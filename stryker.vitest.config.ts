@@ -1,0 +1,21 @@
+import { resolve } from "node:path";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import base from "./vitest.config.js";
+
+// The mutation run (stryker.config.json) uses the unit project only: pure logic in Node, no workerd,
+// no real processes, so each mutant is judged in seconds. The rest of vitest.config.ts is kept as is.
+const projects = (base.test?.projects ?? []) as TestProjectInlineConfiguration[];
+
+// Stryker's sandbox links node_modules back to the project, so `@edgeloop/protocol` would resolve to
+// the unmutated workspace: point it at the sandbox's own copy, where the mutants are.
+const protocol = resolve(import.meta.dirname, "protocol");
+const alias = [
+  { find: /^@edgeloop\/protocol$/, replacement: `${protocol}/index.ts` },
+  { find: /^@edgeloop\/protocol\/(.*)$/, replacement: `${protocol}/$1.ts` },
+];
+
+export default defineConfig({
+  test: {
+    projects: projects.filter((p) => p.test?.name === "unit").map((p) => ({ ...p, resolve: { alias } })),
+  },
+});
