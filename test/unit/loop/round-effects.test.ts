@@ -54,15 +54,15 @@ describe("round: events", () => {
     expect(events(c.effects, "tool_execution_end")).toMatchObject([{ toolCallId: "c2", isError: true }]);
   });
 
-  it("a call that times out keeps its deadline (already spent) and is not cleared", () => {
+  it("a device call whose deadline passes keeps its deadline (already spent), ends outcome_unknown", () => {
     const a = round({}, ["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]);
     const r = advance(a.state, { type: "deadline", key: deadlineKey(a.state.run!.round![0]!) }, NOW + 50_000);
     expect(only(r.effects, "clear_deadline")).toEqual([]);
     expect(r.state.run!.round![0]!.outcome).toEqual({
       status: "error",
       tool: "bash",
-      error: "Tool 'bash' timed out after 30000ms (no result from the device)",
-      error_type: "timeout",
+      error: "no result and no word from the device's hub within 30000ms and its grace",
+      error_type: "outcome_unknown",
     });
   });
 

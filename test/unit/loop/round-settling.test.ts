@@ -35,7 +35,7 @@ describe("round: the first ending of a call wins", () => {
     expect(only(timedOut.effects, "cancel_tool")).toEqual([{ type: "cancel_tool", request_id: call.request_id }]);
     const late = result(timedOut.state, "c1", ok("bash", "finished late"));
     expect(late.effects).toEqual([]);
-    expect(late.state.run!.round![0]!.outcome).toMatchObject({ status: "error", error_type: "timeout" });
+    expect(late.state.run!.round![0]!.outcome).toMatchObject({ status: "error", error_type: "outcome_unknown" });
   });
 
   it("a result with another request id (an earlier dispatch) is not taken", () => {
