@@ -63,6 +63,8 @@ export class Ledger {
    * rate); only duplicates look them up.
    */
   private readonly openRows = new Map<string, LedgerRow>();
+  /** `sent` rows the device has taken, whose `accepted` is not stored (see markAccepted). */
+  private readonly acceptedInMemory = new Set<string>();
 
   /** when this instance last pruned done rows (see prune) */
   private prunedAt = 0;
@@ -151,15 +153,20 @@ export class Ledger {
     if (open?.state === "queued") this.openRows.set(requestId, { ...open, state: "sent" });
   }
 
-  /** The device (or its broker) took the command: a missing result is from now on `outcome_unknown`. */
+  /**
+   * The device (or its broker) took the command: a missing result is from now on `outcome_unknown`.
+   * A `sent` row already ends that way, so its `accepted` is kept in memory only (it changes the
+   * ending's wording, not its class) and a device round writes no extra row; a `queued` row must
+   * not end `not_sent` after an eviction, so that change is stored.
+   */
   markAccepted(requestId: string): void {
-    this.flush();
-    this.sql.exec(
-      "UPDATE ledger SET state = 'accepted' WHERE request_id = ? AND state IN ('queued', 'sent')",
-      requestId,
-    );
-    const open = this.openRows.get(requestId);
-    if (open && open.state !== "accepted") this.openRows.set(requestId, { ...open, state: "accepted" });
+    const row = this.get(requestId);
+    if (!row || row.state === "accepted" || row.state === "done") return;
+    if (row.state === "queued") {
+      this.flush();
+      this.sql.exec("UPDATE ledger SET state = 'accepted' WHERE request_id = ? AND state = 'queued'", requestId);
+    } else this.acceptedInMemory.add(requestId);
+    this.openRows.set(requestId, { ...row, state: "accepted" });
   }
 
   /**
@@ -237,7 +244,11 @@ export class Ledger {
     return this.sql
       .exec<RawRow>("SELECT * FROM ledger WHERE state != 'done' AND deadline <= ?", now)
       .toArray()
-      .map(decode);
+      .map((raw) => {
+        const row = decode(raw);
+        // What this instance knows beyond the stored state (an `accepted` kept in memory).
+        return this.openRows.get(row.request_id)?.state === "accepted" ? { ...row, state: "accepted" } : row;
+      });
   }
 
   /** A deadline moved later (see runtime/restart-window.ts); stored, so another restart sees it. */
@@ -288,6 +299,14 @@ export class Ledger {
       "SELECT state, COUNT(*) AS n FROM ledger GROUP BY state",
     ))
       out[r.state] = r.n;
+    // Stored as `sent`, known here to be `accepted` (markAccepted).
+    for (const id of this.acceptedInMemory) {
+      if (this.openRows.get(id)?.state !== "accepted") this.acceptedInMemory.delete(id);
+      else if (out.sent > 0) {
+        out.sent--;
+        out.accepted++;
+      }
+    }
     return out;
   }
 }

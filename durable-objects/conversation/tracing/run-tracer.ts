@@ -27,8 +27,13 @@ export class RunTracer {
       const before = this.trace;
       const out = traceStep(before, step, { ...this.options(), newTraceId: () => currentTraceId() ?? randomTraceId() });
       this.trace = out.trace;
-      if (out.trace !== before) this.store.putValue(RUN_KEY, out.trace);
-      if (out.trace && out.trace.trace_id !== before?.trace_id) this.store.putValue(LAST_KEY, out.trace.trace_id);
+      // Stored only when a run's trace starts or ends: a write per step would add rows to every
+      // round (bench: cost_per_round). The open spans' start times live in memory; after an
+      // eviction a span still open starts at the step that ends it.
+      if (out.trace?.trace_id !== before?.trace_id) {
+        this.store.putValue(RUN_KEY, out.trace);
+        if (out.trace) this.store.putValue(LAST_KEY, out.trace.trace_id);
+      }
       recordSpans(out.spans);
     } catch (e) {
       log("warn", "trace not recorded", { conversation_id: step.state.conversation_id, error: String(e) });
