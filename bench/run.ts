@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { REPO_ROOT } from "../test/helpers/processes.js";
+import { REPO_ROOT, stopAll } from "../test/helpers/processes.js";
 import { type BenchEnv, startBenchEnv } from "./lib/bench-env.js";
 import { parseBenchFlags } from "./lib/bench-flags.js";
 import { flagsOrExit } from "./lib/flags.js";
@@ -77,7 +77,8 @@ async function main(): Promise<number> {
     failed: [],
   };
   const env = await startBenchEnv(quick, { inspector });
-  const stop = () => void env.stop().finally(() => process.exit(130));
+  // A signal ends the scenario under way too: its workers and agents are children of this process.
+  const stop = () => void Promise.allSettled([env.stop(), stopAll()]).finally(() => process.exit(130));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
@@ -94,6 +95,8 @@ async function main(): Promise<number> {
     }
   } finally {
     await env.stop();
+    // What a scenario cut off by its time limit left running.
+    await stopAll();
   }
   report.duration_s = Math.round((performance.now() - started) / 1000);
   writeReport(outDir, report);

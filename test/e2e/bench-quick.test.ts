@@ -3,11 +3,11 @@
  * small) and check it finished and wrote a well-formed report. No timing assertions — times on
  * shared machines are noise; the benchmark reports them, the suite only checks it still runs.
  */
-import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { startChild } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const SCENARIOS = [
@@ -24,15 +24,17 @@ const SCENARIOS = [
 ];
 
 describe("npm run bench -- --quick", () => {
-  it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", () => {
+  it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", async () => {
     const out = tempDir("edgeloop-bench-");
-    const run = spawnSync("npm", ["run", "bench", "--", "--quick", "--out", out], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-      timeout: 290_000,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    // Its own process group, ended whole (with the workers it started) if it overruns.
+    const run = startChild("npx", ["tsx", "bench/run.ts", "--quick", "--out", out], {
+      name: "bench",
+      env: { WRANGLER_SEND_METRICS: "false" },
     });
-    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const overrun = setTimeout(() => void run.stop(), 290_000);
+    const [code] = (await once(run.proc, "exit")) as [number | null];
+    clearTimeout(overrun);
+    expect(code, run.output()).toBe(0);
 
     const report = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
       quick: boolean;

@@ -6,6 +6,14 @@ export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
 /** A child process with its output kept for assertions and for failure messages. */
 export type Child = { proc: ChildProcess; output: () => string; stop: (signal?: NodeJS.Signals) => Promise<void> };
 
+/** Every child started here and not yet exited, so a run cut short can end them all (`stopAll`). */
+const live = new Set<Child>();
+
+/** Ends every child still running: for a benchmark or soak stopped by a signal or a time limit. */
+export async function stopAll(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  await Promise.all([...live].map((c) => c.stop(signal)));
+}
+
 export function startChild(
   cmd: string,
   args: string[],
@@ -44,5 +52,8 @@ export function startChild(
     await exited;
     clearTimeout(timer);
   };
-  return { proc, output: () => out, stop };
+  const child = { proc, output: () => out, stop };
+  live.add(child);
+  proc.once("exit", () => live.delete(child));
+  return child;
 }
