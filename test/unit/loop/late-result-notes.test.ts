@@ -68,29 +68,32 @@ describe("late results: what is kept of the text", () => {
 
 describe("late results: calls of the round under way", () => {
   it("a call that ended while the others still run is known by its name, and its late result comes before the next model call", () => {
-    const b = round(["c1", "c2"]);
-    const c = settle(b, "c1", notSent).state;
-    const requestId = c.run!.round!.find((x) => x.id === "c1")!.request_id;
-    const d = late(c, "c1", ok("bash", "it ran after all"), requestId);
+    const a = start();
+    const turn = calls(["read", { path: "/etc/hostname" }, "c1"], ["bash", { command: "git commit" }, "c2"]);
+    const b = advance(a.state, { type: "llm_response", call_id: llmCallId(a.state), turn }, NOW).state;
+    const c = settle(b, "c2", { ...notSent }).state;
+    const requestId = c.run!.round!.find((x) => x.id === "c2")!.request_id;
+    const d = late(c, "c2", ok("bash", "it ran after all"), requestId);
     expect(only(d.effects, "emit_event").map((e) => e.event)).toEqual([
       {
         type: "tool_late_result",
-        toolCallId: "c1",
+        toolCallId: "c2",
         toolName: "bash",
         result: ok("bash", "it ran after all"),
         isError: false,
       },
     ]);
     expect(d.state.late_results).toHaveLength(1);
-    const e = settle(d.state, "c2", ok("bash", "two"));
+    expect(d.state.late_seen).toEqual([requestId]);
+    const e = settle(d.state, "c1", ok("read", "pi-1"));
     expect(only(e.effects, "call_llm")).toHaveLength(1);
     expect(e.state.messages.slice(-3)).toEqual([
-      { role: "tool", tool_call_id: "c1", content: expect.stringContaining("did not run") },
-      { role: "tool", tool_call_id: "c2", content: "two" },
+      { role: "tool", tool_call_id: "c1", content: "pi-1" },
+      { role: "tool", tool_call_id: "c2", content: expect.stringContaining("did not run") },
       {
         role: "user",
         content:
-          "[edgeloop] A late result: the earlier `bash` call (c1) did finish after its outcome was reported to you:\nit ran after all",
+          "[edgeloop] A late result: the earlier `bash` call (c2) did finish after its outcome was reported to you:\nit ran after all",
       },
     ]);
   });
@@ -117,5 +120,16 @@ describe("late results: calls of the round under way", () => {
     const d = late(c, "c1", ok("bash", "ran"));
     expect(d.state.messages).toEqual(c.messages);
     expect(d.state.late_results).toHaveLength(1);
+  });
+});
+
+describe("late results: redeliveries", () => {
+  it("remembers the last 200 late request ids, enough to recognise the hub's redeliveries", () => {
+    let s = idleAfterNotSent();
+    for (let i = 0; i < 201; i++) s = late(s, "c1", ok("bash", `run ${i}`), `msg-1.1.0.r${i}`).state;
+    expect(s.late_seen).toHaveLength(200);
+    expect(s.late_seen![0]).toBe("msg-1.1.0.r1");
+    expect(s.late_seen!.at(-1)).toBe("msg-1.1.0.r200");
+    expect(late(s, "c1", ok("bash", "again"), "msg-1.1.0.r200").effects).toEqual([]);
   });
 });
