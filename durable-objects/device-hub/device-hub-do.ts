@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import {
-  type AcceptedFrame,
   type HelloFrame,
   type ManifestUpdateFrame,
   PING_FRAME,
@@ -123,7 +122,8 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       return this.reject(ws, att, `'${frame.type}' before hello`, "request_id" in frame ? frame.request_id : undefined);
     if (frame.type === "manifest_update") return this.onManifestUpdate(att, frame);
     if (frame.type === "result") return this.onResult(ws, att, frame);
-    if (frame.type === "accepted") return this.onAccepted(frame);
+    // The device (or its broker) took the command; unknown or finished ids are ignored (a hint).
+    if (frame.type === "accepted") return this.ledger.markAccepted(frame.request_id);
     return this.onProgress(ws, att, frame);
   }
 
@@ -216,12 +216,6 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       error_type: frame.status === "error" ? frame.error_type : undefined,
       elapsed_ms: frame.elapsed_ms,
     });
-  }
-
-  /** The device (or its broker) took the command; unknown or finished ids are ignored (it is only a hint). */
-  private onAccepted(frame: AcceptedFrame): void {
-    const row = this.ledger.get(frame.request_id);
-    if (row && row.state !== "done") this.ledger.markAccepted(frame.request_id);
   }
 
   private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
