@@ -33,7 +33,7 @@ const say = (line = "") => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
   if (!(await portIsFree(PORT))) {
-    say(`npm run dev: ${busyPortMessage(PORT).replace("npm start", "npm run dev")}`);
+    say(`npm run dev: ${busyPortMessage(PORT, "npm run dev")}`);
     return 1;
   }
   const settings = readLocalSettings(ROOT, process.env);

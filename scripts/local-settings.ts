@@ -66,9 +66,9 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-export function busyPortMessage(port: number): string {
+export function busyPortMessage(port: number, command: "npm start" | "npm run dev"): string {
   return (
     `port ${port} on 127.0.0.1 is already in use (another npm start, npm run dev or wrangler dev?). ` +
-    `Stop it, or pick another port: PORT=${port + 1} npm start`
+    `Stop it, or pick another port: PORT=${port + 1} ${command}`
   );
 }

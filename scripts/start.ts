@@ -101,7 +101,7 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 async function main(): Promise<void> {
-  if (!(await portIsFree(PORT))) throw new Error(busyPortMessage(PORT));
+  if (!(await portIsFree(PORT))) throw new Error(busyPortMessage(PORT, "npm start"));
   // Worker settings: the environment over .dev.vars (README, "Configuration"); tokens not set are made up.
   const settings = readLocalSettings(ROOT, process.env);
   if (settings.fromEnvironment.length) say(`Settings from the environment: ${settings.fromEnvironment.join(", ")}`);
