@@ -1,0 +1,118 @@
+/**
+ * The seam between edgeloop's channel logic and one chat platform (Telegram, Slack, Discord,
+ * WhatsApp). A platform module only speaks its platform's wire format: it verifies an inbound
+ * request the platform's own way, turns a verified body into normalized events (validated with
+ * zod), and performs outbound calls against a configurable API base URL. Everything else — which
+ * conversation a chat maps to, grants, pairing, approvers, deduplication, the outbox, throttling
+ * edits — lives in the channel core and is the same for every platform.
+ */
+
+export type PlatformName = "telegram" | "slack" | "discord" | "whatsapp";
+
+/** Where a reply goes: a chat, and inside it a thread or topic when the platform has one. */
+export interface ChatAddress {
+  /** Telegram chat id, Slack channel id, Discord channel id, WhatsApp phone number (wa_id). */
+  chatId: string;
+  /** Telegram message_thread_id, Slack thread_ts, Discord thread id; absent otherwise. */
+  threadId?: string;
+}
+
+export interface ChatUser {
+  /** The platform's stable user id (Telegram from.id, Slack user, Discord user.id, WhatsApp wa_id). */
+  id: string;
+  /** A display name, for cards ("approved by …") and audit; never used for authorization. */
+  name: string;
+}
+
+export interface InboundImage {
+  /** The platform's handle for fetching the bytes (Telegram file_id, Slack url_private, WhatsApp media id). */
+  ref: string;
+  mediaType?: string;
+}
+
+/** What a verified platform request means, normalized. One request may carry several events. */
+export type InboundEvent =
+  | {
+      kind: "message";
+      /** The platform's own id for this delivery (Telegram update_id, Slack event_id, …): the dedupe key. */
+      eventId: string;
+      chat: ChatAddress;
+      user: ChatUser;
+      /** "group" when others share the chat; grants may bind a whole group. */
+      chatType: "direct" | "group";
+      text: string;
+      images: InboundImage[];
+    }
+  | {
+      /** A press on a button edgeloop sent; `data` is the short id edgeloop put there (≤ 64 bytes). */
+      kind: "button";
+      eventId: string;
+      chat: ChatAddress;
+      user: ChatUser;
+      data: string;
+      /** The message holding the card, so the card can be edited in place. */
+      messageId: string;
+      /** What the platform needs to acknowledge the press (Telegram callback_query id, Discord token). */
+      ackToken?: string;
+    };
+
+/** The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification, Discord PING). */
+export interface ImmediateAnswer {
+  status: number;
+  body: unknown;
+}
+
+export type InboundResult =
+  | { ok: true; events: InboundEvent[]; immediate?: ImmediateAnswer }
+  | { ok: false; status: 400 | 401 | 403; reason: string };
+
+export interface Button {
+  /** Shown on the button. */
+  label: string;
+  /** Carried back in a `button` event; a short id, never a secret, at most 64 bytes. */
+  data: string;
+  style?: "primary" | "danger";
+}
+
+export interface OutboundMessage {
+  /** Markdown as the model wrote it; the platform module converts it to its own format. */
+  markdown: string;
+  /** Rows of buttons. */
+  buttons?: Button[][];
+  /** A photo to send with (or instead of) the text. */
+  image?: { bytes: Uint8Array; mediaType: string; caption?: string };
+}
+
+/** A platform call's outcome, shaped for the outbox: retry on 429/5xx after `retryAfterMs`. */
+export type SendResult =
+  | { ok: true; messageId: string }
+  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string };
+
+export interface PlatformLimits {
+  /** Longest text one message may carry; longer answers are split. */
+  maxMessageLength: number;
+  /** Least time between two edits of one message in one chat. */
+  minEditIntervalMs: number;
+  /** Whether a message can be edited in place (WhatsApp cannot: the reply is sent when complete). */
+  canEdit: boolean;
+}
+
+/** One platform. Verification and parsing are pure over (request bytes, settings); the client does I/O. */
+export interface ChatPlatform<Settings> {
+  name: PlatformName;
+  limits: PlatformLimits;
+  /** Verify the request the platform's way and parse it; never throws on bad input. */
+  inbound(request: Request, settings: Settings): Promise<InboundResult>;
+  client(settings: Settings, fetchImpl?: typeof fetch): PlatformClient;
+}
+
+export interface PlatformClient {
+  send(to: ChatAddress, message: OutboundMessage): Promise<SendResult>;
+  edit(to: ChatAddress, messageId: string, message: OutboundMessage): Promise<SendResult>;
+  /** Show "typing…" while tools run; best effort. */
+  typing(to: ChatAddress): Promise<void>;
+  /** Acknowledge a button press (toast text), when the platform requires it. */
+  answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string): Promise<void>;
+  /** Fetch the bytes of an image a user sent. */
+  fetchImage(image: InboundImage): Promise<{ bytes: Uint8Array; mediaType: string }>;
+}
