@@ -1,0 +1,107 @@
+import { sha256Hex } from "../../../runtime/digest.js";
+import { log } from "../../../runtime/log.js";
+import type { DeviceTokens } from "../device-tokens.js";
+import { verifyConnectSignature } from "./device-signature.js";
+import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, MIN_NODE_PROTOCOL } from "./gateway-frames.js";
+import type { NodeCredentials } from "./node-credentials.js";
+import type { NodeSocketState } from "./node-socket-state.js";
+
+/**
+ * Who may connect as this agent id's OpenClaw node (docs/openclaw-nodes.md#onboarding), decided
+ * from the `connect` frame alone (the upgrade carries no credentials):
+ * 1. the node signed this socket's challenge with the key it names (always required);
+ * 2. then one of: a setup secret an admin minted (used once; pins the key, issues a device token);
+ *    a device token edgeloop issued (admin API or an earlier pairing) with the pinned key, or
+ *    with no key pinned yet; an admin's approval of this key (issues a device token);
+ * 3. otherwise the key waits for approval: PAIRING_REQUIRED, and the node keeps retrying.
+ * A token edgeloop did not issue is treated as no token: never stored, never logged.
+ */
+
+export type Admission =
+  | { ok: true; protocol: number; deviceId: string; tokenId: string; issuedToken?: string }
+  | { ok: false; error: GatewayError };
+
+type Deps = { credentials: NodeCredentials; tokens: DeviceTokens; agentId: string };
+
+const refuse = (code: string, message: string, details: Record<string, unknown> = {}): Admission => ({
+  ok: false,
+  error: {
+    code: code === "PROTOCOL_MISMATCH" ? "INVALID_REQUEST" : "UNAUTHORIZED",
+    message,
+    details: { code, ...details },
+  },
+});
+
+export function negotiateProtocol(p: ConnectParams): number | null {
+  if (p.minProtocol <= GATEWAY_PROTOCOL && p.maxProtocol >= GATEWAY_PROTOCOL) return GATEWAY_PROTOCOL;
+  // The window before the current version is open to nodes only, as OpenClaw's gateway does.
+  const node = p.role === "node" && p.client.mode === "node";
+  if (node && p.minProtocol <= MIN_NODE_PROTOCOL && p.maxProtocol >= MIN_NODE_PROTOCOL) return MIN_NODE_PROTOCOL;
+  return null;
+}
+
+export async function admit(p: ConnectParams, state: NodeSocketState, d: Deps, now: number): Promise<Admission> {
+  const protocol = negotiateProtocol(p);
+  if (protocol === null)
+    return refuse("PROTOCOL_MISMATCH", `protocol mismatch: this gateway speaks ${GATEWAY_PROTOCOL}`, {
+      expectedProtocol: GATEWAY_PROTOCOL,
+    });
+  if (p.role !== "node")
+    return refuse("AUTH_UNAUTHORIZED", "edgeloop serves OpenClaw nodes only (role 'node'); use edgeloop's own API");
+  if (!p.device) return refuse("DEVICE_IDENTITY_REQUIRED", "device identity required");
+  const auth = p.auth ?? {};
+  // The token the node signed with: its shared or device token, else the bootstrap token.
+  const signed = auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? "";
+  const sig = await verifyConnectSignature({ ...p, device: p.device }, signed, state.nonce, state.challenge_ts);
+  if (!sig.ok) return refuse(sig.code, sig.message, { reason: sig.reason });
+  const pin = d.credentials.pinned();
+  const issue = async (pairedBy: string): Promise<Admission> => {
+    d.credentials.pin(sig.deviceId, sig.publicKey, now, pairedBy);
+    const issued = await d.tokens.issue(now);
+    log("info", "openclaw node paired", {
+      agent_id: d.agentId,
+      device_id: sig.deviceId,
+      token_id: issued.token_id,
+      by: pairedBy,
+    });
+    return { ok: true, protocol, deviceId: sig.deviceId, tokenId: issued.token_id, issuedToken: issued.token };
+  };
+
+  if (auth.bootstrapToken && !auth.token && !auth.deviceToken) {
+    if (await d.credentials.consumeSetup(auth.bootstrapToken, now)) return issue("setup_code");
+    return refuse("AUTH_BOOTSTRAP_TOKEN_INVALID", "the setup code is unknown, used or expired: mint a new one");
+  }
+  for (const token of [auth.token, auth.deviceToken]) {
+    if (!token) continue;
+    const tokenId = d.tokens.match(await sha256Hex(token), now);
+    if (!tokenId) continue;
+    if (pin && pin.device_id !== sig.deviceId) break; // another key: it must be approved
+    if (!pin) d.credentials.pin(sig.deviceId, sig.publicKey, now, `token:${tokenId}`);
+    return { ok: true, protocol, deviceId: sig.deviceId, tokenId };
+  }
+  const waiting = d.credentials.pendingFor(sig.deviceId);
+  if (waiting?.approved_at) return issue(`approval:${waiting.request_id}`);
+  const request = d.credentials.requestApproval(
+    {
+      device_id: sig.deviceId,
+      public_key: sig.publicKey,
+      display_name: p.client.displayName ?? null,
+      platform: p.client.platform ?? null,
+      commands: p.commands.slice(0, 64),
+    },
+    now,
+  );
+  if (!request) return refuse("AUTH_RATE_LIMITED", "too many devices are waiting for approval on this agent id");
+  log("info", "openclaw node waits for approval", {
+    agent_id: d.agentId,
+    device_id: sig.deviceId,
+    request_id: request.request_id,
+  });
+  return refuse("PAIRING_REQUIRED", `pairing required: ask an admin to approve request ${request.request_id}`, {
+    reason: "not-paired",
+    requestId: request.request_id,
+    recommendedNextStep: "wait_then_retry",
+    retryable: true,
+    pauseReconnect: false,
+  });
+}
