@@ -41,7 +41,7 @@ export function signaturePayloads(p: SignedFields, token: string): { v3: string;
   };
 }
 
-export function base64UrlToBytes(text: string): Uint8Array | null {
+export function base64UrlToBytes(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   try {
@@ -59,7 +59,7 @@ export function bytesToBase64Url(bytes: Uint8Array): string {
 }
 
 /** The raw 32-byte key from OpenClaw's forms: raw base64/base64url, or an SPKI PEM. */
-export function rawEd25519Key(publicKey: string): Uint8Array | null {
+export function rawEd25519Key(publicKey: string): Uint8Array<ArrayBuffer> | null {
   const pem = /-----BEGIN PUBLIC KEY-----([\s\S]+?)-----END PUBLIC KEY-----/.exec(publicKey);
   const bytes = base64UrlToBytes((pem ? pem[1]! : publicKey).replace(/\s+/g, ""));
   if (!bytes) return null;
@@ -70,7 +70,7 @@ export function rawEd25519Key(publicKey: string): Uint8Array | null {
   return null;
 }
 
-export async function deviceIdOf(raw: Uint8Array): Promise<string> {
+export async function deviceIdOf(raw: Uint8Array<ArrayBuffer>): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", raw)));
 }
 
