@@ -3,7 +3,7 @@ import type { PairingClaim, PairingRequestBody, PairingView } from "@edgeloop/pr
 import { log } from "../../runtime/log.js";
 import { hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import { type PairingVars, pairingSettings } from "./pairing-settings.js";
+import type { PairingSettings } from "./pairing-settings.js";
 import {
   type ClaimOutcome,
   type DecideOutcome,
@@ -12,7 +12,7 @@ import {
   PairingStore,
 } from "./pairing-store.js";
 
-type PairingEnv = Pick<DurableObjectBindings, "DEVICE_HUB"> & PairingVars;
+type PairingEnv = Pick<DurableObjectBindings, "DEVICE_HUB">;
 
 /** What a device's claim gets back: the wire answer, or why there is none (the route says it as a problem). */
 export type ClaimAnswer = { ok: true; claim: PairingClaim } | { ok: false; reason: "unknown" | "expired" | "claimed" };
@@ -32,10 +32,9 @@ export class PairingDO extends DurableObject<PairingEnv> {
     this.store = new PairingStore(ctx.storage.sql);
   }
 
-  async open(req: PairingRequestBody): Promise<OpenOutcome | { ok: false; reason: "settings"; error: string }> {
-    const settings = pairingSettings(this.env);
-    if (!settings.ok) return { ok: false, reason: "settings", error: settings.error };
-    const outcome = await this.store.open(req, Date.now(), settings.value.codeTtlMs, settings.value.maxPending);
+  /** `settings` as the worker parsed them (pairing-settings.ts), so every request is judged by the deployment's vars. */
+  async open(req: PairingRequestBody, settings: PairingSettings): Promise<OpenOutcome> {
+    const outcome = await this.store.open(req, Date.now(), settings.codeTtlMs, settings.maxPending);
     if (outcome.ok)
       log("info", "pairing requested", { code: outcome.opened.code, agent_id: req.agent_id, kind: req.kind });
     else log("warn", "pairing refused: too many waiting", { agent_id: req.agent_id, kind: req.kind });

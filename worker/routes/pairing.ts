@@ -1,6 +1,7 @@
 import { PairingApproveBody, PairingCode, PairingRequestBody } from "@edgeloop/protocol/pairing";
 import { type Context, Hono } from "hono";
 import { hubFor, pairingOf } from "../../durable-objects/addresses.js";
+import { pairingSettings } from "../../durable-objects/pairing/pairing-settings.js";
 import type { DecideOutcome } from "../../durable-objects/pairing/pairing-store.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
@@ -28,17 +29,17 @@ pairing.use("*", countRejections("/v1/pairing"));
 pairing.post("/", async (c) => {
   const body = await readJsonBody(c, PairingRequestBody, 4096);
   if (!body.ok) return body.response;
-  const outcome = await pairingOf(c.env).open(body.value);
+  const settings = pairingSettings(c.env);
+  if (!settings.ok) return problemResponse(503, "Pairing misconfigured", settings.error);
+  const outcome = await pairingOf(c.env).open(body.value, settings.value);
   if (outcome.ok) return c.json(outcome.opened, 201, { "cache-control": "no-store" });
-  if (outcome.reason === "full")
-    return problemResponse(
-      429,
-      "Too many pairing requests",
-      "too many devices are waiting for approval; try again once some are approved, denied or expired",
-      {},
-      { "retry-after": "60" },
-    );
-  return problemResponse(503, "Pairing misconfigured", outcome.error);
+  return problemResponse(
+    429,
+    "Too many pairing requests",
+    "too many devices are waiting for approval; try again once some are approved, denied or expired",
+    {},
+    { "retry-after": "60" },
+  );
 });
 
 pairing.post("/claim", async (c) => {
