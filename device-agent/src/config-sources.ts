@@ -10,7 +10,7 @@ export type Sourced = { value: unknown; source: string };
 export type Layer = Partial<Record<SettingKey, Sourced>>;
 
 export type ParsedArgs = {
-  command: "run" | "doctor" | "help" | "version";
+  command: "run" | "doctor" | "pair" | "help" | "version";
   layer: Layer;
   configFile: string | undefined;
 };
@@ -34,11 +34,16 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
     if (arg === "--help" || arg === "-h") return { ok: true, value: { command: "help", layer, configFile } };
     if (arg === "--version" || arg === "-v") return { ok: true, value: { command: "version", layer, configFile } };
     if (!arg.startsWith("--")) {
-      if (i === 0 && (arg === "run" || arg === "doctor")) {
+      if (i === 0 && (arg === "run" || arg === "doctor" || arg === "pair")) {
         command = arg;
         continue;
       }
-      return { ok: false, error: `unexpected argument '${arg}' (commands: run, doctor)` };
+      // `pair <worker URL>`: the URL is the --url it pairs with (and writes to the settings file).
+      if (i === 1 && command === "pair") {
+        layer.url = { value: arg, source: "the worker URL given to pair" };
+        continue;
+      }
+      return { ok: false, error: `unexpected argument '${arg}' (commands: run, doctor, pair <worker URL>)` };
     }
     const eq = arg.indexOf("=");
     const flag = eq === -1 ? arg : arg.slice(0, eq);
