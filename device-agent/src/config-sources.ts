@@ -13,6 +13,8 @@ export type ParsedArgs = {
   command: "run" | "doctor" | "pair" | "help" | "version";
   layer: Layer;
   configFile: string | undefined;
+  /** `pair --no-run`: pair, save, and exit */
+  noRun?: boolean;
 };
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -29,8 +31,14 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
   const layer: Layer = {};
   let command: ParsedArgs["command"] = "run";
   let configFile: string | undefined;
+  let noRun = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === "--no-run") {
+      if (command !== "pair") return { ok: false, error: "--no-run goes with pair only" };
+      noRun = true;
+      continue;
+    }
     if (arg === "--help" || arg === "-h") return { ok: true, value: { command: "help", layer, configFile } };
     if (arg === "--version" || arg === "-v") return { ok: true, value: { command: "version", layer, configFile } };
     if (!arg.startsWith("--")) {
@@ -70,7 +78,7 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
       layer[def.key] = { value: text, source: def.flag };
     }
   }
-  return { ok: true, value: { command, layer, configFile } };
+  return { ok: true, value: { command, layer, configFile, noRun } };
 }
 
 export function readEnv(env: NodeJS.ProcessEnv): Layer {

@@ -133,7 +133,7 @@ const REQUIRED_PAIR: SettingKey[] = ["url"];
 export type LoadedArgs =
   | { command: "help" }
   | { command: "version" }
-  | { command: "run" | "doctor" | "pair"; config: AgentConfig };
+  | { command: "run" | "doctor" | "pair"; config: AgentConfig; noRun?: boolean };
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function describe(key: SettingKey): string {
@@ -231,11 +231,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
   if (config.reconnectMaxMs < config.reconnectMinMs) {
     return { ok: false, error: `invalid setting ${describe("reconnectMaxMs")}: must be at least reconnect_min_ms` };
   }
-  return { ok: true, value: { command, config } };
+  return { ok: true, value: { command, config, noRun: args.value.noRun ?? false } };
 }
 
 export const HELP = `edgeloop-agent [run|doctor] [flags]   (--version, --help)
-edgeloop-agent pair <worker URL> [--agent-id <id>] [--config <file>] [flags]
+edgeloop-agent pair <worker URL> [--agent-id <id>] [--config <file>] [--no-run] [flags]
 
 Runs tools for an edgeloop hub on this device. Settings come from flags, EDGELOOP_* environment
 variables or a TOML file (--config); flags win over env, env over the file.
@@ -247,7 +247,8 @@ ${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
   pair <worker URL>      show a code, wait for an admin to approve it (edgeloop devices approve
                          <code>), save the URL, id and this device's own token to the settings
                          file (--config, default ${"$"}{XDG_CONFIG_HOME:-~/.config}/edgeloop/agent.toml,
-                         mode 0600), then run as usual; the id defaults to the host's name
+                         mode 0600), then run as usual (--no-run: exit instead); the id
+                         defaults to the host's name
 
 Without --skills the agent loads the skills that ship with it (${BUNDLED_SKILLS_DIR}).
 `;

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       die(e.message, 1),
     );
     process.off("SIGINT", cancel).off("SIGTERM", cancel);
+    if (loaded.value.noRun) return;
   }
 
   const log = createLogger(config.logLevel, { agent_id: config.agentId });

@@ -22,7 +22,7 @@ export async function pairAgent(
   });
   print(`Pairing code: ${opened.code}  (device id asked for: ${config.agentId})`);
   print(`An admin approves it with:  edgeloop devices approve ${opened.code}`);
-  print(`or on the dashboard's Devices page. The code expires at ${new Date(opened.expires_at).toISOString()}.`);
+  print(`or on the dashboard (Waiting to pair). The code expires at ${new Date(opened.expires_at).toISOString()}.`);
   print("Waiting for approval…");
   const paired: PairedDevice = await waitForApproval(config.url, opened, {
     ...(signal ? { signal } : {}),

@@ -26,9 +26,10 @@ describe("edgeloop-agent pair: settings", () => {
     const dir = tempDir("pair-cfg-");
     const file = join(dir, "agent.toml");
     writeFileSync(file, "[tools]\nmax_concurrent = 2\n");
-    const r = loadConfig(["pair", "http://127.0.0.1:8787", "--agent-id", "kitchen", "--config", file], {});
+    const r = loadConfig(["pair", "http://127.0.0.1:8787", "--agent-id", "kitchen", "--config", file, "--no-run"], {});
     if (!r.ok || r.value.command !== "pair") throw new Error(JSON.stringify(r));
     expect(r.value.config).toMatchObject({ agentId: "kitchen", maxConcurrent: 2, configFile: file });
+    expect(r.value.noRun).toBe(true);
   });
 
   it("refuses what it cannot pair with, naming the problem", () => {
@@ -42,6 +43,7 @@ describe("edgeloop-agent pair: settings", () => {
     expect(err(["pair", "https://a", "--agent-id", "has space"])).toContain("--agent-id");
     expect(err(["pair", "https://a", "--transport", "mqtt", "--broker", "mqtt://b"])).toContain("the bridge pairs");
     expect(err(["run", "https://a"])).toContain("unexpected argument");
+    expect(err(["run", "--no-run"])).toContain("--no-run goes with pair only");
   });
 
   it("makes a device id of the host's name", () => {
