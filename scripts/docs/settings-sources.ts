@@ -3,6 +3,7 @@ import { ConversationVarsSchema } from "../../durable-objects/conversation/setti
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
+import { PairingVarsSchema } from "../../durable-objects/pairing/pairing-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
 import type { SettingsSource } from "./settings-reference.js";
@@ -21,6 +22,7 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
   },
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
   { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },
+  { part: "pairing", file: "durable-objects/pairing/pairing-settings.ts", schema: PairingVarsSchema },
   {
     part: "metrics",
     file: "durable-objects/addresses.ts",
