@@ -31,25 +31,6 @@ export const NodeSetup = z.looseObject({
 });
 export type NodeSetup = z.infer<typeof NodeSetup>;
 
-export const PendingNode = z.looseObject({
-  request_id: z.string(),
-  device_id: z.string(),
-  display_name: z.string().nullable(),
-  platform: z.string().nullable(),
-  commands: z.array(z.string()),
-  created_at: z.number(),
-  expires_at: z.number(),
-  approved_at: z.number().nullable(),
-});
-export const PendingNodes = z.looseObject({
-  agent_id: z.string(),
-  pending: z.array(PendingNode),
-  pinned: z.looseObject({ device_id: z.string(), paired_at: z.number(), paired_by: z.string() }).nullable(),
-});
-export type PendingNodes = z.infer<typeof PendingNodes>;
-
-export const NodeDecision = z.looseObject({ agent_id: z.string(), request_id: z.string(), decision: z.string() });
-
 /** The join URL's answer, in OpenClaw's setup-payload shape (`openclaw connect` fetches it). */
 export const JoinPayload = z.object({ url: z.string(), bootstrapToken: z.string(), expiresAtMs: z.number() });
 

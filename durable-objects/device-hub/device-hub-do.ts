@@ -62,7 +62,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     this.sockets = new DeviceSockets(ctx, (ws, frame) => this.nodes.adapt(ws, frame));
     this.outcomes = new CommandOutcomes(env, this.ledger, this.audit, this.store, this.alarms);
     const { ledger, store, tokens, outcomes, alarms } = this;
-    this.nodes = new NodeGateway({ ctx, ledger, store, tokens, outcomes, alarms });
+    this.nodes = new NodeGateway({ ctx, env, ledger, store, tokens, outcomes, alarms });
     this.registry = new RegistryReporter(env, this.store, this.sockets, this.alarms);
     this.checks = new HubChecks({
       ledger: this.ledger,

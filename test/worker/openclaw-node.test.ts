@@ -134,17 +134,25 @@ describe("OpenClaw nodes", () => {
     });
     await first.closed;
 
-    const pending = (await (await call(`/v1/openclaw/${agent}/pending`, { headers: ADMIN })).json()) as {
-      pending: { request_id: string; device_id: string; commands: string[] }[];
+    // It waits as a pairing request of kind openclaw, with its key: the same list `edgeloop devices pending` shows.
+    const list = (await (await call("/v1/pairing", { headers: ADMIN })).json()) as {
+      pending: { code: string; agent_id: string; kind: string; public_key: string | null }[];
     };
-    expect(pending.pending).toHaveLength(1);
-    expect(pending.pending[0]).toMatchObject({ request_id: details.requestId, device_id: key.deviceId });
+    const mine = list.pending.find((r) => r.code === details.requestId)!;
+    expect(mine).toMatchObject({ agent_id: agent, kind: "openclaw" });
+    expect(mine.public_key).toBeTruthy();
+    // Still waiting: the same code again, no second request.
+    const retry = await dial(agent, { key });
+    expect(((await retry.node.connect()).error as { details: { requestId: string } }).details.requestId).toBe(
+      details.requestId,
+    );
     // Only an admin approves.
-    const noAuth = await call(`/v1/openclaw/${agent}/pending/${details.requestId}/approve`, { method: "POST" });
+    const noAuth = await call(`/v1/pairing/${details.requestId}/approve`, { method: "POST" });
     expect(noAuth.status).toBe(401);
-    const approve = await call(`/v1/openclaw/${agent}/pending/${details.requestId}/approve`, {
+    const approve = await call(`/v1/pairing/${details.requestId}/approve`, {
       method: "POST",
-      headers: ADMIN,
+      headers: { ...ADMIN, "content-type": "application/json" },
+      body: "{}",
     });
     expect(approve.status).toBe(200);
 

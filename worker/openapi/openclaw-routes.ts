@@ -1,10 +1,4 @@
-import {
-  JoinPayload,
-  NodeDecision,
-  NodeSetup,
-  NodeSetupRequest,
-  PendingNodes,
-} from "@edgeloop/protocol/openclaw-onboarding";
+import { JoinPayload, NodeSetup, NodeSetupRequest } from "@edgeloop/protocol/openclaw-onboarding";
 import { ADMIN, json, PUBLIC, problem, type Route } from "./route.js";
 
 /** OpenClaw nodes as edgeloop devices (docs/openclaw-nodes.md). */
@@ -36,29 +30,5 @@ export const OPENCLAW_ROUTES: Route[] = [
     auth: ADMIN,
     body: NodeSetupRequest,
     responses: { 201: json("the setup, shown once", NodeSetup) },
-  },
-  {
-    method: "GET",
-    path: "/v1/openclaw/:agent_id/pending",
-    summary: "Device keys waiting for approval on this agent id, and the key pinned to it",
-    tag: "openclaw",
-    auth: ADMIN,
-    responses: { 200: json("the requests", PendingNodes) },
-  },
-  {
-    method: "POST",
-    path: "/v1/openclaw/:agent_id/pending/:request_id/approve",
-    summary: "Approve a waiting device key: the node is let in (and gets its device token) at its next connect",
-    tag: "openclaw",
-    auth: ADMIN,
-    responses: { 200: json("approved", NodeDecision), 404: problem("no such request") },
-  },
-  {
-    method: "POST",
-    path: "/v1/openclaw/:agent_id/pending/:request_id/deny",
-    summary: "Deny a waiting device key: the request is dropped",
-    tag: "openclaw",
-    auth: ADMIN,
-    responses: { 200: json("denied", NodeDecision), 404: problem("no such request") },
   },
 ];

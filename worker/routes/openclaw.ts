@@ -12,7 +12,8 @@ import { countRejections } from "../middleware/count-rejections.js";
  * OpenClaw nodes (docs/openclaw-nodes.md): the node's WebSocket, whose credentials come in its
  * first frame, so the upgrade is handed to the agent's hub unauthenticated (the hub challenges it
  * and lets nothing through before `connect`); the join URL `openclaw connect` fetches; and the
- * admin's onboarding: a setup code with the lines to run, and device keys waiting for approval.
+ * admin's onboarding: a setup code with the lines to run. (A node with only its device key waits
+ * as a pairing request: `edgeloop devices approve <code>`, worker/routes/pairing.ts.)
  */
 export const openclaw = new Hono<AppEnv>();
 
@@ -98,23 +99,3 @@ openclaw.post("/:agent_id/setup", ...adminOnly, async (c) => {
   };
   return c.json(body, 201, { "cache-control": "no-store" });
 });
-
-openclaw.get("/:agent_id/pending", ...adminOnly, async (c) => {
-  const agentId = c.req.param("agent_id");
-  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
-  const res = await askHub(c.env, agentId, "pending", { url: c.req.url });
-  return c.json({ agent_id: agentId, ...((await res.json()) as object) });
-});
-
-for (const decision of ["approve", "deny"] as const) {
-  openclaw.post(`/:agent_id/pending/:request_id/${decision}`, ...adminOnly, async (c) => {
-    const agentId = c.req.param("agent_id");
-    const requestId = c.req.param("request_id");
-    if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
-    const body = { request_id: requestId, approve: decision === "approve" };
-    const res = await askHub(c.env, agentId, "decide", { url: c.req.url, body });
-    if (res.status !== 200)
-      return problemResponse(404, "Not found", `no pending request '${requestId}' for '${agentId}'`);
-    return c.json({ agent_id: agentId, request_id: requestId, decision });
-  });
-}

@@ -16,6 +16,7 @@ import { onboardingRequest } from "./node-onboarding.js";
 import { answerNodeRequest } from "./node-requests.js";
 import type { NodeSocketState } from "./node-socket-state.js";
 import { invokeFor, skillsFor } from "./node-tools.js";
+import { type PairingDesk, pairingDesk } from "./pairing-desk.js";
 
 /** The node must send `connect` within this long of the challenge, as OpenClaw's gateway requires. */
 export const CONNECT_TIMEOUT_MS = 15_000;
@@ -30,6 +31,7 @@ export type NodeAttachment = SocketAttachment & { openclaw?: NodeSocketState };
 
 type Deps = {
   ctx: DurableObjectState;
+  env: Parameters<typeof pairingDesk>[0];
   ledger: Ledger;
   store: DeviceStore;
   tokens: DeviceTokens;
@@ -50,9 +52,11 @@ const attachmentOf = (ws: WebSocket) => ws.deserializeAttachment() as NodeAttach
 export class NodeGateway {
   readonly credentials: NodeCredentials;
   private readonly isNode = new WeakMap<WebSocket, boolean>();
+  private readonly pairing: PairingDesk;
 
   constructor(private readonly d: Deps) {
     this.credentials = new NodeCredentials(d.ctx.storage.sql);
+    this.pairing = pairingDesk(d.env);
   }
 
   /**
@@ -149,7 +153,7 @@ export class NodeGateway {
       return null;
     }
     const p = parsed.data;
-    const deps = { credentials: this.credentials, tokens: this.d.tokens, agentId: att.agent_id };
+    const deps = { credentials: this.credentials, tokens: this.d.tokens, pairing: this.pairing, agentId: att.agent_id };
     const admission = await admit(p, att.openclaw!, deps, now);
     if (!admission.ok) {
       this.d.store.count("openclaw_refused");

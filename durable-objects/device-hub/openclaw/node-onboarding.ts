@@ -4,9 +4,9 @@ import type { NodeCredentials } from "./node-credentials.js";
 
 /**
  * The hub's side of onboarding a node (docs/openclaw-nodes.md#onboarding), asked by the worker's
- * /v1/openclaw routes: mint a setup secret, say whether a join code is live, list the device keys
- * waiting for approval, approve or deny one. The worker has checked who asks (an admin, or the
- * holder of a join code) and turns the answers into the lines an operator runs.
+ * /v1/openclaw routes: mint a setup secret, say whether a join code is live. (Device keys waiting
+ * for approval are pairing requests: durable-objects/pairing/.) The worker has checked who asks
+ * (an admin, or the holder of a join code) and turns the answers into the lines an operator runs.
  */
 
 export const SETUP_TTL_MS = { default: 15 * 60_000, max: 7 * 24 * 60 * 60_000 };
@@ -15,7 +15,6 @@ export const SetupBody = z.object({
   ttl_ms: z.number().int().min(60_000).max(SETUP_TTL_MS.max).default(SETUP_TTL_MS.default),
 });
 export const JoinBody = z.object({ code: z.string().regex(/^[A-Za-z0-9_-]{22}$/) });
-export const DecideBody = z.object({ request_id: z.string().min(1).max(32), approve: z.boolean() });
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -43,15 +42,6 @@ export async function onboardingRequest(
       const b = await body(request, JoinBody);
       const expires_at = b ? await credentials.setupExpiry(b.code, now) : null;
       return expires_at === null ? json({ found: false }, 404) : json({ found: true, expires_at });
-    }
-    case "pending":
-      return json({ pending: credentials.listPending(now), pinned: credentials.pinned() });
-    case "decide": {
-      const b = await body(request, DecideBody);
-      if (!b) return json({ error: "invalid decision body" }, 400);
-      const found = credentials.decide(b.request_id, b.approve, now);
-      log("info", "openclaw node request decided", { request_id: b.request_id, approve: b.approve, found });
-      return json({ found }, found ? 200 : 404);
     }
     default:
       return json({ error: `unknown openclaw operation '${op}'` }, 400);
