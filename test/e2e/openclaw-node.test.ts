@@ -4,6 +4,7 @@
  * scripted model; then the runtime killed mid-command: the call ends `outcome_unknown` (the node
  * killed the command and will never report it) and is not run again (docs/openclaw-nodes.md).
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type OpenClawNode, openclawArgs, startOpenClaw } from "../helpers/openclaw-process.js";
+import { REPO_ROOT } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -64,20 +66,38 @@ afterAll(async () => {
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/** `edgeloop …` as an operator runs it; its stdout. */
+function edgeloop(...args: string[]): string {
+  const run = spawnSync(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH!, HOME: scratch, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
+  });
+  if (run.status !== 0) throw new Error(`edgeloop ${args.join(" ")}: ${run.status}\n${run.stderr}`);
+  return run.stdout;
+}
+
+/** The printed line that starts with `openclaw <verb>`. */
+const printed = (out: string, verb: string) =>
+  out
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l.startsWith(`openclaw ${verb} `))!;
+
+type DeviceView = { online: boolean; skills: { tools: { name: string }[] }[] };
+const online = (agent: string, n: OpenClawNode) =>
+  waitUntil(
+    () => fetch(`${worker.url}/v1/devices/${agent}`, { headers: admin }).then((r) => r.json() as Promise<DeviceView>),
+    (d) => d.online,
+    { timeoutMs: 120_000, what: `${agent} to connect; the node's output:\n${n.child.output().slice(-3000)}` },
+  );
+
 describe("a real OpenClaw node", () => {
   it("pairs with the printed `openclaw node run --pair …` line and runs a conversation's command", async () => {
-    const res = await fetch(`${worker.url}/v1/openclaw/${AGENT}/setup`, { method: "POST", headers: admin });
-    expect(res.status).toBe(201);
-    const setup = (await res.json()) as { run: string };
-    node = startOpenClaw(openclawArgs(setup.run));
-    await waitUntil(
-      () =>
-        fetch(`${worker.url}/v1/devices/${AGENT}`, { headers: admin }).then(
-          (r) => r.json() as Promise<{ online: boolean; skills: { tools: { name: string }[] }[] }>,
-        ),
-      (d) => d.online,
-      { timeoutMs: 120_000, what: `the node to connect; its output:\n${node.child.output().slice(-3000)}` },
-    );
+    const line = printed(edgeloop("openclaw", "setup", AGENT), "node");
+    expect(line).toMatch(/^openclaw node run --pair oc-pair:\/\/[A-Za-z0-9_-]+$/);
+    node = startOpenClaw(openclawArgs(line));
+    const device = await online(AGENT, node);
+    expect(device.skills.flatMap((s) => s.tools.map((t) => t.name))).toContain("system_run");
     const reply = await sendMessage(worker.url, { agent_id: AGENT, text: "which kernel?" }, 60);
     expect(reply.body).toMatchObject({ status: "completed" });
     expect(reply.body.reply).toBe("Node says: Linux\n");
@@ -106,4 +126,47 @@ describe("a real OpenClaw node", () => {
     await new Promise((r) => setTimeout(r, 8000));
     expect(readFileSync(marker, "utf8").trim().split("\n")).toEqual(["started"]);
   }, 300_000);
+
+  it("`openclaw connect <join URL>`, the other printed line, pairs a node too", async () => {
+    await node?.stop();
+    const line = printed(edgeloop("openclaw", "setup", "oc-join"), "connect");
+    expect(line).toMatch(/^openclaw connect http:\/\/127\.0\.0\.1:\d+\/v1\/openclaw\/oc-join\/j\/[A-Za-z0-9_-]{22}$/);
+    node = startOpenClaw(openclawArgs(line));
+    await online("oc-join", node);
+    const reply = await sendMessage(worker.url, { agent_id: "oc-join", text: "which kernel?" }, 60);
+    expect(reply.body.reply).toBe("Node says: Linux\n");
+  }, 240_000);
+
+  it("a node with only its device key waits until `edgeloop devices approve <code>`", async () => {
+    await node?.stop();
+    const { port } = new URL(worker.url);
+    node = startOpenClaw([
+      "node",
+      "run",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      port,
+      "--context-path",
+      "/v1/openclaw/oc-key",
+    ]);
+    const pending = await waitUntil(
+      async () => edgeloop("devices", "pending", "--json"),
+      (out) => (JSON.parse(out) as { pending: { agent_id: string }[] }).pending.some((p) => p.agent_id === "oc-key"),
+      { timeoutMs: 120_000, what: `a pairing request; the node's output:\n${node.child.output().slice(-3000)}` },
+    );
+    const request = (
+      JSON.parse(pending) as { pending: { agent_id: string; code: string; kind: string }[] }
+    ).pending.find((p) => p.agent_id === "oc-key")!;
+    expect(request.kind).toBe("openclaw");
+    expect(
+      (await fetch(`${worker.url}/v1/devices/oc-key`, { headers: admin }).then((r) => r.json())) as DeviceView,
+    ).toMatchObject({
+      online: false,
+    });
+    edgeloop("devices", "approve", request.code);
+    await online("oc-key", node);
+    const reply = await sendMessage(worker.url, { agent_id: "oc-key", text: "which kernel?" }, 60);
+    expect(reply.body.reply).toBe("Node says: Linux\n");
+  }, 240_000);
 });
