@@ -264,4 +264,34 @@ describe("OpenClaw nodes", () => {
     expect(typeof (tick.payload as { ts: number }).ts).toBe("number");
     node.ws.close(1000, "done");
   });
+
+  it("a node's published MCP tool is a tool, run through mcp.tools.call.v1; a v3 node is served v3", async () => {
+    const agent = uid("oc-mcp");
+    const { node } = await paired(agent, {
+      commands: ["system.run", "mcp.tools.call.v1"],
+      protocols: { min: 3, max: 3 },
+      onInvoke: () => ({ ok: true, payload: { content: [{ type: "text", text: "found 3" }] } }),
+    });
+    expect(node.frames.find((f) => f.type === "res")).toMatchObject({ ok: true, payload: { protocol: 3 } });
+    const tools = [
+      { pluginId: "mcp", name: "docs_search", description: "Search docs", mcp: { server: "docs", tool: "search" } },
+    ];
+    await node.request("node.pluginTools.update", { tools });
+    await waitFor(
+      () => device(agent),
+      (v) => v.skills.flatMap((sk) => sk.tools.map((t) => t.name)).includes("docs_search"),
+    );
+    await hub(agent).dispatch({ ...run("oc-mcp-1", { q: "edge" }), tool: "docs_search" });
+    const invoke = await node.next((f) => f.type === "event" && f.event === "node.invoke.request", "invoke");
+    expect(invoke.payload).toMatchObject({
+      command: "mcp.tools.call.v1",
+      paramsJSON: JSON.stringify({ server: "docs", tool: "search", arguments: { q: "edge" } }),
+    });
+    const row = await waitFor(
+      () => ledgerRow(agent, "oc-mcp-1"),
+      (r) => r.state === "done",
+    );
+    expect(JSON.parse(row.outcome!)).toMatchObject({ status: "success", tool: "docs_search", result: "found 3" });
+    node.ws.close(1000, "done");
+  });
 });

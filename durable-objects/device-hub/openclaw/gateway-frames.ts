@@ -59,6 +59,14 @@ export const ConnectParams = z.object({
 });
 export type ConnectParams = z.infer<typeof ConnectParams>;
 
+/** The version both sides speak, or null: 4, or 3 for a node (role and mode `node`) that asks, as OpenClaw's gateway does. */
+export function negotiateProtocol(p: ConnectParams): number | null {
+  if (p.minProtocol <= GATEWAY_PROTOCOL && p.maxProtocol >= GATEWAY_PROTOCOL) return GATEWAY_PROTOCOL;
+  const node = p.role === "node" && p.client.mode === "node";
+  if (node && p.minProtocol <= MIN_NODE_PROTOCOL && p.maxProtocol >= MIN_NODE_PROTOCOL) return MIN_NODE_PROTOCOL;
+  return null;
+}
+
 export const NodeInvokeResultParams = z.object({
   id: z.string().min(1).max(256),
   nodeId: z.string().min(1).max(256),

@@ -2,7 +2,7 @@ import { sha256Hex } from "../../../runtime/digest.js";
 import { log } from "../../../runtime/log.js";
 import type { DeviceTokens } from "../device-tokens.js";
 import { verifyConnectSignature } from "./device-signature.js";
-import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, MIN_NODE_PROTOCOL } from "./gateway-frames.js";
+import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, negotiateProtocol } from "./gateway-frames.js";
 import type { NodeCredentials } from "./node-credentials.js";
 import type { NodeSocketState } from "./node-socket-state.js";
 import type { PairingDesk } from "./pairing-desk.js";
@@ -34,14 +34,6 @@ const refuse = (code: string, message: string, details: Record<string, unknown> 
     details: { code, ...details },
   },
 });
-
-export function negotiateProtocol(p: ConnectParams): number | null {
-  if (p.minProtocol <= GATEWAY_PROTOCOL && p.maxProtocol >= GATEWAY_PROTOCOL) return GATEWAY_PROTOCOL;
-  // The window before the current version is open to nodes only, as OpenClaw's gateway does.
-  const node = p.role === "node" && p.client.mode === "node";
-  if (node && p.minProtocol <= MIN_NODE_PROTOCOL && p.maxProtocol >= MIN_NODE_PROTOCOL) return MIN_NODE_PROTOCOL;
-  return null;
-}
 
 export async function admit(p: ConnectParams, state: NodeSocketState, d: Deps, now: number): Promise<Admission> {
   const protocol = negotiateProtocol(p);

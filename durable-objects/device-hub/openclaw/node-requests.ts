@@ -1,6 +1,4 @@
-import type { DeviceFrame, Parsed } from "@edgeloop/protocol";
-import type { DeviceRecord } from "../device-record.js";
-import type { Ledger } from "../ledger.js";
+import type { DeviceFrame, Parsed, SkillManifest } from "@edgeloop/protocol";
 import {
   NodeInvokeProgressParams,
   NodeInvokeResultParams,
@@ -17,12 +15,15 @@ import { outcomeOf, skillsFor } from "./node-tools.js";
  * tools. Pure apart from reading the ledger: the hub does the rest.
  */
 
+/** What this reads of a ledger row (ledger.ts), typed here so the pure code needs no Workers types. */
+type CommandRow = { tool: string; created_at: number; frame: { payload: { timeout_ms: number } } };
+
 type Deps = {
-  ledger: Pick<Ledger, "get">;
+  ledger: { get(requestId: string): CommandRow | null };
   /** what the node advertised at connect */
   commands: () => string[];
   /** what the hub knows of the node: its tools and capabilities */
-  device: () => Pick<DeviceRecord, "skills" | "capabilities">;
+  device: () => { skills: SkillManifest[]; capabilities: string[] };
   now: number;
 };
 
