@@ -1,8 +1,10 @@
 /**
  * A real `openclaw node run` (the npm package, unmodified, on Node 24) onboarded by the line
- * edgeloop prints, running commands for a conversation through plain `wrangler dev` with the
- * scripted model; then the runtime killed mid-command: the call ends `outcome_unknown` (the node
- * killed the command and will never report it) and is not run again (docs/openclaw-nodes.md).
+ * `edgeloop openclaw setup` prints, running commands for a conversation through plain `wrangler
+ * dev` with the scripted model; then the runtime killed mid-command: the call ends
+ * `outcome_unknown` (the node killed the command and will never report it) and is not run again.
+ * Then `openclaw connect` with the join URL the dashboard shows, and a node with only its device
+ * key, let in by `edgeloop devices approve <code>` (docs/openclaw-nodes.md).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type OpenClawNode, openclawArgs, startOpenClaw } from "../helpers/openclaw-process.js";
 import { REPO_ROOT } from "../helpers/processes.js";
@@ -127,9 +130,24 @@ describe("a real OpenClaw node", () => {
     expect(readFileSync(marker, "utf8").trim().split("\n")).toEqual(["started"]);
   }, 300_000);
 
-  it("`openclaw connect <join URL>`, the other printed line, pairs a node too", async () => {
+  it("`openclaw connect <join URL>`, the line the dashboard shows, pairs a node too", async () => {
     await node?.stop();
-    const line = printed(edgeloop("openclaw", "setup", "oc-join"), "connect");
+    const errors: string[] = [];
+    const browser = await launchChromium();
+    let line: string;
+    try {
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, worker.url);
+      // The page's script has run (it says the worker is reachable): the form is its, not the browser's.
+      await page.locator("#health", { hasText: "Worker reachable" }).waitFor({ timeout: 30_000 });
+      await page.getByLabel("Device id for an OpenClaw node").fill("oc-join");
+      await page.getByRole("button", { name: "Get the OpenClaw line" }).click();
+      line = (await page.locator("#openclaw-connect").textContent({ timeout: 20_000 }))!;
+      expect(await page.locator("#openclaw-run").textContent()).toMatch(/^openclaw node run --pair oc-pair:\/\//);
+    } finally {
+      await browser.close();
+    }
+    expect(errors).toEqual([]);
     expect(line).toMatch(/^openclaw connect http:\/\/127\.0\.0\.1:\d+\/v1\/openclaw\/oc-join\/j\/[A-Za-z0-9_-]{22}$/);
     node = startOpenClaw(openclawArgs(line));
     await online("oc-join", node);
