@@ -162,8 +162,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         this.ledger.markAccepted(row.request_id);
         continue;
       }
-      this.sockets.send(ws, row.frame);
-      this.ledger.markSent(row.request_id);
+      if (this.sockets.send(ws, row.frame)) this.ledger.markSent(row.request_id);
     }
     log("info", "device hello", {
       agent_id: att.agent_id,

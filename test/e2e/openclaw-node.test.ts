@@ -14,7 +14,7 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { type OpenClawNode, openclawArgs, startOpenClaw } from "../helpers/openclaw-process.js";
+import { type OpenClawNode, openclawArgs, provisionOpenClaw, startOpenClaw } from "../helpers/openclaw-process.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -29,6 +29,7 @@ const marker = join(scratch, "runs.txt");
 const vars = () => ({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted" });
 
 beforeAll(async () => {
+  provisionOpenClaw();
   llm = await startScriptedLlm({
     port: 0,
     rules: [
@@ -59,7 +60,7 @@ beforeAll(async () => {
     ],
   });
   worker = await startLocalWorker({ vars: vars() });
-}, 180_000);
+}, 900_000);
 
 afterAll(async () => {
   await node?.stop();

@@ -14,6 +14,11 @@ export const OPENCLAW = "openclaw@2026.9.6";
 
 export type OpenClawNode = { child: Child; stateDir: string; stop: () => Promise<void> };
 
+/** Node 24 and the package, installed now if they are not yet (minutes on a fresh machine: call it from a hook). */
+export function provisionOpenClaw(): void {
+  nodeWithPackages([OPENCLAW]);
+}
+
 /** `openclaw <args…>` as a user types it (the words after `openclaw` in the line edgeloop printed). */
 export function startOpenClaw(
   args: string[],

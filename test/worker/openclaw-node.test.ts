@@ -294,4 +294,26 @@ describe("OpenClaw nodes", () => {
     expect(JSON.parse(row.outcome!)).toMatchObject({ status: "success", tool: "docs_search", result: "found 3" });
     node.ws.close(1000, "done");
   });
+
+  it("a socket that does not sign in within 15 s is closed; revoking a node's token closes its socket", async () => {
+    const agent = uid("oc-close");
+    const silent = await dial(agent, { key: await makeNodeKey() });
+    await silent.node.next((f) => f.type === "event" && f.event === "connect.challenge", "challenge");
+    await hub(agent).runChecks(Date.now() + 16_000);
+    expect(await silent.closed).toMatchObject({ code: 1008, reason: "connect timeout" });
+
+    const { node, key, closed } = await paired(agent);
+    const tokens = (await (await call(`/v1/devices/${agent}/tokens`, { headers: ADMIN })).json()) as {
+      tokens: { token_id: string }[];
+    };
+    const revoked = await call(`/v1/devices/${agent}/tokens/${tokens.tokens[0]!.token_id}`, {
+      method: "DELETE",
+      headers: ADMIN,
+    });
+    expect(await revoked.json()).toMatchObject({ revoked: true, sockets_closed: 1 });
+    expect((await closed).code).toBe(4001);
+    // Its token no longer lets it in: it waits for approval like a stranger.
+    const back = await dial(agent, { key, auth: { deviceToken: node.deviceToken() } });
+    expect(errorCode(await back.node.connect())).toBe("PAIRING_REQUIRED");
+  });
 });
