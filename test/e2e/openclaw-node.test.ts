@@ -107,6 +107,26 @@ describe("a real OpenClaw node", () => {
     expect(reply.body.reply).toBe("Node says: Linux\n");
   }, 240_000);
 
+  it("restarted as plain `openclaw node run`, the node signs in with the token it kept", async () => {
+    const stateDir = node!.stateDir;
+    await node!.stop();
+    await waitUntil(
+      () => fetch(`${worker.url}/v1/devices/${AGENT}`, { headers: admin }).then((r) => r.json() as Promise<DeviceView>),
+      (d) => !d.online,
+      { timeoutMs: 30_000, what: "the node to go offline" },
+    );
+    node = startOpenClaw(["node", "run"], { stateDir });
+    await online(AGENT, node);
+    const tokens = (await fetch(`${worker.url}/v1/devices/${AGENT}/tokens`, { headers: admin }).then((r) =>
+      r.json(),
+    )) as {
+      tokens: { last_used_at: number | null }[];
+    };
+    // One token, issued at pairing, used again now: no second pairing.
+    expect(tokens.tokens).toHaveLength(1);
+    expect(tokens.tokens[0]!.last_used_at).not.toBeNull();
+  }, 240_000);
+
   it("a runtime kill mid-command ends the call outcome_unknown, and the command is not run again", async () => {
     writeFileSync(marker, "");
     const accepted = await sendMessage(worker.url, { agent_id: AGENT, text: "long job" });
