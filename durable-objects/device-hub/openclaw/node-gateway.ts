@@ -8,6 +8,7 @@ import type { CommandOutcomes } from "../command-outcomes.js";
 import type { DeviceStore } from "../device-record.js";
 import type { SocketAttachment } from "../device-sockets.js";
 import type { DeviceTokens } from "../device-tokens.js";
+import { type HubVars, hubSettings } from "../hub-settings.js";
 import type { Ledger } from "../ledger.js";
 import { ConnectParams, event, helloOk, RequestFrame, responseError, responseOk } from "./gateway-frames.js";
 import { admit } from "./node-admission.js";
@@ -25,13 +26,12 @@ export const TICK_INTERVAL_MS = 30_000;
 const TICK_EVERY_MS = 20_000;
 /** Sockets that have not signed in yet, at most: the upgrade is open to anyone who knows the path. */
 const MAX_UNAUTHENTICATED = 4;
-const MAX_PAYLOAD = 4 * 1024 * 1024;
 
 export type NodeAttachment = SocketAttachment & { openclaw?: NodeSocketState };
 
 type Deps = {
   ctx: DurableObjectState;
-  env: Parameters<typeof pairingDesk>[0];
+  env: Parameters<typeof pairingDesk>[0] & HubVars;
   ledger: Ledger;
   store: DeviceStore;
   tokens: DeviceTokens;
@@ -173,7 +173,8 @@ export class NodeGateway {
       connId: randomHex(8),
       version: "edgeloop",
       tickIntervalMs: TICK_INTERVAL_MS,
-      maxPayload: MAX_PAYLOAD,
+      // The hub refuses frames over DEVICE_MAX_FRAME_BYTES: the node is told so.
+      maxPayload: hubSettings(this.d.env).maxFrameBytes,
       now,
       ...(admission.issuedToken ? { deviceToken: admission.issuedToken } : {}),
     });
