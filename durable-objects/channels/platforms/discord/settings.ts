@@ -13,8 +13,8 @@ export const DiscordSettingsSchema = z.object({
     .describe("The Discord application's id, for interaction follow-ups."),
   DISCORD_API_BASE_URL: z
     .url({ protocol: /^https?$/ })
-    .transform((u) => u.replace(/\/+$/, ""))
     .default("https://discord.com/api/v10")
+    .transform((u) => u.replace(/\/+$/, ""))
     .describe("Discord's REST API base URL, version included; tests point it at a local stand-in."),
 });
 

@@ -17,8 +17,8 @@ export const WhatsAppSettingsSchema = z.object({
     .describe("The business phone number's id (WhatsApp → API Setup) that sends and receives."),
   WHATSAPP_API_BASE_URL: z
     .url({ protocol: /^https?$/ })
-    .transform((u) => u.replace(/\/+$/, ""))
     .default("https://graph.facebook.com")
+    .transform((u) => u.replace(/\/+$/, ""))
     .describe("The Graph API base URL, without the version; tests point it at a local stand-in."),
   WHATSAPP_API_VERSION: z
     .string()
