@@ -41,7 +41,7 @@ function messageText(hook: Hook, payload: unknown, facts: Record<string, string>
  * signature (verify-hook.ts) → the payload through the hook's template → the front door
  * (accept-message.ts) as the principal `hook:<name>`, bound to the hook's device or pool, with the
  * delivery's own id as the idempotency key, so a redelivery is answered from the store and starts no
- * second run. Answered 202 as soon as the conversation has the message.
+ * second run (docs/architecture.md#the-front-door). Answered 202 as soon as the conversation has the message.
  */
 hooks.post("/:name", async (c) => {
   const name = c.req.param("name");
