@@ -109,6 +109,25 @@ describe("named hooks, end to end", () => {
     expect(modelCallsFor("GitHub issues opened")).toBe(calls);
   });
 
+  it("a GitHub hook set to the form content type (payload=) is taken too", async () => {
+    const payload = JSON.parse(fixture("github-issues-opened.json"));
+    payload.issue.number = 1348;
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const res = await fetch(`${worker.url}/v1/hooks/github`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-github-event": "issues",
+        "x-github-delivery": "9c8b7a60-cc78-11e3-81ab-4c9367dc0958",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", GITHUB_SECRET).update(body).digest("hex")}`,
+      },
+      body,
+    });
+    expect(res.status).toBe(202);
+    const conversation = await completed(((await res.json()) as { conversation_id: string }).conversation_id);
+    expect(conversation.messages.find((m) => m.role === "user")?.content).toContain("#1348 Found a bug");
+  });
+
   it("GitHub's ping and events the hook does not take start nothing", async () => {
     const ping = await githubDelivery('{"zen":"Keep it logically awesome.","hook_id":292430182}', "p-1", "ping");
     expect(ping.status).toBe(200);

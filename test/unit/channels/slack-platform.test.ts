@@ -99,6 +99,14 @@ describe("Slack inbound", () => {
     });
   });
 
+  it("keeps a press on a card inside a thread in that thread", async () => {
+    const payload = JSON.parse(fixture("slack-block-actions.json"));
+    payload.container = { type: "message", message_ts: "1548261231.000200", thread_ts: "1548261000.000100" };
+    const raw = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const out = await slackPlatform.inbound(signed(raw, "application/x-www-form-urlencoded"), settings);
+    expect(out.ok && out.events[0]!.chat).toEqual({ chatId: "CBR2V3XEX", threadId: "1548261000.000100" });
+  });
+
   it("passes a slash command as written, and /edgeloop as a question", async () => {
     const form = (command: string, text: string) =>
       new URLSearchParams({

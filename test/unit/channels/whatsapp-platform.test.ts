@@ -78,6 +78,16 @@ describe("WhatsApp inbound", () => {
     ]);
   });
 
+  it("takes a list reply (more than three options) as a button event too", async () => {
+    const body = JSON.parse(fixture("whatsapp-button-reply.json"));
+    body.entry[0].changes[0].value.messages[0].interactive = {
+      type: "list_reply",
+      list_reply: { id: "q:4", title: "Option 4", description: "" },
+    };
+    const out = await whatsappPlatform.inbound(signed(JSON.stringify(body)), settings);
+    expect(out.ok && out.events[0]).toMatchObject({ kind: "button", data: "q:4" });
+  });
+
   it("takes an image with its caption, drops statuses and other numbers' messages", async () => {
     const image = await whatsappPlatform.inbound(signed(fixture("whatsapp-image.json")), settings);
     expect(image.ok && image.events[0]).toMatchObject({
