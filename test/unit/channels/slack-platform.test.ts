@@ -44,7 +44,7 @@ describe("Slack inbound", () => {
       events: [
         {
           kind: "message",
-          eventId: "Ev123ABC456",
+          eventId: "C123ABC456:1515449522.000016",
           chat: { chatId: "C123ABC456", threadId: "1515449522.000016" },
           user: { id: "U061F7AUR", name: "U061F7AUR" },
           chatType: "group",
@@ -63,7 +63,7 @@ describe("Slack inbound", () => {
     const out = await slackPlatform.inbound(signed(raw), settings);
     expect(out.ok && out.events[0]).toMatchObject({
       kind: "message",
-      eventId: "Ev08MFMKH6",
+      eventId: "D024BE91L:1355517523.000005",
       chat: { chatId: "D024BE91L" },
       chatType: "direct",
       text: "Hello hello can you hear me?",
@@ -72,8 +72,29 @@ describe("Slack inbound", () => {
     expect(out.ok && out.events[0]!.chat.threadId).toBeUndefined();
   });
 
-  it("ignores bots, edits and plain channel messages (their mention arrives on its own)", async () => {
-    for (const change of [{ bot_id: "B1" }, { subtype: "message_changed" }, { channel_type: "channel" }]) {
+  it("takes one mention once, whichever of app_mention and message.channels delivers it", async () => {
+    const mention = JSON.parse(fixture("slack-app-mention.json"));
+    const asMessage = {
+      ...mention,
+      event_id: "Ev0MESSAGE",
+      authorizations: [{ team_id: "T123ABC456", user_id: "U0LAN0Z89", is_bot: true }],
+      event: { ...mention.event, type: "message", channel_type: "channel" },
+    };
+    const a = await slackPlatform.inbound(signed(JSON.stringify(mention)), settings);
+    const b = await slackPlatform.inbound(signed(JSON.stringify(asMessage)), settings);
+    expect(a.ok && b.ok && a.events[0]!.eventId === b.events[0]!.eventId).toBe(true);
+  });
+
+  it("infers a direct message from a D channel when channel_type is absent", async () => {
+    const body = JSON.parse(fixture("slack-message-im.json"));
+    delete body.event.channel_type;
+    const out = await slackPlatform.inbound(signed(JSON.stringify(body)), settings);
+    expect(out.ok && out.events[0]).toMatchObject({ chatType: "direct", chat: { chatId: "D024BE91L" } });
+  });
+
+  it("ignores bots, edits and channel messages not addressed to the bot", async () => {
+    const inChannel = { channel_type: "channel", channel: "C0LAN2Q65" };
+    for (const change of [{ bot_id: "B1" }, { subtype: "message_changed" }, inChannel]) {
       const body = JSON.parse(fixture("slack-message-im.json"));
       Object.assign(body.event, change);
       const out = await slackPlatform.inbound(signed(JSON.stringify(body)), settings);

@@ -32,6 +32,8 @@ const EventsApiBody = z.discriminatedUnion("type", [
     type: z.literal("event_callback"),
     event_id: z.string().min(1),
     event: z.looseObject({ type: z.string() }),
+    /** Who the app is in this workspace: its bot user is how a channel message mentions it. */
+    authorizations: z.array(z.object({ user_id: z.string().optional(), is_bot: z.boolean().optional() })).default([]),
   }),
 ]);
 
@@ -78,9 +80,12 @@ export function parseEventsBody(raw: string): InboundResult {
   // Bots (edgeloop's own posts among them) and edits, deletions, joins … are not requests.
   if (e.bot_id || !e.user || (e.subtype && e.subtype !== "file_share" && e.subtype !== "thread_broadcast"))
     return { ok: true, events: [] };
-  const direct = e.channel_type === "im";
-  // In a channel one message arrives twice when both events are subscribed: only a mention counts there.
-  if (!direct && e.type === "message") return { ok: true, events: [] };
+  // Direct-message channel ids start with D; events of the message.im kind also say so.
+  const direct = e.channel_type === "im" || (e.channel_type === undefined && e.channel.startsWith("D"));
+  // In a channel only a message addressed to the bot is a request (not every message in the room).
+  const botUsers = body.data.authorizations.filter((a) => a.is_bot && a.user_id).map((a) => a.user_id!);
+  const addressed = e.type === "app_mention" || botUsers.some((id) => e.text.includes(`<@${id}>`));
+  if (!direct && !addressed) return { ok: true, events: [] };
   const images: InboundImage[] = e.files
     .filter((f) => f.mimetype?.startsWith("image/") && (f.url_private_download ?? f.url_private))
     .map((f) => ({ ref: (f.url_private_download ?? f.url_private)!, mediaType: f.mimetype }));
@@ -88,7 +93,9 @@ export function parseEventsBody(raw: string): InboundResult {
   const threadId = e.thread_ts ?? (direct ? undefined : e.ts);
   const event_: InboundEvent = {
     kind: "message",
-    eventId: body.data.event_id,
+    // The message's own id, not the delivery's event_id: a retry carries both, but a mention in a
+    // channel subscribed to message.channels arrives twice (app_mention and message), with two event_ids.
+    eventId: `${e.channel}:${e.ts}`,
     chat: { chatId: e.channel, ...(threadId ? { threadId } : {}) },
     user: { id: e.user, name: e.user },
     chatType: direct ? "direct" : "group",
