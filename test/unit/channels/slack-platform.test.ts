@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toMrkdwn } from "../../../durable-objects/channels/platforms/slack/format.js";
+import { messageBody, toMrkdwn } from "../../../durable-objects/channels/platforms/slack/format.js";
 import { type SlackSettings, slackPlatform } from "../../../durable-objects/channels/platforms/slack/index.js";
 import { slackHeaders } from "../../helpers/platform-signers.js";
 import { ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
@@ -277,6 +277,12 @@ describe("Slack client against a stand-in Web API", () => {
 });
 
 describe("Markdown to Slack mrkdwn", () => {
+  it("spreads a text that escaping made longer than a section over several sections", () => {
+    const body = messageBody({ markdown: "a<b ".repeat(750) });
+    expect(body.blocks).toHaveLength(2);
+    expect((body.blocks as { text: { text: string } }[]).map((b) => b.text.text).join("")).toBe(body.text);
+  });
+
   it("converts emphasis, links and headings, escapes <>&, and leaves code alone", () => {
     expect(toMrkdwn("# Status\n**up** and *fine* ~~down~~ see [docs](https://x.example/a?b=1)")).toBe(
       "*Status*\n*up* and _fine_ ~down~ see <https://x.example/a?b=1|docs>",

@@ -19,6 +19,7 @@ export function toMrkdwn(markdown: string): string {
 
 /** Slack's limits on a button (docs.slack.dev/reference/block-kit/block-elements/button-element). */
 const BUTTON_TEXT_MAX = 75;
+const SECTION_TEXT_MAX = 3000;
 
 function buttonElement(b: Button, index: number) {
   return {
@@ -37,7 +38,11 @@ function buttonElement(b: Button, index: number) {
  */
 export function messageBody(message: OutboundMessage): { text: string; blocks: unknown[] } {
   const text = toMrkdwn(message.markdown);
-  const blocks: unknown[] = text.trim() ? [{ type: "section", text: { type: "mrkdwn", text } }] : [];
+  // A section holds 3000 characters; escaping can push an answer split at 3000 past it, so the rest
+  // goes into the next section rather than being refused (invalid_blocks).
+  const blocks: unknown[] = [];
+  for (let at = 0; at < text.length && text.trim(); at += SECTION_TEXT_MAX)
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: text.slice(at, at + SECTION_TEXT_MAX) } });
   let index = 0;
   for (const row of message.buttons ?? []) {
     if (row.length === 0) continue;
