@@ -1,6 +1,7 @@
 import { ACCESS_ROUTES } from "./access-routes.js";
 import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
+import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
 
@@ -23,6 +24,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...HOOK_ROUTES,
   {
     method: "GET",
     path: "/",
