@@ -156,8 +156,9 @@ export async function acceptMessage(
       text: msg.text,
       ...(msg.options ? { options: msg.options } : {}),
       ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
-      // A pool may move a conversation to another device when its device goes away.
-      rebind: msg.pool !== undefined,
+      // A pool may move a conversation to another device when its device goes away; a fleet
+      // message makes its first device the conversation's home.
+      rebind: msg.pool !== undefined || target.fleet !== undefined,
       ...(target.fleet ? { fleet: target.fleet } : {}),
       ...(input.scheduleId ? { schedule_id: input.scheduleId } : {}),
     });

@@ -10,7 +10,7 @@ import { initialState, type LoopState } from "../../durable-objects/conversation
 import { type DispatchTarget, routeDispatches } from "../../durable-objects/conversation/effects/fleet-dispatch.js";
 import { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import { spec } from "../unit/loop/fixtures.js";
-import { API, connectDevice, hub, knownAgent, postMessage, uid } from "./support/front-door.js";
+import { API, call, connectDevice, hub, knownAgent, postMessage, uid, waitFor } from "./support/front-door.js";
 import { issueKey } from "./support/keys.js";
 
 async function online(prefix: string) {
@@ -60,6 +60,24 @@ describe("fleet messages at the front door", () => {
     const res = await postMessage({ agent_ids: [a, b], text: "hi" }, API);
     expect(res.status).toBe(202);
     expect(((await res.json()) as { agent_id: string }).agent_id).toBe(a);
+  });
+
+  it("may name another fleet for the same conversation once its run is over: its first device is the home", async () => {
+    const [a, b] = [await knownAgent("fa"), await knownAgent("fb")];
+    const conversation_id = uid("conv");
+    expect((await postMessage({ conversation_id, agent_ids: [a, b], text: "one" }, API)).status).toBe(202);
+    await waitFor(
+      () =>
+        call(`/v1/conversations/${conversation_id}`, { headers: API }).then(
+          (r) => r.json() as Promise<{ status: string }>,
+        ),
+      (v) => v.status !== "running",
+    );
+    const next = await postMessage({ conversation_id, agent_ids: [b, a], text: "two" }, API);
+    expect(next.status).toBe(202);
+    expect(((await next.json()) as { agent_id: string }).agent_id).toBe(b);
+    // One device alone that is not the home stays refused, as for any conversation.
+    expect((await postMessage({ conversation_id, agent_id: a, text: "three" }, API)).status).toBe(409);
   });
 
   it("refuse an unknown device among them, naming it and the field", async () => {

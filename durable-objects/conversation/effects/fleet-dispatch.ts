@@ -60,6 +60,7 @@ export async function routeDispatches(
       targets.push({ ok: false, outcome: offlineOutcome(state, call.tool, fleet.tool, candidates) });
       continue;
     }
+    // Kept for a named device's call too: a cancel finds the hub from it after the round is gone.
     store.putValue(pickKey(call.request_id), pick);
     // The next call of the round sees this one in flight.
     candidates.find((c) => c.agent_id === pick)!.in_flight++;
