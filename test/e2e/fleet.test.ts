@@ -5,11 +5,15 @@
  * handed to a pool use both devices; a device killed mid-conversation gives the model an honest
  * `not_sent` and the next routed call goes to the other device (docs/architecture.md#call-endings).
  */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { REPO_ROOT } from "../helpers/processes.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const [A, B] = ["fleet-a", "fleet-b"];
@@ -118,6 +122,46 @@ describe("a fleet conversation", () => {
     expect(child?.tools?.map((t) => t.function.name)).toEqual(expect.arrayContaining([`${A}__bash`, `${B}__bash`]));
     const ran = [...(await commandsRun(A)), ...(await commandsRun(B))];
     expect(ran.filter((c) => c === "bash:echo child-ran")).toHaveLength(1);
+  });
+
+  it("is what the CLI sends for --agent a,b", async () => {
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          join(REPO_ROOT, "cli/bin/edgeloop.js"),
+          "send",
+          "both devices again",
+          "--agent",
+          `${A},${B}`,
+          "--wait",
+          "--json",
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH!,
+            HOME: tempDir("edgeloop-fleet-home-"),
+            EDGELOOP_URL: worker.url,
+            EDGELOOP_TOKEN: API_TOKEN,
+          },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
+      let stdout = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout }));
+    });
+    expect(run.code).toBe(0);
+    const ended = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; toolName?: string })
+      .filter((e) => e.type === "tool_execution_end")
+      .map((e) => e.toolName);
+    // Parallel calls: they may end in either order.
+    expect(ended.sort()).toEqual([`${A}__bash`, `${B}__bash`].sort());
   });
 
   it("tells the model a killed device is offline, and routes the next call to the other device", async () => {
