@@ -66,6 +66,10 @@ export const MessageRequest = z
     if (m.mode !== undefined && m.pool === undefined) {
       ctx.addIssue({ code: "custom", path: ["mode"], message: "mode goes with a pool" });
     }
+    // A fleet offers every device's tools: there is no one device to pick by them.
+    if (m.tools !== undefined && (m.agent_ids !== undefined || m.mode === "fleet")) {
+      ctx.addIssue({ code: "custom", path: ["tools"], message: "tools goes with a pool that picks one device" });
+    }
   });
 export type MessageRequest = z.infer<typeof MessageRequest>;
 

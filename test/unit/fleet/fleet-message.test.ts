@@ -24,6 +24,11 @@ describe("a fleet message", () => {
     );
     expect(problem({ agent_ids: ["pi-1", "pi-2"], mode: "fleet", text: "hi" })).toBe("mode: mode goes with a pool");
     expect(problem({ pool: "lab", mode: "all", text: "hi" })).toMatch(/^mode: /);
+    expect(problem({ pool: "lab", mode: "fleet", tools: ["bash"], text: "hi" })).toBe(
+      "tools: tools goes with a pool that picks one device",
+    );
+    expect(problem({ agent_ids: ["pi-1", "pi-2"], tools: ["bash"], text: "hi" })).toMatch(/^tools: /);
+    expect(parse({ pool: "lab", tools: ["bash"], text: "hi" }).success).toBe(true);
   });
 
   it("reaches only devices the credential may message, every one of them", () => {
