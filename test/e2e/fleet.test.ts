@@ -3,7 +3,8 @@
  * two real device agents, the scripted model. Each device's tools reach the model under
  * `{agent_id}__{tool}` plus a device-less name edgeloop routes; a pool in fleet mode and a `task`
  * handed to a pool use both devices; a device killed mid-conversation gives the model an honest
- * `not_sent` and the next routed call goes to the other device (docs/architecture.md#call-endings).
+ * `not_sent` and the next routed call goes to the other device (docs/architecture.md#call-endings);
+ * approvals ask, and remember, by the device and its own tool name.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -54,6 +55,10 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "status of b",
+        turns: [{ tool_calls: [{ name: `${B}__git_status`, arguments: {} }] }, { content: "status seen" }],
+      },
+      {
         match: "pool fleet",
         turns: [{ tool_calls: [bash("bash", "echo pool-routed")] }, { content: "pool: {{last_tool_result}}" }],
       },
@@ -66,6 +71,7 @@ beforeAll(async () => {
       LLM_MODEL: "scripted",
       DEVICE_TOKENS: `${A}:${TOKENS[A]},${B}:${TOKENS[B]}`,
       POOLS: `lab:${A}|${B}`,
+      TOOL_POLICIES: "git_status:requires_approval",
     },
   });
   for (const id of [A, B]) agents[id] = await startAgent({ url: worker.url, agentId: id, token: TOKENS[id]! });
@@ -199,5 +205,34 @@ describe("a fleet conversation", () => {
     expect(res.body.status).toBe("completed");
     expect(res.body.reply?.trim()).toBe("pool: pool-routed");
     expect(await commandsRun(B)).toContain("bash:echo pool-routed");
+  });
+
+  it("asks approval under the device's own tool name, and remembers an `always` for that device", async () => {
+    const first = await sendMessage(worker.url, { agent_ids: [A, B], text: "status of b" });
+    const id = first.body.conversation_id;
+    type Pending = { id: string; state: string; rule_target?: { agent_id: string | null; tool: string } };
+    const view = await waitUntil(
+      () =>
+        fetch(`${worker.url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then(
+          (r) => r.json() as Promise<{ pending_tool_calls: Pending[] }>,
+        ),
+      (v) => v.pending_tool_calls.some((p) => p.state === "awaiting_approval"),
+      { timeoutMs: 20_000, what: "the call to wait for approval" },
+    );
+    const call = view.pending_tool_calls[0]!;
+    expect(call.rule_target).toEqual({ agent_id: B, tool: "git_status" });
+    const decided = await fetch(`${worker.url}/v1/conversations/${id}/approvals/${call.id}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ approve: true, scope: "always" }),
+    });
+    expect(decided.status).toBe(200);
+    expect(((await decided.json()) as { rule: object }).rule).toMatchObject({ agent_id: B, tool: "git_status" });
+    // The next conversation's call to that device's tool is answered by the rule, without asking.
+    const again = await sendMessage(worker.url, { agent_ids: [A, B], text: "status of b, again" }, 60);
+    expect(again.body.status).toBe("completed");
+    const summary = again.body.tool_calls[0] as { name: string; decided_by?: string };
+    expect(summary.name).toBe(`${B}__git_status`);
+    expect(summary.decided_by).toMatch(/^rule:/);
   });
 });
