@@ -12,7 +12,9 @@ export type Target =
  * The device a message goes to. An `agent_id` must name a known device (unknown-device rule in
  * docs/architecture.md): a DEVICE_TOKENS entry (config, no call), else its own hub (one object per
  * device, no registry call on this path). A `pool` asks the registry, which keeps the conversation
- * on its device while that is online.
+ * on its device while that is online. A fleet (docs/fleet.md) is every one of its devices, the
+ * first being the conversation's home: `agent_ids`, each known as above, or a pool in fleet mode,
+ * its members as POOLS lists them (one offline has no tools to offer until it connects).
  */
 export async function routeMessage(
   env: FrontDoorEnv,
