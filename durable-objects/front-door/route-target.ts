@@ -14,7 +14,7 @@ export type Target =
  * device, no registry call on this path). A `pool` asks the registry, which keeps the conversation
  * on its device while that is online. A fleet (docs/fleet.md) is every one of its devices, the
  * first being the conversation's home: `agent_ids`, each known as above, or a pool in fleet mode,
- * its members as POOLS lists them (one offline has no tools to offer until it connects).
+ * its members as POOLS lists them (one that never connected has no tools to offer yet).
  */
 export async function routeMessage(
   env: FrontDoorEnv,
