@@ -21,4 +21,6 @@ export interface DurableObjectBindings {
   MCP_SESSION: DurableObjectNamespace;
   /** the deployment's scoped API keys (`/v1/keys`, one object) */
   API_KEYS: DurableObjectNamespace;
+  /** the deployment's pairing requests (`/v1/pairing`, one object) */
+  PAIRING: DurableObjectNamespace;
 }

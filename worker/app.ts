@@ -14,6 +14,7 @@ import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
 import { openapi } from "./routes/openapi.js";
+import { pairing } from "./routes/pairing.js";
 import { schedules } from "./routes/schedules.js";
 
 export const app = new Hono<AppEnv>();
@@ -33,6 +34,7 @@ app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
 app.route("/v1/hooks", hooks);
+app.route("/v1/pairing", pairing);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -1,5 +1,6 @@
 import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
+import type { PairingVars } from "../durable-objects/pairing/pairing-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { Principal } from "../runtime/access.js";
 import type { HooksVars } from "./hooks/hook-settings.js";
@@ -9,7 +10,7 @@ import type { HooksVars } from "./hooks/hook-settings.js";
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars, HooksVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, HooksVars, PairingVars {}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

@@ -6,6 +6,7 @@ import { ConversationVarsSchema } from "../../durable-objects/conversation/setti
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
+import { PairingVarsSchema } from "../../durable-objects/pairing/pairing-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
 import { HooksVarsSchema } from "../../worker/hooks/hook-settings.js";
@@ -37,6 +38,7 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
     schema: WhatsAppSettingsSchema,
   },
   { part: "named hooks", file: "worker/hooks/hook-settings.ts", schema: HooksVarsSchema },
+  { part: "pairing", file: "durable-objects/pairing/pairing-settings.ts", schema: PairingVarsSchema },
   {
     part: "metrics",
     file: "durable-objects/addresses.ts",
