@@ -10,7 +10,7 @@ import type { LimiterDO } from "./front-door/limiter-do.js";
 import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
-import type { PairingDO } from "./pairing/pairing-do.js";
+import type { PairingRpc } from "./pairing/pairing-rpc.js";
 import type { RegistryDO } from "./registry/registry-do.js";
 import type { SchedulerRpc } from "./scheduler/scheduler-rpc.js";
 
@@ -89,4 +89,4 @@ export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =
 export const apiKeysOf = (env: Bindings<"API_KEYS">) => stub<ApiKeysDO>(env.API_KEYS, "global");
 
 /** The deployment's pairing requests (control plane only: never on a message's path). */
-export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingDO>(env.PAIRING, "global");
+export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingRpc>(env.PAIRING, "global");

@@ -12,6 +12,12 @@ export type PairedDevice = { agent_id: string; token_id: string; token: string }
 /** Why pairing ended without a token: the admin denied it, it expired, or the worker refused. */
 export class PairingFailed extends Error {
   override readonly name = "PairingFailed";
+  constructor(
+    message: string,
+    readonly reason: "denied" | "expired" | "refused" = "refused",
+  ) {
+    super(message);
+  }
 }
 
 const Problem = z.looseObject({ title: z.string().optional(), detail: z.string().optional() });
@@ -98,7 +104,8 @@ export async function waitForApproval(
     } catch (e) {
       if (opts.signal?.aborted) throw e;
       // Past the code's life (and the grace an approval gets) there is nothing left to wait for.
-      if (Date.now() > opened.expires_at + 60_000) throw new PairingFailed(`the code expired: ${(e as Error).message}`);
+      if (Date.now() > opened.expires_at + 60_000)
+        throw new PairingFailed(`the code expired: ${(e as Error).message}`, "expired");
       opts.onNetworkError?.(e as Error);
       continue;
     }
@@ -108,6 +115,6 @@ export async function waitForApproval(
     }
     const claim = await answer(res, PairingClaim, "pairing failed");
     if (claim.status === "approved") return { agent_id: claim.agent_id, token_id: claim.token_id, token: claim.token };
-    if (claim.status === "denied") throw new PairingFailed("an admin denied this device");
+    if (claim.status === "denied") throw new PairingFailed("an admin denied this device", "denied");
   }
 }

@@ -8,6 +8,7 @@ import { audit } from "./routes/audit.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
+import { hooks } from "./routes/hooks.js";
 import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
@@ -34,6 +35,7 @@ app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
 app.route("/v1/openclaw", openclaw);
+app.route("/v1/hooks", hooks);
 app.route("/v1/pairing", pairing);
 app.route("/", dashboard);
 

@@ -3,13 +3,14 @@ import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.
 import type { PairingVars } from "../durable-objects/pairing/pairing-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { Principal } from "../runtime/access.js";
+import type { HooksVars } from "./hooks/hook-settings.js";
 
 /**
  * Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them (all vars are strings):
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars, PairingVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, HooksVars, PairingVars {}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     const good = await runDoctor(config);
     process.exit(good ? 0 : 1);
   }
-  const wsProblem = workspaceProblem(config.workspace);
+  const runs = !(command === "pair" && loaded.value.noRun);
+  const wsProblem = runs ? workspaceProblem(config.workspace) : null;
   if (wsProblem) die(`invalid setting --workspace: ${wsProblem}`);
 
   if (command === "pair") {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
       die(e.message, 1),
     );
     process.off("SIGINT", cancel).off("SIGTERM", cancel);
-    if (loaded.value.noRun) return;
+    if (!runs) return;
   }
 
   const log = createLogger(config.logLevel, { agent_id: config.agentId });

@@ -59,6 +59,7 @@ export type InboundEvent =
 /** The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification, Discord PING). */
 export interface ImmediateAnswer {
   status: number;
+  /** A string is sent as it is, as text/plain (WhatsApp's hub.challenge); anything else as JSON. */
   body: unknown;
 }
 

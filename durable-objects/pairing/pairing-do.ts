@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import type { PairingClaim, PairingRequestBody, PairingView } from "@edgeloop/protocol/pairing";
+import type { PairingRequestBody, PairingView } from "@edgeloop/protocol/pairing";
 import { log } from "../../runtime/log.js";
 import { hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { PairingRpc } from "./pairing-rpc.js";
 import type { PairingSettings } from "./pairing-settings.js";
 import {
+  type ClaimAnswer,
   type ClaimOutcome,
   type DecideOutcome,
   type Decision,
@@ -14,17 +16,15 @@ import {
 
 type PairingEnv = Pick<DurableObjectBindings, "DEVICE_HUB">;
 
-/** What a device's claim gets back: the wire answer, or why there is none (the route says it as a problem). */
-export type ClaimAnswer = { ok: true; claim: PairingClaim } | { ok: false; reason: "unknown" | "expired" | "claimed" };
-
 /**
  * The deployment's pairing requests (one object, `"global"`; pairing-store.ts keeps them). Pairing
  * is control plane: a device that pairs calls here a few times, an admin lists and decides, and no
  * message, command or result ever passes through, so one object for the deployment never sits on
  * a hot path (docs/scale.md). The device's token is minted by its own hub, as the admin API's
- * `POST /v1/devices/:agent_id/tokens` does, when the device collects its approval.
+ * `POST /v1/devices/:agent_id/tokens` does, when the device collects its approval
+ * (docs/architecture.md#pairing-mints-only-for-the-claim-secret).
  */
-export class PairingDO extends DurableObject<PairingEnv> {
+export class PairingDO extends DurableObject<PairingEnv> implements PairingRpc {
   private readonly store: PairingStore;
 
   constructor(ctx: DurableObjectState, env: PairingEnv) {

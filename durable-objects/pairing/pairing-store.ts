@@ -1,4 +1,4 @@
-import type { PairingKind, PairingRequestBody, PairingView } from "@edgeloop/protocol/pairing";
+import type { PairingClaim, PairingKind, PairingRequestBody, PairingView } from "@edgeloop/protocol/pairing";
 import { sha256Hex } from "../../runtime/digest.js";
 import { randomBase64url } from "../../runtime/random-token.js";
 import { newPairingCode } from "./pairing-code.js";
@@ -43,6 +43,9 @@ export type ClaimOutcome =
   | { status: "unknown" }
   | { status: "expired" }
   | { status: "claimed" };
+
+/** What a device's claim gets back: the wire answer, or why there is none (the route says it as a problem). */
+export type ClaimAnswer = { ok: true; claim: PairingClaim } | { ok: false; reason: "unknown" | "expired" | "claimed" };
 
 /**
  * Pairing requests, by code, in SQLite (the pairing object's own storage). A request is pending

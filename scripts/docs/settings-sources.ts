@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { DiscordSettingsSchema } from "../../durable-objects/channels/platforms/discord/index.js";
+import { SlackSettingsSchema } from "../../durable-objects/channels/platforms/slack/index.js";
+import { WhatsAppSettingsSchema } from "../../durable-objects/channels/platforms/whatsapp/index.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
@@ -6,6 +9,7 @@ import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-co
 import { PairingVarsSchema } from "../../durable-objects/pairing/pairing-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
+import { HooksVarsSchema } from "../../worker/hooks/hook-settings.js";
 import type { SettingsSource } from "./settings-reference.js";
 
 /**
@@ -22,6 +26,18 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
   },
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
   { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },
+  { part: "Slack channel", file: "durable-objects/channels/platforms/slack/settings.ts", schema: SlackSettingsSchema },
+  {
+    part: "Discord channel",
+    file: "durable-objects/channels/platforms/discord/settings.ts",
+    schema: DiscordSettingsSchema,
+  },
+  {
+    part: "WhatsApp channel",
+    file: "durable-objects/channels/platforms/whatsapp/settings.ts",
+    schema: WhatsAppSettingsSchema,
+  },
+  { part: "named hooks", file: "worker/hooks/hook-settings.ts", schema: HooksVarsSchema },
   { part: "pairing", file: "durable-objects/pairing/pairing-settings.ts", schema: PairingVarsSchema },
   {
     part: "metrics",

@@ -51,14 +51,19 @@ describe("/v1/pairing", () => {
     const device = await connectDevice(agentId, body.token);
     device.hello();
     await device.online();
-    device.ws.close();
-
-    expect((await claim(opened.claim_secret)).status).toBe(410);
-    expect((await approve(opened.code, ADMIN)).status).toBe(409);
     const tokens = (await (await call(`/v1/devices/${agentId}/tokens`, { headers: ADMIN })).json()) as {
       tokens: { token_id: string }[];
     };
     expect(tokens.tokens.map((t) => t.token_id)).toEqual([body.token_id]);
+    // Revoked as any device token: the socket it opened closes at once.
+    const revoked = await call(`/v1/devices/${agentId}/tokens/${body.token_id}`, { method: "DELETE", headers: ADMIN });
+    expect(await revoked.json()).toMatchObject({ revoked: true, sockets_closed: 1 });
+    expect((await device.closed).code).toBe(4001);
+
+    expect((await claim(opened.claim_secret)).status).toBe(410);
+    expect((await approve(opened.code, ADMIN)).status).toBe(409);
+    const decided = (await (await call("/v1/pairing", { headers: ADMIN })).json()) as { pending: object[] };
+    expect(decided.pending.find((p) => (p as { code: string }).code === opened.code)).toBeUndefined();
   });
 
   it("approves under the id the admin gives, and warns when an id already has a device", async () => {

@@ -127,8 +127,8 @@ conversations.post("/:id/approvals/:call", async (c) => {
       });
     rule = await approvalRulesOf(c.env).create({
       effect: approve ? "allow" : "deny",
-      agent_id: view.agent_id,
-      tool: call.name,
+      agent_id: call.rule_target ? call.rule_target.agent_id : view.agent_id,
+      tool: call.rule_target?.tool ?? call.name,
       pattern: d.pattern ?? null,
       expires_at,
       reason: d.reason ?? null,

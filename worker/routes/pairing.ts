@@ -55,10 +55,8 @@ pairing.post("/claim", async (c) => {
   return problemResponse(404, "Not found", "no pairing request for this claim secret (expired or never opened)");
 });
 
-const admin = new Hono<AppEnv>();
-admin.use("*", authorizeAdmin);
-
-admin.get("/", async (c) => {
+// The admin's side: each route names its guard, so none depends on the order routes were added in.
+pairing.get("/", authorizeAdmin, async (c) => {
   const { DEVICE_TOKENS } = c.var.config;
   const pending = await pairingOf(c.env).pending();
   const known = await Promise.all(
@@ -67,7 +65,7 @@ admin.get("/", async (c) => {
   return c.json({ pending: pending.map((p, i) => ({ ...p, known_device: known[i] })) });
 });
 
-admin.post("/:code/approve", async (c) => {
+pairing.post("/:code/approve", authorizeAdmin, async (c) => {
   const code = PairingCode.safeParse(c.req.param("code"));
   if (!code.success) return badCode();
   // The body is optional: an empty one approves under the id the device asked for.
@@ -79,13 +77,11 @@ admin.post("/:code/approve", async (c) => {
   return decided(c, code.data, await pairingOf(c.env).approve(code.data, decision));
 });
 
-admin.post("/:code/deny", async (c) => {
+pairing.post("/:code/deny", authorizeAdmin, async (c) => {
   const code = PairingCode.safeParse(c.req.param("code"));
   if (!code.success) return badCode();
   return decided(c, code.data, await pairingOf(c.env).deny(code.data, decidedBy(c)));
 });
-
-pairing.route("/", admin);
 
 const badCode = () =>
   problemResponse(400, "Invalid pairing code", "a pairing code is 8 letters and digits, like ABCD-2345");
