@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
+import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type OpenClawNode, openclawArgs, provisionOpenClaw, startOpenClaw } from "../helpers/openclaw-process.js";
 import { REPO_ROOT } from "../helpers/processes.js";
@@ -23,6 +24,7 @@ const AGENT = "oc-pi";
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let worker: LocalWorker;
 let node: OpenClawNode | undefined;
+let agent: AgentProcess | undefined;
 const scratch = tempDir("openclaw-e2e-");
 const marker = join(scratch, "runs.txt");
 
@@ -38,6 +40,18 @@ beforeAll(async () => {
         turns: [
           { tool_calls: [{ name: "system_run", arguments: { command: ["uname", "-s"], cwd: scratch } }] },
           { content: "Node says: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "both devices",
+        turns: [
+          {
+            tool_calls: [
+              { name: "oc-key__system_run", arguments: { command: ["echo", "from-the-node"] } },
+              { name: "pi-fleet__bash", arguments: { command: "echo from-the-agent" } },
+            ],
+          },
+          { content: "done" },
         ],
       },
       {
@@ -63,6 +77,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  await agent?.stop();
   await node?.stop();
   await worker?.stop();
   await llm?.close();
@@ -207,5 +222,17 @@ describe("a real OpenClaw node", () => {
     await online("oc-key", node);
     const reply = await sendMessage(worker.url, { agent_id: "oc-key", text: "which kernel?" }, 60);
     expect(reply.body.reply).toBe("Node says: Linux\n");
+  }, 240_000);
+
+  it("a fleet conversation uses the node and an edgeloop agent side by side", async () => {
+    const issued = (await fetch(`${worker.url}/v1/devices/pi-fleet/tokens`, { method: "POST", headers: admin }).then(
+      (r) => r.json(),
+    )) as { token: string };
+    agent = await startAgent({ url: worker.url, agentId: "pi-fleet", token: issued.token });
+    const reply = await sendMessage(worker.url, { agent_ids: ["oc-key", "pi-fleet"], text: "ask both devices" }, 60);
+    expect(reply.body).toMatchObject({ status: "completed", reply: "done" });
+    const conv = await getConversation(worker.url, reply.body.conversation_id);
+    const results = conv.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results).toEqual([expect.stringContaining("from-the-node"), expect.stringContaining("from-the-agent")]);
   }, 240_000);
 });
