@@ -14,6 +14,7 @@ import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
 import { openapi } from "./routes/openapi.js";
+import { openclaw } from "./routes/openclaw.js";
 import { pairing } from "./routes/pairing.js";
 import { schedules } from "./routes/schedules.js";
 
@@ -33,6 +34,7 @@ app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
+app.route("/v1/openclaw", openclaw);
 app.route("/v1/hooks", hooks);
 app.route("/v1/pairing", pairing);
 app.route("/", dashboard);

@@ -3,6 +3,7 @@ import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
 import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
+import { OPENCLAW_ROUTES } from "./openclaw-routes.js";
 import { PAIRING_ROUTES } from "./pairing-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
 
@@ -25,6 +26,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...OPENCLAW_ROUTES,
   ...HOOK_ROUTES,
   ...PAIRING_ROUTES,
   {
