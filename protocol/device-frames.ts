@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ContentBlock } from "./content-blocks.js";
+import { ContentBlock, type OutcomeBlock } from "./content-blocks.js";
 import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
 import { type Parsed, parseJsonPreferring } from "./parse.js";
@@ -172,5 +172,8 @@ export function parseDeviceFrame(text: string): Parsed<DeviceFrame> {
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */
 export type ToolOutcome =
-  | Omit<SuccessResultFrame, "type" | "request_id">
+  | (Omit<SuccessResultFrame, "type" | "request_id" | "content"> & {
+      /** inside the conversation, images are stored and referenced (ImageRef) */
+      content?: OutcomeBlock[] | undefined;
+    })
   | Omit<ErrorResultFrame, "type" | "request_id">;

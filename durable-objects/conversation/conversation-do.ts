@@ -26,6 +26,7 @@ import { type ConversationVars, conversationSettings } from "./settings/conversa
 import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
 import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
 import { ConversationStore } from "./storage/conversation-store.js";
+import { storeEventImages, storeInputImages } from "./storage/image-intake.js";
 import { StepRecorder } from "./storage/step-recorder.js";
 import type { TracedStep } from "./tracing/run-spans.js";
 import { RunTracer } from "./tracing/run-tracer.js";
@@ -83,7 +84,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       enabled: env.METRICS_SHARD !== undefined,
       model: env.LLM_MODEL ?? (model.ok ? model.value.model : "unknown"),
     });
-    this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
+    this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
     this.remoteMcp = new RemoteMcpTools(this.store);
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
@@ -146,6 +147,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
         config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
         ...rules,
         ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
+        ...(input.images ? { images: storeInputImages(input.images, this.store.images, input.conversation_id) } : {}),
       },
       undefined,
       () => this.store.takeMessage(input.message_id, Date.now()),
@@ -206,6 +208,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getCanvas(): Promise<StoredCanvas | null> {
     this.writeWaiting();
     return this.store.getValue("builtin:canvas");
+  }
+  async getImage(sha256: string) {
+    return this.store.images.get(sha256);
   }
 
   async waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply> {
@@ -270,7 +275,6 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
-    if (!this.state) return;
     this.apply({ type: "tool_progress", tool_call_id: toolCallId, partial: content });
   }
 
@@ -301,7 +305,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const prev = this.state;
     if (!prev) return null;
     const now = Date.now();
-    return { prev, now, event, ...advance(prev, event, now) };
+    const stored = storeEventImages(event, this.store.images, prev.conversation_id);
+    return { prev, now, event: stored, ...advance(prev, stored, now) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
+import { ImageVarsSchema } from "../../durable-objects/conversation/settings/image-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
@@ -13,6 +14,7 @@ import type { SettingsSource } from "./settings-reference.js";
  */
 export const SETTINGS_SOURCES: SettingsSource[] = [
   { part: "model", file: "durable-objects/conversation/settings/model-settings.ts", schema: ModelVarsSchema },
+  { part: "images", file: "durable-objects/conversation/settings/image-settings.ts", schema: ImageVarsSchema },
   { part: "front door", file: "durable-objects/front-door/front-door-config.ts", schema: WorkerVarsSchema },
   {
     part: "conversation",

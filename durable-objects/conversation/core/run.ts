@@ -48,7 +48,7 @@ export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage
   if (msg.approval_rules) state.approval_rules = msg.approval_rules;
   if (state.messages.length === 0 && state.config.system_prompt)
     state.messages.push({ role: "system", content: state.config.system_prompt });
-  state.messages.push({ role: "user", content: text });
+  state.messages.push({ role: "user", content: text, ...(msg.images?.length ? { images: msg.images } : {}) });
   beginRun(state, effects, message_id, text, tools, now, msg.schedule_id);
   callLlm(state.run!, effects, true);
 }
