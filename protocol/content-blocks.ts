@@ -37,6 +37,12 @@ export function isImageRef(block: { type: string }): block is ImageRef {
   return block.type === "image" && "sha256" in block;
 }
 
+/**
+ * The text of the user message that carries tool results' images to a Chat Completions model
+ * (whose tool messages are text only), after the results; the wording OpenClaw uses.
+ */
+export const TOOL_IMAGES_TEXT = "Attached image(s) from tool result:";
+
 /** The image types every provider reads (and whose headers the conversation reads). */
 export const MODEL_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 

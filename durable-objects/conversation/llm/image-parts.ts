@@ -1,3 +1,4 @@
+import { TOOL_IMAGES_TEXT } from "@edgeloop/protocol";
 import type { ChatMessage, MessageImage } from "./types.js";
 
 /**
@@ -12,7 +13,6 @@ import type { ChatMessage, MessageImage } from "./types.js";
  * never sent. Messages without it are returned as they are (their JSON is cached by identity).
  */
 
-export const TOOL_IMAGES_TEXT = "Attached image(s) from tool result:";
 /** What an image-only tool result says in its own (text) message. */
 export const IMAGE_ONLY_RESULT = "(see attached image)";
 
