@@ -27,7 +27,8 @@ beforeEach(() => {
   llm.setRules([{ turns: [{ content: "I see a red square." }, { content: "I see a red square." }] }]);
 });
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAADElEQVQImWP4z8AAAAMBAQCc479ZAAAAAElFTkSuQmCC";
 const image = (n: number, data?: string): MessageImage => ({
   type: "image",
   media_type: "image/png",
