@@ -5,7 +5,8 @@ import type { ImageStore } from "./image-store.js";
 /**
  * Where images enter the conversation: every outcome and progress update goes through here before
  * the loop sees it, whoever produced it (a device, a remote MCP server, a built-in), so the loop
- * state, the step log and the event stream hold references and never the bytes (docs/images.md).
+ * state, the step log and the event stream hold references and never the bytes
+ * (docs/architecture.md#images-are-stored-apart).
  * An event without images is returned as it is.
  */
 export function storeEventImages(event: LoopEvent, store: ImageStore, conversationId: string): LoopEvent {
