@@ -141,7 +141,8 @@ describe("images on an OpenAI-compatible model", () => {
 describe("images on Anthropic's Messages API", () => {
   let env: Awaited<ReturnType<typeof setUp>>;
   beforeAll(async () => {
-    env = await setUp("anthropic", { IMAGES_IN_CONTEXT: "1" });
+    // A smaller limit than the device's own default: the command passes it on and the tool fits to it.
+    env = await setUp("anthropic", { IMAGES_IN_CONTEXT: "1", IMAGE_MAX_WIDTH: "800" });
   });
   afterAll(async () => {
     await env?.agent.stop();
@@ -149,7 +150,7 @@ describe("images on Anthropic's Messages API", () => {
     await env?.llm.close();
   });
 
-  it("the image goes inside the tool_result; an older one beyond IMAGES_IN_CONTEXT becomes a placeholder naming its call", async () => {
+  it("the image, fitted on the device to the worker's limits, goes inside the tool_result; an older one beyond IMAGES_IN_CONTEXT becomes a placeholder naming its call", async () => {
     const first = await sendMessage(env.worker.url, { agent_id: "pi-img", text: "look at the screenshot" }, 60);
     expect(first.body).toMatchObject({ status: "completed", reply: "I see the screenshot." });
     const turns = lastRequest(env.llm, "look at the screenshot").messages;
@@ -160,8 +161,8 @@ describe("images on Anthropic's Messages API", () => {
     const source = image!.source as { type: string; media_type: string; data: string };
     expect(image!.type).toBe("image");
     expect(source).toMatchObject({ type: "base64", media_type: "image/png" });
-    const size = imageSize(Buffer.from(source.data, "base64"))!;
-    expect(size.width).toBeLessThanOrEqual(1568);
+    expect(imageSize(Buffer.from(source.data, "base64"))).toMatchObject({ width: 800, height: 400 });
+    expect(text!.text).toContain("sent as 800x400");
 
     const second = await sendMessage(
       env.worker.url,

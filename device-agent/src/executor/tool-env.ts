@@ -1,3 +1,5 @@
+import type { ImageFit } from "@edgeloop/protocol";
+
 /** The agent's own secrets: a tool (and so the LLM, through `bash: env`) must never see them. */
 const WITHHELD = new Set(["EDGELOOP_TOKEN", "EDGELOOP_BROKER_PASSWORD"]);
 
@@ -8,6 +10,8 @@ export type CallEnvInput = {
   requestId: string;
   tool: string;
   timeoutMs: number;
+  /** the model's image limits, from the command (docs/images.md) */
+  imageLimits?: ImageFit;
 };
 
 /**
@@ -31,5 +35,17 @@ export function toolEnv(base: ToolEnvBase, call: CallEnvInput): NodeJS.ProcessEn
   env.EDGELOOP_REQUEST_ID = call.requestId;
   env.EDGELOOP_TOOL = call.tool;
   env.EDGELOOP_TIMEOUT_MS = String(call.timeoutMs);
+  if (call.imageLimits) {
+    const { max_width, max_height, max_bytes } = call.imageLimits;
+    env.EDGELOOP_IMAGE_MAX_WIDTH = String(tighter(base.EDGELOOP_IMAGE_MAX_WIDTH, max_width));
+    env.EDGELOOP_IMAGE_MAX_HEIGHT = String(tighter(base.EDGELOOP_IMAGE_MAX_HEIGHT, max_height));
+    env.EDGELOOP_IMAGE_MAX_BYTES = String(tighter(base.EDGELOOP_IMAGE_MAX_BYTES, max_bytes));
+  }
   return env;
+}
+
+/** The device's own setting when it is stricter than the model's limit (a small Pi's memory). */
+function tighter(own: string | undefined, limit: number): number {
+  const value = Number(own);
+  return own !== undefined && Number.isInteger(value) && value > 0 ? Math.min(value, limit) : limit;
 }

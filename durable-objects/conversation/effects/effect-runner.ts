@@ -1,3 +1,4 @@
+import type { ImageFit } from "@edgeloop/protocol";
 import type { Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
@@ -6,6 +7,7 @@ import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
 import type { LoopEvent, LoopState } from "../core/index.js";
 import type { RemoteMcpTools } from "../mcp/remote-mcp-tools.js";
 import type { ConversationSettings } from "../settings/conversation-settings.js";
+import { deviceImageFit, type ImageVars } from "../settings/image-settings.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
 import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
@@ -22,7 +24,7 @@ const RETRY_MAX_MS = 60_000;
 
 /** What the runner needs of the conversation it works for: the Durable Object builds it once. */
 export interface EffectHost {
-  readonly env: DurableObjectBindings;
+  readonly env: DurableObjectBindings & ImageVars;
   readonly store: ConversationStore;
   readonly modelCalls: ModelCalls;
   readonly remoteMcp: RemoteMcpTools;
@@ -51,7 +53,7 @@ export class EffectRunner {
   /** rows being performed by this instance (lost on restart, which is the point) */
   private readonly inflight = new Set<number>();
 
-  private readonly env: DurableObjectBindings;
+  private readonly env: DurableObjectBindings & ImageVars;
   private readonly store: ConversationStore;
   private readonly modelCalls: ModelCalls;
 
@@ -81,8 +83,9 @@ export class EffectRunner {
     const state = this.host.state();
     const run = async () => {
       try {
+        const fit = deviceImageFit(this.env);
         const cmds = items.map(({ effect }) =>
-          dispatchCommand(state, effect, this.host.traceparent(effect.tool_call_id)),
+          dispatchCommand(state, effect, this.host.traceparent(effect.tool_call_id), fit),
         );
         await hubFor(this.env, state.agent_id).dispatchBatch(cmds);
         for (const { id } of items) this.store.finishOutboxLater(id);
@@ -229,7 +232,12 @@ export class EffectRunner {
   }
 }
 
-function dispatchCommand(state: LoopState, effect: DispatchEffect, traceparent: string | undefined): DispatchCommand {
+function dispatchCommand(
+  state: LoopState,
+  effect: DispatchEffect,
+  traceparent: string | undefined,
+  imageLimits: ImageFit | null,
+): DispatchCommand {
   return {
     request_id: effect.request_id,
     conversation_id: state.conversation_id,
@@ -239,5 +247,6 @@ function dispatchCommand(state: LoopState, effect: DispatchEffect, traceparent: 
     timeout_ms: effect.timeout_ms,
     ...(effect.approval ? { approval: effect.approval } : {}),
     ...(traceparent ? { traceparent } : {}),
+    ...(imageLimits ? { image_limits: imageLimits } : {}),
   };
 }

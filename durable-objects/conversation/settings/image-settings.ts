@@ -1,3 +1,4 @@
+import type { ImageFit } from "@edgeloop/protocol";
 import { z } from "zod";
 import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
 import type { ImageLimits } from "../core/index.js";
@@ -53,3 +54,11 @@ export const imageSettings = oncePerEnv((env: ImageVars): Parsed<ImageSettings> 
     },
   };
 });
+
+/** The limits a device fits its pictures to (docs/images.md); none for a text-only model. */
+export function deviceImageFit(env: ImageVars): ImageFit | null {
+  const settings = imageSettings(env);
+  if (!settings.ok || !settings.value.limits.vision) return null;
+  const { maxWidth, maxHeight, maxBytes } = settings.value.limits;
+  return { max_width: maxWidth, max_height: maxHeight, max_bytes: maxBytes };
+}
