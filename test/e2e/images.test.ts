@@ -4,10 +4,13 @@
  * the same device, and the scripted model recording every request, once in the OpenAI-compatible
  * format and once in Anthropic's. The model gets the picture where its API expects it, within the
  * limits; people fetch it at the conversation's image route; images sent with a message reach the
- * model the same way; an image beyond IMAGES_IN_CONTEXT becomes a placeholder naming its call.
+ * model the same way; an image beyond IMAGES_IN_CONTEXT becomes a placeholder naming its call; the
+ * CLI saves a conversation's images to files.
  */
 import { Buffer } from "node:buffer";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,9 +21,11 @@ import { sendMessage } from "../helpers/api.js";
 import { BUNDLED_SKILLS, startAgent } from "../helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { everythingSkill } from "../helpers/mcp.js";
+import { REPO_ROOT } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 type Json = Record<string, unknown>;
+const CLI = join(REPO_ROOT, "cli/bin/edgeloop.js");
 type Ref = { sha256: string; url: string; width: number; height: number; media_type: string };
 
 const RULES: ScriptRuleInput[] = [
@@ -123,6 +128,16 @@ describe("images on an OpenAI-compatible model", () => {
     const [ref] = await imagesOf(env.worker, body.conversation_id);
     expect(ref).toMatchObject({ sha256: sha256(png), width: size.width, height: size.height, media_type: "image/png" });
     expect(sha256(await fetchImage(env.worker, ref!.url))).toBe(ref!.sha256);
+
+    // The CLI shows the conversation and saves its image under its hash.
+    const dir = tempDir("edgeloop-cli-images-");
+    const shown = execFileSync(process.execPath, [CLI, "conversations", body.conversation_id, "--images", dir], {
+      env: { PATH: process.env.PATH!, HOME: dir, EDGELOOP_URL: env.worker.url, EDGELOOP_TOKEN: API_TOKEN },
+      encoding: "utf8",
+    });
+    const file = join(dir, `${ref!.sha256}.png`);
+    expect(shown).toContain(`[image image/png ${size.width}x${size.height}, ${png.length} bytes: ${file}]`);
+    expect(sha256(readFileSync(file))).toBe(ref!.sha256);
   });
 
   it("a device MCP server's image is handled as the bundled tool's", async () => {
