@@ -5,7 +5,7 @@
  * format and once in Anthropic's. The model gets the picture where its API expects it, within the
  * limits; people fetch it at the conversation's image route; images sent with a message reach the
  * model the same way; an image beyond IMAGES_IN_CONTEXT becomes a placeholder naming its call; the
- * CLI saves a conversation's images to files.
+ * CLI saves a conversation's images to files and the dashboard's timeline shows thumbnails.
  */
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
@@ -18,6 +18,7 @@ import { imageSize } from "../../durable-objects/conversation/core/image-size.js
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { BUNDLED_SKILLS, startAgent } from "../helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { everythingSkill } from "../helpers/mcp.js";
@@ -138,6 +139,26 @@ describe("images on an OpenAI-compatible model", () => {
     const file = join(dir, `${ref!.sha256}.png`);
     expect(shown).toContain(`[image image/png ${size.width}x${size.height}, ${png.length} bytes: ${file}]`);
     expect(sha256(readFileSync(file))).toBe(ref!.sha256);
+  });
+
+  it("the dashboard timeline shows the result's image as a thumbnail, loaded with the page's session", async () => {
+    const browser = await launchChromium();
+    try {
+      const errors: string[] = [];
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, env.worker.url);
+      const accepted = await sendMessage(env.worker.url, { agent_id: "pi-img", text: "look at the screenshot again" });
+      const open = page.locator(`button[data-conversation="${accepted.body.conversation_id}"]`);
+      await open.waitFor({ timeout: 20_000 });
+      await open.click();
+      const thumb = page.locator("#timeline li.tool img.thumb");
+      await thumb.waitFor({ timeout: 20_000 });
+      await expect.poll(() => thumb.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      expect(await thumb.getAttribute("src")).toMatch(/\/images\/[0-9a-f]{64}$/);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("a device MCP server's image is handled as the bundled tool's", async () => {
