@@ -2,7 +2,6 @@ import type { ContentBlock, ConversationEvent, ImageInput, ToolOutcome, WaitRepl
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
-import type { StoredImage } from "./storage/image-store.js";
 
 /**
  * What others may ask of a conversation: the worker's routes, the device hub (results and
@@ -86,7 +85,8 @@ export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; s
 
 export type FoundApplied = { found: boolean; applied: boolean };
 
-export type { StoredImage };
+/** One of the conversation's images (docs/images.md): its bytes and type. */
+export type StoredImage = { media_type: string; bytes: Uint8Array };
 export type StoredCanvas = { title: string; format: string; content: string; updated_at: number };
 
 export type ConversationView = {

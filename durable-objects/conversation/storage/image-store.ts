@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { ImageRef } from "@edgeloop/protocol";
+import type { StoredImage } from "../conversation-rpc.js";
 import { imageSize } from "../core/image-size.js";
 
 /**
@@ -25,8 +26,6 @@ export function imageUrl(conversationId: string, sha256: string): string {
 
 /** What a model call needs of the store: an image's bytes, as base64. */
 export type ImageReader = Pick<ImageStore, "getBase64">;
-
-export type StoredImage = { media_type: string; bytes: Uint8Array };
 
 export class ImageStore {
   constructor(private readonly sql: SqlStorage) {
