@@ -52,6 +52,45 @@ describe("images in POST /v1/messages", () => {
     expect(Buffer.from(await res.arrayBuffer()).toString("base64")).toBe(PNG);
   });
 
+  it("many and large: the step rows stay small, a picture over the chunk size is kept whole in chunks", async () => {
+    const agent = await knownAgent("img-many");
+    const vars = { MAX_BODY_BYTES: String(10 * 1024 * 1024), MESSAGE_IMAGES_MAX_BYTES: String(8 * 1024 * 1024) };
+    // 1.2 MB that is no image format the header reader knows: kept with its declared type and no size.
+    const large = Buffer.alloc(1_200_000);
+    for (let i = 0; i < large.length; i++) large[i] = (i * 2654435761) >>> 24;
+    const id = await send(API, { agent_id: agent, images: [image(large.toString("base64"))] }, vars);
+    for (let i = 0; i < 6; i++) {
+      const distinct = Buffer.alloc(60_000, i + 1).toString("base64");
+      await send(API, { agent_id: agent, conversation_id: id, text: `picture ${i}`, images: [image(distinct)] }, vars);
+    }
+    const rows = await runInDurableObject(conversationFor(env, id), async (_instance, state) => {
+      const sql = state.storage.sql;
+      return {
+        images: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM images").one().n,
+        chunks: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM image_chunks").one().n,
+        largestChunk: sql.exec<{ n: number }>("SELECT MAX(LENGTH(data)) AS n FROM image_chunks").one().n,
+        largestStep: sql
+          .exec<{ n: number }>(
+            "SELECT MAX(LENGTH(COALESCE(events,'')) + LENGTH(COALESCE(messages,'')) + LENGTH(COALESCE(calls,''))) AS n FROM steps",
+          )
+          .one().n,
+        largestState: sql.exec<{ n: number }>("SELECT MAX(LENGTH(v)) AS n FROM loop_kv").one().n,
+      };
+    });
+    expect(rows.images).toBe(7);
+    // 1.2 MB in 512 KB chunks is 3; each small picture is 1.
+    expect(rows.chunks).toBe(3 + 6);
+    expect(rows.largestChunk).toBeLessThanOrEqual(512 * 1024);
+    expect(rows.largestStep).toBeLessThan(4096);
+    expect(rows.largestState).toBeLessThan(16_384);
+    const view = (await (await call(`/v1/conversations/${id}`, { headers: API })).json()) as View;
+    const big = view.messages[0]!.images![0]!;
+    expect(big).toMatchObject({ bytes: large.length });
+    expect(big.width).toBeUndefined();
+    const served = Buffer.from(await (await call(big.url, { headers: API })).arrayBuffer());
+    expect(served.equals(large)).toBe(true);
+  });
+
   it("are served to the conversation's own key only: another tenant gets 404, as for one that does not exist", async () => {
     const agent = await knownAgent("img-tenant");
     const a = await issueKey({ name: "a", agents: [agent] });

@@ -56,7 +56,8 @@ export class ImageStore {
         "INSERT OR IGNORE INTO image_chunks (sha256, n, data) VALUES (?, ?, ?)",
         sha256,
         n,
-        part.slice().buffer,
+        // A copy of exactly this chunk: a Buffer's `slice` and `buffer` share (and expose) its whole pool.
+        Uint8Array.from(part).buffer,
       );
     }
     this.sql.exec(
@@ -106,6 +107,7 @@ export class ImageStore {
       "SELECT data FROM image_chunks WHERE sha256 = ? ORDER BY n",
       sha256,
     )) {
+      if (at + row.data.byteLength > head.bytes) return null;
       out.set(new Uint8Array(row.data), at);
       at += row.data.byteLength;
     }
