@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedEvents, type TimedEvent } from "../../bench/lib/conversation-events.js";
 import { imageSize } from "../../durable-objects/conversation/core/image-size.js";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
@@ -129,6 +130,13 @@ describe("images on an OpenAI-compatible model", () => {
     const [ref] = await imagesOf(env.worker, body.conversation_id);
     expect(ref).toMatchObject({ sha256: sha256(png), width: size.width, height: size.height, media_type: "image/png" });
     expect(sha256(await fetchImage(env.worker, ref!.url))).toBe(ref!.sha256);
+    // The event stream carries the reference, never the bytes.
+    const events = (await storedEvents(env.worker.url, body.conversation_id)) as (TimedEvent & Json)[];
+    const end = events.find((e) => e.type === "tool_execution_end")!;
+    expect((end.result as { content: Json[] }).content).toContainEqual(
+      expect.objectContaining({ type: "image", sha256: ref!.sha256, url: ref!.url }),
+    );
+    expect(JSON.stringify(events)).not.toContain("iVBORw0KGgo");
 
     // The CLI shows the conversation and saves its image under its hash.
     const dir = tempDir("edgeloop-cli-images-");
