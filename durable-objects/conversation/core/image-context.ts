@@ -53,7 +53,7 @@ export function imagesForModel(messages: readonly ChatMessage[], limits: ImageLi
 }
 
 function omissionReason(image: MessageImage, limits: ImageLimits, kept: number): string | null {
-  if (!limits.vision) return "the model reads text only (LLM_VISION=false)";
+  if (!limits.vision) return "the model reads text only (LLM_VISION)";
   if (image.width === undefined || image.height === undefined)
     return "its format is not one the model reads (PNG, JPEG, GIF or WebP)";
   if (image.width > limits.maxWidth || image.height > limits.maxHeight)

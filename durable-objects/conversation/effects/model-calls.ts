@@ -3,7 +3,7 @@ import { TODO_KV_KEY, TodoList } from "../builtins/todo-list.js";
 import { summaryRequest } from "../core/compaction-prompt.js";
 import type { ChatMessage, Effect, LoopEvent, LoopState } from "../core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "../llm/index.js";
-import { imageSettings } from "../settings/image-settings.js";
+import { imageSettings, modelImageLimits } from "../settings/image-settings.js";
 import { type ModelEnv, modelSettings } from "../settings/model-settings.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
 import type { ImageReader } from "../storage/image-store.js";
@@ -69,14 +69,10 @@ export class ModelCalls {
     // The model's view: after a compaction, the summary and the latest turns (compaction.ts),
     // with the images it may be shown (model-images.ts).
     const images = imageSettings(this.env);
-    if (!images.ok) return null;
-    return this.request(
-      callId,
-      modelCallMessages(state, images.value, this.images),
-      state.tools,
-      withTools,
-      this.onDelta,
-    );
+    const model = modelSettings(this.env);
+    if (!images.ok || !model.ok) return null;
+    const limits = modelImageLimits(images.value, model.value.provider ?? "openai", model.value.model);
+    return this.request(callId, modelCallMessages(state, limits, this.images), state.tools, withTools, this.onDelta);
   }
 
   private request(

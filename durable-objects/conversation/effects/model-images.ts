@@ -1,6 +1,5 @@
 import { modelMessages } from "../core/compaction.js";
-import { type ChatMessage, imagesForModel, type LoopState } from "../core/index.js";
-import type { ImageSettings } from "../settings/image-settings.js";
+import { type ChatMessage, type ImageLimits, imagesForModel, type LoopState } from "../core/index.js";
 import type { ImageReader } from "../storage/image-store.js";
 
 /**
@@ -8,8 +7,8 @@ import type { ImageReader } from "../storage/image-store.js";
  * held to the limits (core/image-context.ts), and the bytes of those that stay read from the image
  * store for this call only. An image missing from the store (never expected) is left out with a note.
  */
-export function modelCallMessages(state: LoopState, settings: ImageSettings, images: ImageReader): ChatMessage[] {
-  return imagesForModel(modelMessages(state), settings.limits).map((message) => {
+export function modelCallMessages(state: LoopState, limits: ImageLimits, images: ImageReader): ChatMessage[] {
+  return imagesForModel(modelMessages(state), limits).map((message) => {
     if ((message.role !== "tool" && message.role !== "user") || !message.images?.length) return message;
     const notes: string[] = [];
     const withData = message.images.flatMap((image) => {

@@ -10,11 +10,12 @@ import type { ImageLimits } from "../core/index.js";
  */
 export const ImageVarsSchema = z.object({
   LLM_VISION: z
-    .enum(["true", "false"])
-    .default("true")
+    .enum(["auto", "true", "false"])
+    .default("auto")
     .describe(
       "`false` for a text-only model: images in tool results and messages reach it as a placeholder naming the call " +
-        "that produced them, never as an error.",
+        "that produced them, never as an error. `auto`: on, except on `workers-ai`, where only its vision models " +
+        "(names with `vision`, `llama-4`, `gemma-3`, `mistral-small-3`) are sent images.",
     ),
   IMAGE_MAX_WIDTH: intVar(16, 16_384)
     .default(1568)
@@ -34,7 +35,11 @@ export const ImageVarsSchema = z.object({
 });
 
 export type ImageVars = VarsOf<typeof ImageVarsSchema.shape>;
-export type ImageSettings = { limits: ImageLimits; messageImagesMaxBytes: number };
+export type ImageSettings = {
+  /** `vision` as configured; `auto` is settled per model by modelImageLimits */
+  limits: Omit<ImageLimits, "vision"> & { vision: boolean | "auto" };
+  messageImagesMaxBytes: number;
+};
 
 export const imageSettings = oncePerEnv((env: ImageVars): Parsed<ImageSettings> => {
   const vars = parseVars(ImageVarsSchema, env);
@@ -44,7 +49,7 @@ export const imageSettings = oncePerEnv((env: ImageVars): Parsed<ImageSettings> 
     ok: true,
     value: {
       limits: {
-        vision: v.LLM_VISION === "true",
+        vision: v.LLM_VISION === "auto" ? "auto" : v.LLM_VISION === "true",
         maxWidth: v.IMAGE_MAX_WIDTH,
         maxHeight: v.IMAGE_MAX_HEIGHT,
         maxBytes: v.IMAGE_MAX_BYTES,
@@ -55,10 +60,20 @@ export const imageSettings = oncePerEnv((env: ImageVars): Parsed<ImageSettings> 
   };
 });
 
+/** Workers AI models that read images, by name; its text models refuse image parts. */
+const WORKERS_AI_VISION = /vision|llama-4|gemma-3|mistral-small-3/i;
+
+/** The limits for one model: `LLM_VISION=auto` settled by its provider and name. */
+export function modelImageLimits(settings: ImageSettings, provider: string, model: string): ImageLimits {
+  const { vision } = settings.limits;
+  const sees = vision === "auto" ? provider !== "workers-ai" || WORKERS_AI_VISION.test(model) : vision;
+  return { ...settings.limits, vision: sees };
+}
+
 /** The limits a device fits its pictures to (docs/images.md); none for a text-only model. */
 export function deviceImageFit(env: ImageVars): ImageFit | null {
   const settings = imageSettings(env);
-  if (!settings.ok || !settings.value.limits.vision) return null;
+  if (!settings.ok || settings.value.limits.vision === false) return null;
   const { maxWidth, maxHeight, maxBytes } = settings.value.limits;
   return { max_width: maxWidth, max_height: maxHeight, max_bytes: maxBytes };
 }

@@ -6,6 +6,7 @@ import {
   type ImageLimits,
   imagesForModel,
 } from "../../../durable-objects/conversation/core/index.js";
+import { imageSettings, modelImageLimits } from "../../../durable-objects/conversation/settings/image-settings.js";
 
 const ref = (n: number, extra: Partial<ImageRef> = {}): ImageRef => ({
   type: "image",
@@ -59,7 +60,7 @@ describe("imagesForModel", () => {
     const view = imagesForModel(history, { ...limits, vision: false });
     expect(view.some((m) => "images" in m)).toBe(false);
     expect(view[4]!.content).toBe(
-      "[image 1 (image/png, 1004 bytes) from the 'image' call call_c not shown: the model reads text only (LLM_VISION=false)]",
+      "[image 1 (image/png, 1004 bytes) from the 'image' call call_c not shown: the model reads text only (LLM_VISION)]",
     );
   });
 
@@ -84,5 +85,25 @@ describe("imagesForModel", () => {
 
   it("with IMAGES_IN_CONTEXT=0 no image is sent", () => {
     expect(imagesForModel(history, { ...limits, inContext: 0 }).some((m) => "images" in m)).toBe(false);
+  });
+});
+
+describe("LLM_VISION", () => {
+  it("auto: images for openai and anthropic models, and on workers-ai for its vision models only", () => {
+    const parsed = imageSettings({});
+    if (!parsed.ok) throw new Error(parsed.error);
+    const sees = (provider: string, model: string) => modelImageLimits(parsed.value, provider, model).vision;
+    expect(sees("openai", "gpt-4o-mini")).toBe(true);
+    expect(sees("anthropic", "claude-sonnet-4-5")).toBe(true);
+    expect(sees("workers-ai", "@cf/meta/llama-3.3-70b-instruct-fp8-fast")).toBe(false);
+    expect(sees("workers-ai", "@cf/meta/llama-4-scout-17b-16e-instruct")).toBe(true);
+    expect(sees("workers-ai", "@cf/meta/llama-3.2-11b-vision-instruct")).toBe(true);
+    const off = imageSettings({ LLM_VISION: "false" });
+    if (!off.ok) throw new Error(off.error);
+    expect(modelImageLimits(off.value, "anthropic", "claude-sonnet-4-5").vision).toBe(false);
+    expect(imageSettings({ LLM_VISION: "maybe" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("LLM_VISION"),
+    });
   });
 });
