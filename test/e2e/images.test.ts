@@ -40,6 +40,10 @@ const RULES: ScriptRuleInput[] = [
     turns: [{ tool_calls: [{ name: "get-tiny-image", arguments: {} }] }, { content: "I see the MCP logo." }],
   },
   { match: "what is in my picture", turns: [{ content: "Your picture is red." }] },
+  {
+    match: "look at the photo",
+    turns: [{ tool_calls: [{ name: "image", arguments: { path: "photo.jpg" } }] }, { content: "A noisy photo." }],
+  },
 ];
 
 /** A 2400x1200 screenshot-like PNG: over the device's 1568-pixel default, so the tool fits it. */
@@ -51,6 +55,12 @@ async function writeScreenshot(workspace: string): Promise<void> {
   await sharp(raw, { raw: { width, height, channels: 3 } })
     .png()
     .toFile(join(workspace, "shot.png"));
+  // A photo as a camera takes it: 1.5 MB of noise, far over what the agent's 256 KiB output cap carries as base64.
+  const noise = Buffer.alloc(1400 * 1000 * 3);
+  for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+  await sharp(noise, { raw: { width: 1400, height: 1000, channels: 3 } })
+    .jpeg({ quality: 95 })
+    .toFile(join(workspace, "photo.jpg"));
 }
 
 async function setUp(format: "openai" | "anthropic", extraVars: Record<string, string> = {}) {
@@ -147,6 +157,18 @@ describe("images on an OpenAI-compatible model", () => {
     const file = join(dir, `${ref!.sha256}.png`);
     expect(shown).toContain(`[image image/png ${size.width}x${size.height}, ${png.length} bytes: ${file}]`);
     expect(sha256(readFileSync(file))).toBe(ref!.sha256);
+  });
+
+  it("a photo larger than the agent's output cap is fitted to it on the device and reaches the model", async () => {
+    const { body } = await sendMessage(env.worker.url, { agent_id: "pi-img", text: "look at the photo" }, 60);
+    expect(body).toMatchObject({ status: "completed", reply: "A noisy photo." });
+    const parts = lastRequest(env.llm, "look at the photo").messages.at(-1)!.content as Json[];
+    const url = (parts[1]!.image_url as { url: string }).url;
+    expect(url).toMatch(/^data:image\/jpeg;base64,/);
+    const jpeg = Buffer.from(url.slice(url.indexOf(",") + 1), "base64");
+    expect(imageSize(jpeg)!.media_type).toBe("image/jpeg");
+    // The agent's default cap is 256 KiB of stdout: the picture was made to fit within it.
+    expect(jpeg.length).toBeLessThanOrEqual(((256 * 1024 - 16 * 1024) * 3) / 4);
   });
 
   it("the dashboard timeline shows the result's image as a thumbnail, loaded with the page's session", async () => {

@@ -125,6 +125,7 @@ export class ToolExecutor {
         requestId: call.requestId,
         tool: name,
         timeoutMs,
+        outputCapBytes: this.opts.outputCapBytes,
         ...(call.imageLimits ? { imageLimits: call.imageLimits } : {}),
       }),
       stdin: JSON.stringify(call.parameters),
