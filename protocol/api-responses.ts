@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ImageRef } from "./content-blocks.js";
 
 /**
  * The API's answers, as far as clients read them: the CLI validates what it gets with these, and the
@@ -38,6 +39,10 @@ export const ConversationView = z.looseObject({
         .array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
         .optional(),
       tool_call_id: z.string().optional(),
+      images: z
+        .array(ImageRef)
+        .optional()
+        .describe("images the message carries, stored once each and fetched at their `url` (docs/images.md)"),
     }),
   ),
   pending_tool_calls: z.array(PendingCall),

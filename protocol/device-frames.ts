@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ContentBlock } from "./content-blocks.js";
+import { ContentBlock, type OutcomeBlock } from "./content-blocks.js";
 import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
 import { type Parsed, parseJsonPreferring } from "./parse.js";
@@ -14,6 +14,17 @@ export const PONG_FRAME = '{"type":"pong"}';
 
 // ---- hub → device ---------------------------------------------------------------------
 
+/**
+ * What the model is shown of an image (docs/images.md): a tool that makes pictures fits them to
+ * this itself (the bundled `image` tool reads it as EDGELOOP_IMAGE_MAX_*), so none is left out.
+ */
+export const ImageFit = z.object({
+  max_width: z.number().int().positive(),
+  max_height: z.number().int().positive(),
+  max_bytes: z.number().int().positive(),
+});
+export type ImageFit = z.infer<typeof ImageFit>;
+
 /** EvoClaw's tool command (as sent over MQTT), with `type` added. */
 export const ToolCommandFrame = z.object({
   type: z.literal("command"),
@@ -26,6 +37,8 @@ export const ToolCommandFrame = z.object({
     request_id: Identifier,
     /** the call's trace (W3C); an EvoClaw agent ignores it (docs/tracing.md) */
     traceparent: Traceparent.optional().catch(undefined),
+    /** the image limits of the model the result goes to; an EvoClaw agent ignores them */
+    image_limits: ImageFit.optional().catch(undefined),
   }),
 });
 export type ToolCommandFrame = z.infer<typeof ToolCommandFrame>;
@@ -172,5 +185,8 @@ export function parseDeviceFrame(text: string): Parsed<DeviceFrame> {
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */
 export type ToolOutcome =
-  | Omit<SuccessResultFrame, "type" | "request_id">
+  | (Omit<SuccessResultFrame, "type" | "request_id" | "content"> & {
+      /** inside the conversation, images are stored and referenced (ImageRef) */
+      content?: OutcomeBlock[] | undefined;
+    })
   | Omit<ErrorResultFrame, "type" | "request_id">;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ImageRef } from "./content-blocks.js";
 
 /**
  * An approval question answered: by a person (dashboard, CLI, API, a chat button), a remembered
@@ -25,7 +26,7 @@ export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;
  */
 export type ConversationEventData =
   /** `schedule_id`: the message is a run of that schedule */
-  | { type: "message_start"; message_id: string; text: string; schedule_id?: string }
+  | { type: "message_start"; message_id: string; text: string; schedule_id?: string; images?: ImageRef[] }
   | { type: "message_delta"; delta: string }
   | { type: "message_end"; iteration: number; content: string | null; tool_calls: number }
   | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: unknown }

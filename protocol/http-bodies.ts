@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ImageInput } from "./content-blocks.js";
 import { Identifier, ToolName } from "./ids.js";
 
 export const MAX_MESSAGE_TEXT = 32_000;
@@ -45,6 +46,12 @@ export const MessageRequest = z
     tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
     conversation_id: Identifier.optional().describe("continue this conversation; unset: a new one"),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
+    images: z
+      .array(ImageInput)
+      .min(1)
+      .max(16)
+      .optional()
+      .describe("images for the model (docs/images.md); their decoded size is capped by MESSAGE_IMAGES_MAX_BYTES"),
     options: MessageOptions.optional().describe(
       "per-conversation loop settings within the deployment's bounds: max_iterations, tool_error_limit, " +
         "max_tokens, max_wall_ms, citations",

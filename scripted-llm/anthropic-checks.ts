@@ -86,12 +86,24 @@ function messagesProblem(messages: unknown[], toolsDefined: boolean): string | n
         if (message.role !== "user") return `${where}: tool_result blocks belong in user messages`;
         if (!toolsDefined) return "Requests which include `tool_use` or `tool_result` blocks must define tools.";
         if (sawOther) return `${where}: tool_result blocks must come first in the content, before any text`;
+        if (Array.isArray(block.content)) {
+          for (const [k, part] of block.content.entries()) {
+            const problem = isObject(part) && part.type === "image" ? imageProblem(part) : null;
+            if (problem) return `${where}.content.${k}.${problem}`;
+            if (isObject(part) && part.type === "text" && part.text === "")
+              return `${where}.content.${k}: text content blocks must be non-empty`;
+            if (!isObject(part) || (part.type !== "text" && part.type !== "image"))
+              return `${where}.content.${k}: a tool_result holds text and image blocks only`;
+          }
+        }
         const id = String(block.tool_use_id);
         if (!openCalls.includes(id)) {
           return `${where}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
         }
         answered.add(id);
       } else {
+        const problem = block.type === "image" ? imageProblem(block) : null;
+        if (problem) return `${where}.${problem}`;
         sawOther = true;
       }
     }
@@ -110,4 +122,17 @@ function messagesProblem(messages: unknown[], toolsDefined: boolean): string | n
 
 function invalid(message: string): AnthropicProblem {
   return { status: 400, type: "invalid_request_error", message };
+}
+
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/** An image block's source as the API takes it inline: base64 of one of four types. */
+function imageProblem(block: JsonObject): string | null {
+  const source = block.source;
+  if (!isObject(source) || source.type !== "base64") return "source.type: only base64 sources are scripted";
+  if (typeof source.media_type !== "string" || !IMAGE_TYPES.includes(source.media_type))
+    return `source.media_type: Input should be ${IMAGE_TYPES.map((t) => `'${t}'`).join(", ")}`;
+  if (typeof source.data !== "string" || !/^[A-Za-z0-9+/]+={0,2}$/.test(source.data))
+    return "source.data: must be non-empty base64";
+  return null;
 }

@@ -1,3 +1,4 @@
+import { TOOL_IMAGES_TEXT } from "@edgeloop/protocol/content-blocks";
 import { LATE_RESULT_NOTE } from "@edgeloop/protocol/events";
 import { isTextProtocolToolResult } from "@edgeloop/protocol/text-tool-protocol";
 
@@ -5,7 +6,8 @@ import { isTextProtocolToolResult } from "@edgeloop/protocol/text-tool-protocol"
  * What the scripted model reads from a chat request: the last user message, the assistant
  * turns since, and the tool results since. Tool results of a text-protocol conversation arrive
  * as user messages ("Tool result for …") and count as tool results, not as the user speaking.
- * A late-result note from edgeloop is neither: the script goes on as if it were not there.
+ * A late-result note from edgeloop is neither, nor is the user message that carries tool results'
+ * images (Chat Completions): the script goes on as if they were not there.
  */
 export type ConversationView = {
   user: string;
@@ -20,8 +22,13 @@ const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !==
 
 export function viewConversation(body: unknown): ConversationView {
   const request = isObject(body) ? body : {};
+  // Neither a late-result note nor the message carrying tool results' images is the user speaking.
   const messages = (Array.isArray(request.messages) ? request.messages.filter(isObject) : []).filter(
-    (m) => !(m.role === "user" && textOf(m.content).startsWith(LATE_RESULT_NOTE)),
+    (m) =>
+      !(
+        m.role === "user" &&
+        (textOf(m.content).startsWith(LATE_RESULT_NOTE) || textOf(m.content).startsWith(TOOL_IMAGES_TEXT))
+      ),
   );
   let lastUser = -1;
   messages.forEach((m, i) => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { chooseTurn } from "./choose-turn.js";
 import { viewConversation } from "./conversation-view.js";
 import { preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
+import { chatRequestProblem } from "./openai-checks.js";
 import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
 import { failureToServe, type ScriptedRequest, type ServerState } from "./server-state.js";
 
@@ -26,6 +27,8 @@ export async function answerChatCompletions(
   if (!Array.isArray(request.messages)) {
     return sendJson(res, 400, openAiError("'messages' is required", "invalid_request_error"));
   }
+  const problem = chatRequestProblem(request.messages);
+  if (problem) return sendJson(res, 400, openAiError(problem, "invalid_request_error"));
   const view = viewConversation(request);
   const choice = chooseTurn(state.rules, view);
   if (choice.turn.delay_ms) await sleep(choice.turn.delay_ms);

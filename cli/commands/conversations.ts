@@ -6,24 +6,35 @@ import { type Command, parseInput, positionals, printJson } from "../command.js"
 import { EXIT, usageError } from "../exit-codes.js";
 import { ago, oneLine } from "../output/format.js";
 import { renderTable } from "../output/table.js";
+import { imageLine, saveImages } from "./conversation-images.js";
 
 const Flags = z.object({
   agent: Identifier.optional(),
   status: z.enum(["running", "completed", "failed", "cancelled"]).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(20),
+  images: z.string().min(1).optional(),
 });
 
-/** `conversations` lists the newest; `conversations <id>` shows one: its messages and pending calls. */
+/**
+ * `conversations` lists the newest; `conversations <id>` shows one: its messages and pending calls,
+ * and with `--images <dir>` saves its images there.
+ */
 export const conversationsCommand: Command = {
   names: ["conversations"],
   synopsis:
-    "conversations [<conversation_id>] [--agent id] [--status running|completed|failed|cancelled] [--limit n] [--json]",
+    "conversations [<conversation_id> [--images dir]] [--agent id] [--status running|completed|failed|cancelled] [--limit n] [--json]",
   summary: "the newest conversations, or one conversation's messages",
-  options: { agent: { type: "string" }, status: { type: "string" }, limit: { type: "string" } },
+  options: {
+    agent: { type: "string" },
+    status: { type: "string" },
+    limit: { type: "string" },
+    images: { type: "string" },
+  },
   async run({ client, json, values, positionals: args }) {
     const [id] = positionals(args, ["conversation_id"], this.synopsis, 1);
     const flags = parseInput(Flags, values, this.synopsis);
-    if (id) return showOne(client, id, json);
+    if (id) return showOne(client, id, json, flags.images);
+    if (flags.images) throw usageError("--images saves one conversation's images: give its id");
     const q = new URLSearchParams({ limit: String(flags.limit) });
     if (flags.agent) q.set("agent_id", flags.agent);
     if (flags.status) q.set("status", flags.status);
@@ -52,10 +63,12 @@ export const conversationsCommand: Command = {
   },
 };
 
-async function showOne(client: ApiClient, id: string, json: boolean) {
+async function showOne(client: ApiClient, id: string, json: boolean, imagesDir: string | undefined) {
   if (!Identifier.safeParse(id).success)
     throw usageError(`'${id}' is not a conversation id (letters, digits, '.', '_', ':' and '-')`);
   const view = await client.json(ConversationView, `/v1/conversations/${encodeURIComponent(id)}`, { auth: "api" });
+  const refs = view.messages.flatMap((m) => m.images ?? []);
+  const saved = imagesDir ? await saveImages(client, refs, imagesDir) : new Map<string, string>();
   if (json) {
     printJson(view);
     return EXIT.ok;
@@ -71,7 +84,9 @@ async function showOne(client: ApiClient, id: string, json: boolean) {
     } else if (m.role !== "system") {
       console.log(`${m.role}: ${typeof m.content === "string" ? m.content : oneLine(m.content)}`);
     }
+    for (const ref of m.images ?? []) console.log(`    ${imageLine(ref, saved)}`);
   }
+  if (refs.length > 0 && !imagesDir) console.log(`(${refs.length} image(s): --images <dir> saves them)`);
   for (const p of view.pending_tool_calls)
     console.log(`pending: ${p.name} ${p.state} [${p.id}] ${oneLine(p.args, 120)}`);
   return EXIT.ok;

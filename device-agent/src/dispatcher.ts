@@ -1,5 +1,12 @@
 import type { Logger } from "@edgeloop/edge-client/log";
-import type { AcceptedFrame, ProgressFrame, ResultFrame, ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
+import type {
+  AcceptedFrame,
+  ImageFit,
+  ProgressFrame,
+  ResultFrame,
+  ToolCommandFrame,
+  ToolOutcome,
+} from "@edgeloop/protocol";
 import { SHUTDOWN_REASON, type ToolExecutor } from "./executor/executor.js";
 import type { ResultStore } from "./result-store.js";
 import type { WorkQueue } from "./work-queue.js";
@@ -11,6 +18,8 @@ type Job = {
   done: Promise<void>;
   /** the call's trace context (docs/tracing.md), on its log lines and passed to MCP servers */
   traceparent?: string;
+  /** what the model is shown of an image: a tool fits its pictures to it (docs/images.md) */
+  imageLimits?: ImageFit;
 };
 
 export type DispatcherOptions = {
@@ -51,7 +60,7 @@ export class Dispatcher {
 
   onCommand(frame: ToolCommandFrame): void {
     const id = frame.request_id;
-    const { tool, parameters, timeout_ms, traceparent } = frame.payload;
+    const { tool, parameters, timeout_ms, traceparent, image_limits } = frame.payload;
     const trace = traceparent ? { traceparent } : {};
     if (frame.payload.request_id !== id) {
       this.opts.log.warn("command request ids differ; using the outer one", {
@@ -79,6 +88,7 @@ export class Dispatcher {
     this.opts.send({ type: "accepted", request_id: id, by: "agent" });
     const controller = new AbortController();
     const job: Job = { tool, state: "queued", controller, done: Promise.resolve(), ...trace };
+    if (image_limits) job.imageLimits = image_limits;
     this.jobs.set(id, job);
     if (!this.opts.executor.knows(tool)) {
       job.done = this.execute(id, job, parameters, timeout_ms);
@@ -148,6 +158,7 @@ export class Dispatcher {
         timeoutMs,
         signal: job.controller.signal,
         ...(job.traceparent ? { traceparent: job.traceparent } : {}),
+        ...(job.imageLimits ? { imageLimits: job.imageLimits } : {}),
         onProgress: (text) => this.opts.send({ type: "progress", request_id: id, content: [{ type: "text", text }] }),
       });
     } catch (e) {

@@ -21,11 +21,12 @@ import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState }
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import { agentChangeRefusal, approvalRulesFor, contextConfig, deviceTools, messageTools } from "./run-intake.js";
+import { agentChangeRefusal, approvalRulesFor, deviceTools, messageTools, userMessageEvent } from "./run-intake.js";
 import { type ConversationVars, conversationSettings } from "./settings/conversation-settings.js";
 import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
 import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
 import { ConversationStore } from "./storage/conversation-store.js";
+import { storeEventImages } from "./storage/image-intake.js";
 import { StepRecorder } from "./storage/step-recorder.js";
 import type { TracedStep } from "./tracing/run-spans.js";
 import { RunTracer } from "./tracing/run-tracer.js";
@@ -83,7 +84,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       enabled: env.METRICS_SHARD !== undefined,
       model: env.LLM_MODEL ?? (model.ok ? model.value.model : "unknown"),
     });
-    this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta));
+    this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
     this.remoteMcp = new RemoteMcpTools(this.store);
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
@@ -138,19 +139,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     // A repeat that came in while this one awaited the hub has taken it meanwhile.
     if (this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     this.recorder.rememberReplyTarget(input.message_id, input.reply);
-    this.apply(
-      {
-        type: "user_message",
-        message_id: input.message_id,
-        text: input.text,
-        tools,
-        config: { ...contextConfig(settings.value.loop), ...(input.options ?? {}) },
-        ...rules,
-        ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
-      },
-      undefined,
-      () => this.store.takeMessage(input.message_id, Date.now()),
-    );
+    const event = userMessageEvent(input, tools, rules, settings.value.loop, this.store.images);
+    this.apply(event, undefined, () => this.store.takeMessage(input.message_id, Date.now()));
     return { ok: true, agent_id: this.state.agent_id };
   }
 
@@ -207,6 +197,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getCanvas(): Promise<StoredCanvas | null> {
     this.writeWaiting();
     return this.store.getValue("builtin:canvas");
+  }
+  async getImage(sha256: string) {
+    return this.store.images.get(sha256);
   }
 
   async waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply> {
@@ -271,7 +264,6 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
-    if (!this.state) return;
     this.apply({ type: "tool_progress", tool_call_id: toolCallId, partial: content });
   }
 
@@ -302,7 +294,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     const prev = this.state;
     if (!prev) return null;
     const now = Date.now();
-    return { prev, now, event, ...advance(prev, event, now) };
+    const stored = storeEventImages(event, this.store.images, prev.conversation_id);
+    return { prev, now, event: stored, ...advance(prev, stored, now) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@edgeloop/protocol";
+import type { ContentBlock, ConversationEvent, ImageInput, ToolOutcome, WaitReply } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
@@ -15,6 +15,8 @@ export interface ConversationRpc {
   /** The user's answer to a `question` call. */
   answer(toolCallId: string, text: string): Promise<FoundApplied>;
   getCanvas(): Promise<StoredCanvas | null>;
+  /** One of the conversation's images by its SHA-256 (docs/images.md); the caller checks who may see it. */
+  getImage(sha256: string): Promise<StoredImage | null>;
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
   getConversation(): Promise<ConversationView | null>;
@@ -75,6 +77,8 @@ export type PostMessageInput = {
   fleet?: string[];
   /** the message is a run of this schedule (the message_start event names it) */
   schedule_id?: string;
+  /** images for the model, stored by the conversation (docs/images.md) */
+  images?: ImageInput[];
 };
 
 /**
@@ -86,6 +90,8 @@ export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; s
 
 export type FoundApplied = { found: boolean; applied: boolean };
 
+/** One of the conversation's images (docs/images.md): its bytes and type. */
+export type StoredImage = { media_type: string; bytes: Uint8Array };
 export type StoredCanvas = { title: string; format: string; content: string; updated_at: number };
 
 export type ConversationView = {

@@ -4,11 +4,14 @@ import { approvalRulesOf, hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
+import type { PostMessageInput } from "./conversation-rpc.js";
 import { mayNeedApproval } from "./core/approval-rules.js";
-import type { LoopConfig } from "./core/index.js";
+import type { LoopConfig, LoopEvent } from "./core/index.js";
 import { fleetToolSpecs } from "./fleet/fleet-tool-specs.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import type { ConversationSettings } from "./settings/conversation-settings.js";
+import { storeInputImages } from "./storage/image-intake.js";
+import type { ImageStore } from "./storage/image-store.js";
 
 /**
  * What a new message or a direct call brings to the loop, read before its event is applied: the
@@ -106,4 +109,27 @@ export function agentChangeRefusal(
       error: `conversation '${input.conversation_id}' is still running on agent '${owner}'`,
     };
   return null;
+}
+
+/**
+ * The event a new message makes. Its images are stored here, before the step that references
+ * them is written (docs/architecture.md, "Images are stored apart").
+ */
+export function userMessageEvent(
+  input: PostMessageInput,
+  tools: ToolSpec[],
+  rules: { approval_rules?: ApprovalRuleMatch[] },
+  loop: Partial<LoopConfig>,
+  images: ImageStore,
+): Extract<LoopEvent, { type: "user_message" }> {
+  return {
+    type: "user_message",
+    message_id: input.message_id,
+    text: input.text,
+    tools,
+    config: { ...contextConfig(loop), ...(input.options ?? {}) },
+    ...rules,
+    ...(input.schedule_id ? { schedule_id: input.schedule_id } : {}),
+    ...(input.images ? { images: storeInputImages(input.images, images, input.conversation_id) } : {}),
+  };
 }

@@ -273,6 +273,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
       };
       if (cmd.traceparent) frame.payload.traceparent = cmd.traceparent;
+      if (cmd.image_limits) frame.payload.image_limits = cmd.image_limits;
       const sent = ws !== null && this.sockets.send(ws, frame);
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
       const deadline = now + cmd.timeout_ms + graceMs;

@@ -1,4 +1,4 @@
-import type { SkillManifest } from "@edgeloop/protocol";
+import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
 import type { DeviceRecord } from "./device-record.js";
 import type { IssuedToken, TokenInfo } from "./device-tokens.js";
@@ -41,6 +41,8 @@ export type DispatchCommand = {
   approval?: string;
   /** the call's W3C trace context, passed on in the command frame (docs/tracing.md) */
   traceparent?: string;
+  /** what the model is shown of an image, passed on so the device fits its pictures (docs/images.md) */
+  image_limits?: ImageFit;
 };
 
 export type DispatchAnswer = { accepted: boolean; state: string };

@@ -9,6 +9,7 @@ import type { WorkerConfig } from "./front-door-config.js";
 import type { FrontDoorEnv } from "./front-door-env.js";
 import { claimIdempotencyKey } from "./idempotency.js";
 import type { StoredResponse } from "./idempotency-do.js";
+import { imagesRefusal } from "./message-images.js";
 import { admitAgent, admitSender } from "./rate-limits.js";
 import { routeMessage } from "./route-target.js";
 
@@ -79,6 +80,8 @@ export async function acceptMessage(
       },
     );
   }
+  const tooLarge = imagesRefusal(env, msg);
+  if (tooLarge) return refuse(tooLarge.status, tooLarge.title, tooLarge.detail, tooLarge.extra);
   const settings = conversationSettings(env);
   const window = settings.ok ? settings.value.loop.context_tokens : undefined;
   if (window && textTokens(msg.text) > window) {
@@ -154,6 +157,7 @@ export async function acceptMessage(
       agent_id,
       message_id,
       text: msg.text,
+      ...(msg.images ? { images: msg.images } : {}),
       ...(msg.options ? { options: msg.options } : {}),
       ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
       // A pool may move a conversation to another device when its device goes away; a fleet

@@ -3,6 +3,7 @@ import { DiscordSettingsSchema } from "../../durable-objects/channels/platforms/
 import { SlackSettingsSchema } from "../../durable-objects/channels/platforms/slack/index.js";
 import { WhatsAppSettingsSchema } from "../../durable-objects/channels/platforms/whatsapp/index.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
+import { ImageVarsSchema } from "../../durable-objects/conversation/settings/image-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
@@ -18,6 +19,7 @@ import type { SettingsSource } from "./settings-reference.js";
  */
 export const SETTINGS_SOURCES: SettingsSource[] = [
   { part: "model", file: "durable-objects/conversation/settings/model-settings.ts", schema: ModelVarsSchema },
+  { part: "images", file: "durable-objects/conversation/settings/image-settings.ts", schema: ImageVarsSchema },
   { part: "front door", file: "durable-objects/front-door/front-door-config.ts", schema: WorkerVarsSchema },
   {
     part: "conversation",

@@ -147,7 +147,10 @@ describe("an npm MCP server as a device skill, used by a conversation", () => {
     const conv = await getConversation(worker.url, body.conversation_id);
     const tool = conv.messages.filter((m) => m.role === "tool").map((m) => m.content);
     expect(tool[0]).toBe("Long running operation completed. Duration: 1 seconds, Steps: 2.");
-    expect(tool[1]).toMatch(/^Here's the image you requested:\n\[image image\/png, \d+ bytes\]\nThe image above/);
+    expect(tool[1]).toMatch(/^Here's the image you requested:\n\[image image\/png 20x20, \d+ bytes\]\nThe image above/);
+    // Stored apart and referenced (docs/images.md), sent to the model as an image part.
+    const withImage = conv.messages.find((m) => m.role === "tool" && m.images);
+    expect(withImage!.images![0]!.width).toBe(20);
     const updates = events.filter((e) => e.type === "tool_execution_update");
     expect(updates.map((e) => (e.partial as { text: string }[])[0]!.text)).toContain("1/2");
   });
@@ -164,6 +167,13 @@ describe("an npm MCP server as a device skill, used by a conversation", () => {
     expect(device.skills.find((s) => s.name === "grow")!.tools.map((t) => t.name)).toEqual(["add_tool", "late_tool"]);
     const late = await client.callTool({ name: `${AGENT}__late_tool`, arguments: {} });
     expect(resultText(late)).toBe("i am late_tool");
+    // A device tool's image comes back to an MCP client as image content, its bytes read from storage.
+    const picture = await client.callTool({ name: `${AGENT}__get-tiny-image`, arguments: {} });
+    const image = (picture.content as { type: string; data?: string; mimeType?: string }[]).find(
+      (c) => c.type === "image",
+    );
+    expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(Buffer.from(image!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
     await transport.terminateSession();
   });
 });

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
-import { sendMessage, type WaitReplyBody } from "../helpers/api.js";
+import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { freePort } from "../helpers/free-port.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
@@ -57,6 +57,10 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "remote picture",
+        turns: [{ tool_calls: [{ name: "every__get-tiny-image", arguments: {} }] }, { content: "A picture." }],
+      },
+      {
         match: "add two and three",
         turns: [
           { tool_calls: [{ name: "every__get-sum", arguments: { a: 2, b: 3 } }] },
@@ -78,7 +82,7 @@ beforeAll(async () => {
         {
           name: "every",
           url: `http://127.0.0.1:${everythingPort}/mcp`,
-          allowed_tools: ["echo", "get-sum"],
+          allowed_tools: ["echo", "get-sum", "get-tiny-image"],
           policy: { "get-sum": "requires_approval" },
           timeout_secs: 5,
           max_retries: 1,
@@ -111,10 +115,26 @@ describe("a remote MCP server's tools in a conversation", () => {
     expect(body.reply).toBe("Remote said: Echo: hello there");
     conversationId = body.conversation_id;
     const offered = offeredTools();
-    expect(offered).toEqual(expect.arrayContaining(["every__echo", "every__get-sum"]));
-    expect(offered.filter((n) => n.startsWith("every__"))).toHaveLength(2);
+    expect(offered).toEqual(expect.arrayContaining(["every__echo", "every__get-sum", "every__get-tiny-image"]));
+    expect(offered.filter((n) => n.startsWith("every__"))).toHaveLength(3);
     // The server that does not answer offers nothing, and did not hold the message up for long.
     expect(offered.some((n) => n.startsWith("down__"))).toBe(false);
+  });
+
+  it("a remote server's image is stored and reaches the model as a device's does", async () => {
+    const { body } = await sendMessage(worker.url, { agent_id: AGENT, text: "remote picture" }, 60);
+    expect(body).toMatchObject({ status: "completed", reply: "A picture." });
+    const sent = llm
+      .requests()
+      .filter((r) => JSON.stringify(r.body).includes("remote picture"))
+      .at(-1)!.body as { messages: { role: string; content: unknown }[] };
+    const last = sent.messages.at(-1)!;
+    expect(last.role).toBe("user");
+    expect(JSON.stringify(last.content)).toContain('"url":"data:image/png;base64,iVBORw0KGgo');
+    const conv = await getConversation(worker.url, body.conversation_id);
+    const tool = conv.messages.find((m) => m.role === "tool")!;
+    expect(tool.images![0]).toMatchObject({ width: 20, height: 20 });
+    expect(JSON.stringify(conv)).not.toContain("iVBORw0KGgo");
   });
 
   it("the deny-list hook and the approval policy apply to remote tools", async () => {

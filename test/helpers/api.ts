@@ -33,6 +33,7 @@ export async function getConversation(
     content: string | null;
     tool_call_id?: string;
     tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    images?: { sha256: string; url: string; width?: number; height?: number; bytes: number }[];
   }[];
 }> {
   const res = await fetch(`${url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });

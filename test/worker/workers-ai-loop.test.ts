@@ -24,6 +24,8 @@ const bash: ToolSpec = {
 };
 
 const callsOf = (effects: Effect[]) => effects.filter((e) => e.type === "call_llm");
+/** These conversations hold no images. */
+const noImages = { getBase64: () => null };
 
 describe("the loop on Workers AI", () => {
   it("is the default with nothing configured but the binding, and runs a tool round to the reply", async () => {
@@ -49,7 +51,7 @@ describe("the loop on Workers AI", () => {
     });
 
     const deltas: string[] = [];
-    const models = new ModelCalls(env, (d) => deltas.push(d));
+    const models = new ModelCalls(env, (d) => deltas.push(d), noImages);
     const now = 1_700_000_000_000;
     let step = advance(
       initialState("conv-ai", "pi-1"),
@@ -94,7 +96,7 @@ describe("the loop on Workers AI", () => {
   });
 
   it("says why no call can be made when nothing at all is configured", () => {
-    const models = new ModelCalls({}, () => {});
+    const models = new ModelCalls({}, () => {}, noImages);
     expect(models.take("m.llm1", true, initialState("c", "a"))).toBeNull();
     expect(models.unavailableReason()).toContain("no model is configured");
   });

@@ -1,5 +1,9 @@
+import { Buffer } from "node:buffer";
+import { isImageRef } from "@edgeloop/protocol";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { conversationFor } from "../../durable-objects/addresses.js";
+import type { ConversationRpc } from "../../durable-objects/conversation/conversation-rpc.js";
+import type { CallOutcome } from "../../durable-objects/conversation/core/index.js";
 import { ownerOf, type Principal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import type { Env } from "../env.js";
@@ -62,8 +66,23 @@ export async function callDeviceTool(
     extra,
     MAX_CALL_WAIT_MS,
   );
-  if (reply.outcome) return callToolResult(reply.outcome);
+  if (reply.outcome) return callToolResult(reply.outcome, await imageDataOf(stub, reply.outcome));
   if (reply.status === "running")
     return errorResult(`the call is still running: see GET /v1/conversations/${ids.conversation_id}`);
   return errorResult(`${reply.status}: ${reply.reply ?? "no result"}`);
+}
+
+/** The bytes (base64) of the images an outcome references, read from its conversation. */
+async function imageDataOf(
+  stub: Pick<ConversationRpc, "getImage">,
+  outcome: CallOutcome,
+): Promise<Map<string, string>> {
+  const data = new Map<string, string>();
+  if (outcome.status !== "success") return data;
+  for (const block of outcome.content ?? []) {
+    if (!isImageRef(block) || data.has(block.sha256)) continue;
+    const image = await stub.getImage(block.sha256);
+    if (image) data.set(block.sha256, Buffer.from(image.bytes).toString("base64"));
+  }
+  return data;
 }

@@ -21,6 +21,7 @@ export const CONVERSATION_ROUTES: Route[] = [
         "`Unknown device`: the `agent_id` has no token (DEVICE_TOKENS or issued) and never connected " +
           "(a known device that is offline still gets the message, queued)",
       ),
+      413: problem("the body, the text or the images (MESSAGE_IMAGES_MAX_BYTES) are over their limits"),
     },
   },
   {
@@ -79,5 +80,16 @@ export const CONVERSATION_ROUTES: Route[] = [
     tag: "conversations",
     auth: api("conversations:read"),
     responses: { 200: text("the artifact", "text/html") },
+  },
+  {
+    method: "GET",
+    path: "/v1/conversations/:id/images/:hash",
+    summary: "One of the conversation's images by its SHA-256, as the history and events reference it (docs/images.md)",
+    tag: "conversations",
+    auth: api("conversations:read"),
+    responses: {
+      200: text("the image, cacheable for good (its address is its content)", "image/*"),
+      404: problem("no such image in this conversation, or a conversation the caller may not see"),
+    },
   },
 ];

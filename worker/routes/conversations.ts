@@ -185,3 +185,28 @@ conversations.get("/:id/canvas", async (c) => {
     "x-content-type-options": "nosniff",
   });
 });
+
+/**
+ * GET /v1/conversations/:id/images/:hash — an image the conversation stored (docs/images.md), with
+ * the conversation's own authorization. The address is the content's hash, so it never changes.
+ */
+conversations.get("/:id/images/:hash", async (c) => {
+  const id = c.req.param("id");
+  const hash = c.req.param("hash");
+  if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  if (!/^[0-9a-f]{64}$/.test(hash)) return problemResponse(400, "Invalid image hash", "a SHA-256 in lowercase hex");
+  const hidden = await hiddenFrom(c, id);
+  if (hidden) return hidden;
+  const image = await conversationFor(c.env, id).getImage(hash);
+  if (!image) return problemResponse(404, "Not found", `conversation '${id}' has no image ${hash}`);
+  return new Response(image.bytes, {
+    headers: {
+      "content-type": image.media_type,
+      "cache-control": "private, max-age=31536000, immutable",
+      etag: `"${hash}"`,
+      "x-content-type-options": "nosniff",
+      // A device may send any image type (an SVG, say): shown here, it must not run anything.
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    },
+  });
+});

@@ -1,4 +1,4 @@
-import type { ErrorType, ToolOutcome } from "@edgeloop/protocol";
+import type { ErrorType, ImageFit, ToolOutcome } from "@edgeloop/protocol";
 import type { SandboxMode } from "../config.js";
 import { type BwrapStatus, bwrapArgs } from "../sandbox/bubblewrap.js";
 import { checkCommand, type DenyRule } from "../sandbox/deny-list.js";
@@ -34,6 +34,8 @@ export type ToolCall = {
   onProgress?: (text: string) => void;
   /** the call's W3C trace context from the command, passed on to an MCP server */
   traceparent?: string;
+  /** the model's image limits from the command: the tool fits its pictures to them */
+  imageLimits?: ImageFit;
 };
 
 /** The abort reason the agent uses when it stops running tools on SIGTERM. */
@@ -118,7 +120,14 @@ export class ToolExecutor {
       command: spawnCommand,
       args: spawnArgs,
       cwd: this.opts.workspace,
-      env: toolEnv(this.envBase, { workspace: this.opts.workspace, requestId: call.requestId, tool: name, timeoutMs }),
+      env: toolEnv(this.envBase, {
+        workspace: this.opts.workspace,
+        requestId: call.requestId,
+        tool: name,
+        timeoutMs,
+        outputCapBytes: this.opts.outputCapBytes,
+        ...(call.imageLimits ? { imageLimits: call.imageLimits } : {}),
+      }),
       stdin: JSON.stringify(call.parameters),
       timeoutMs,
       killGraceMs: this.opts.killGraceMs,

@@ -1,4 +1,6 @@
 export { advance, initialState } from "./advance.js";
+export { type ImageLimits, imagesForModel } from "./image-context.js";
+export { type ImageSize, imageSize } from "./image-size.js";
 export * from "./loop-config.js";
 export { ruleTargetOf } from "./round.js";
 export { deadlineKey, isCallDeadline } from "./run.js";

@@ -7,6 +7,7 @@ import { approvalKey, budgetKey, callLlm, deadlineKey, finishDirect, overBudget,
 import {
   deadlineOutcome,
   invalidParamsOutcome,
+  toolMessageImages,
   toolMessageText,
   truncateForModel,
   unknownToolOutcome,
@@ -314,7 +315,8 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
           );
     // tool_result_persist: redact before the result is stored or shown to the model again.
     const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
-    state.messages.push({ role: "tool", tool_call_id: call.id, content });
+    const images = toolMessageImages(outcome);
+    state.messages.push({ role: "tool", tool_call_id: call.id, content, ...(images.length ? { images } : {}) });
     run.tool_calls.push({
       id: call.id,
       name: call.name,

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "@edgeloop/protocol";
+import type { ImageRef, ToolSpec } from "@edgeloop/protocol";
 import { redactForPersist } from "./hooks.js";
 import type { LoopConfig } from "./loop-config.js";
 import type {
@@ -48,8 +48,8 @@ export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage
   if (msg.approval_rules) state.approval_rules = msg.approval_rules;
   if (state.messages.length === 0 && state.config.system_prompt)
     state.messages.push({ role: "system", content: state.config.system_prompt });
-  state.messages.push({ role: "user", content: text });
-  beginRun(state, effects, message_id, text, tools, now, msg.schedule_id);
+  state.messages.push({ role: "user", content: text, ...(msg.images?.length ? { images: msg.images } : {}) });
+  beginRun(state, effects, message_id, text, tools, now, msg.schedule_id, msg.images);
   callLlm(state.run!, effects, true);
 }
 
@@ -63,6 +63,8 @@ export function beginRun(
   now: number,
   /** the schedule whose run this message is */
   scheduleId?: string,
+  /** the message's images, for the message_start event */
+  images?: ImageRef[],
 ): Run {
   state.tools = tools;
   state.status = "running";
@@ -86,7 +88,8 @@ export function beginRun(
     compacting: null,
   };
   const schedule = scheduleId ? { schedule_id: scheduleId } : {};
-  effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule } });
+  const pictures = images?.length ? { images } : {};
+  effects.push({ type: "emit_event", event: { type: "message_start", message_id, text, ...schedule, ...pictures } });
   if (state.config.max_wall_ms !== null)
     effects.push({ type: "set_deadline", key: budgetKey(state.run), at: now + state.config.max_wall_ms });
   return state.run;

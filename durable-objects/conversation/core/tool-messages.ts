@@ -1,4 +1,12 @@
-import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
+import {
+  base64DecodedBytes,
+  type ImageRef,
+  isImageRef,
+  type OutcomeBlock,
+  type ToolOutcome,
+  type ToolSpec,
+} from "@edgeloop/protocol";
+import type { CallOutcome } from "./types.js";
 
 /**
  * What the model reads for a tool outcome. Errors carry a recovery hint so the model is
@@ -55,11 +63,7 @@ export function toolMessageText(
 function successText(outcome: Extract<ToolOutcome, { status: "success" }>): string {
   const blocks = outcome.content ?? [];
   let text = blocks.length
-    ? blocks
-        .map((b) =>
-          b.type === "text" ? b.text : `[image ${b.mimeType}, ${Math.round((b.data.length * 3) / 4)} bytes]`,
-        )
-        .join("\n")
+    ? blocks.map((b) => (b.type === "text" ? b.text : imageLabel(b))).join("\n")
     : outcome.result;
   if (outcome.exit_code !== 0) text += `\n[exit code ${outcome.exit_code}]`;
   if (outcome.stderr) text += `\n[stderr]\n${outcome.stderr}`;
@@ -67,6 +71,24 @@ function successText(outcome: Extract<ToolOutcome, { status: "success" }>): stri
     text += `\n[output truncated on the device: ${outcome.bytes_returned ?? "?"} of ${outcome.bytes_total ?? "?"} bytes returned]`;
   }
   return text;
+}
+
+/**
+ * What the text says where an image was: its type and size. A stored image also travels beside
+ * the text (see toolMessageImages); image-context.ts adds why when it is not shown to the model.
+ */
+export function imageLabel(block: Exclude<OutcomeBlock, { type: "text" }>): string {
+  if (isImageRef(block)) {
+    const size = block.width && block.height ? ` ${block.width}x${block.height}` : "";
+    return `[image ${block.media_type}${size}, ${block.bytes} bytes]`;
+  }
+  return `[image ${block.mimeType}, ${base64DecodedBytes(block.data)} bytes]`;
+}
+
+/** The stored images of a successful outcome, in order, for the tool message that carries them. */
+export function toolMessageImages(outcome: CallOutcome): ImageRef[] {
+  if (outcome.status !== "success") return [];
+  return (outcome.content ?? []).filter(isImageRef);
 }
 
 /** Cut a result for the model, saying how much was cut so it can ask for less. */

@@ -1,6 +1,7 @@
 import type {
   ConversationEventData,
   ConversationStatus,
+  ImageRef,
   ToolCallSummary,
   ToolOutcome,
   ToolSpec,
@@ -14,11 +15,16 @@ export type ToolCallMessagePart = {
   type: "function";
   function: { name: string; arguments: string };
 };
+/**
+ * An image a message carries: a stored image's reference (docs/images.md). The history holds
+ * references only; `data` (base64) is filled in for the one model call that sends it.
+ */
+export type MessageImage = ImageRef & { data?: string };
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: MessageImage[] }
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallMessagePart[] }
-  | { role: "tool"; tool_call_id: string; content: string };
+  | { role: "tool"; tool_call_id: string; content: string; images?: MessageImage[] };
 
 /** A device's result for a call that had already ended (see late-results.ts). */
 export type LateResult = { tool_call_id: string; request_id: string; tool: string; outcome: ToolOutcome };
@@ -143,6 +149,8 @@ export type QueuedMessage = {
   approval_rules?: ApprovalRuleMatch[];
   /** the schedule whose run this message is */
   schedule_id?: string;
+  /** images sent with the message, already stored */
+  images?: ImageRef[];
 };
 
 export type LoopState = {
@@ -205,6 +213,8 @@ export type LoopEvent =
       approval_rules?: ApprovalRuleMatch[];
       /** the schedule whose run this message is */
       schedule_id?: string;
+      /** images sent with the message, already stored */
+      images?: ImageRef[];
     }
   | { type: "llm_response"; call_id: string; turn: LlmTurn }
   | { type: "llm_failed"; call_id: string; error: string }

@@ -1,3 +1,4 @@
+import type { ImageFit } from "@edgeloop/protocol";
 import type { Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
@@ -6,6 +7,7 @@ import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
 import type { LoopEvent, LoopState } from "../core/index.js";
 import type { RemoteMcpTools } from "../mcp/remote-mcp-tools.js";
 import type { ConversationSettings } from "../settings/conversation-settings.js";
+import { deviceImageFit, type ImageVars } from "../settings/image-settings.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
 import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
@@ -23,7 +25,7 @@ const RETRY_MAX_MS = 60_000;
 
 /** What the runner needs of the conversation it works for: the Durable Object builds it once. */
 export interface EffectHost {
-  readonly env: DurableObjectBindings;
+  readonly env: DurableObjectBindings & ImageVars;
   readonly store: ConversationStore;
   readonly modelCalls: ModelCalls;
   readonly remoteMcp: RemoteMcpTools;
@@ -52,7 +54,7 @@ export class EffectRunner {
   /** rows being performed by this instance (lost on restart, which is the point) */
   private readonly inflight = new Set<number>();
 
-  private readonly env: DurableObjectBindings;
+  private readonly env: DurableObjectBindings & ImageVars;
   private readonly store: ConversationStore;
   private readonly modelCalls: ModelCalls;
 
@@ -82,6 +84,7 @@ export class EffectRunner {
     const state = this.host.state();
     const run = async () => {
       try {
+        const fit = deviceImageFit(this.env);
         // A fleet's calls may go to several hubs: one batch each (effects/fleet-dispatch.ts).
         const targets = await routeDispatches(
           this.env,
@@ -101,6 +104,7 @@ export class EffectRunner {
             state,
             { ...effect, tool: target.tool },
             this.host.traceparent(effect.tool_call_id),
+            fit,
           );
           byHub.set(target.agent_id, [...(byHub.get(target.agent_id) ?? []), cmd]);
         }
@@ -254,7 +258,12 @@ export class EffectRunner {
   }
 }
 
-function dispatchCommand(state: LoopState, effect: DispatchEffect, traceparent: string | undefined): DispatchCommand {
+function dispatchCommand(
+  state: LoopState,
+  effect: DispatchEffect,
+  traceparent: string | undefined,
+  imageLimits: ImageFit | null,
+): DispatchCommand {
   return {
     request_id: effect.request_id,
     conversation_id: state.conversation_id,
@@ -264,5 +273,6 @@ function dispatchCommand(state: LoopState, effect: DispatchEffect, traceparent: 
     timeout_ms: effect.timeout_ms,
     ...(effect.approval ? { approval: effect.approval } : {}),
     ...(traceparent ? { traceparent } : {}),
+    ...(imageLimits ? { image_limits: imageLimits } : {}),
   };
 }

@@ -1,11 +1,13 @@
 import { toOpenAITool } from "@edgeloop/protocol";
 import { TODO_KV_KEY, TodoList } from "../builtins/todo-list.js";
-import { modelMessages } from "../core/compaction.js";
 import { summaryRequest } from "../core/compaction-prompt.js";
 import type { ChatMessage, Effect, LoopEvent, LoopState } from "../core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "../llm/index.js";
+import { imageSettings, modelImageLimits } from "../settings/image-settings.js";
 import { type ModelEnv, modelSettings } from "../settings/model-settings.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
+import type { ImageReader } from "../storage/image-store.js";
+import { modelCallMessages } from "./model-images.js";
 
 /**
  * A message's tool list in the API's shape, made once per list: the state keeps the same array
@@ -26,6 +28,8 @@ export class ModelCalls {
     private readonly env: ModelEnv,
     /** the model's streamed text, as it arrives */
     private readonly onDelta: (delta: string) => void,
+    /** where the images the model is shown are read from */
+    private readonly images: ImageReader,
   ) {}
 
   /** Start the call for `state` now; false when no model is configured (the effect then fails it). */
@@ -50,7 +54,10 @@ export class ModelCalls {
   /** Why no call can be made, for the `llm_failed` event. */
   unavailableReason(): string {
     const settings = modelSettings(this.env);
-    return settings.ok ? (settings.value.unavailable ?? "no model is configured") : `configuration: ${settings.error}`;
+    if (!settings.ok) return `configuration: ${settings.error}`;
+    const images = imageSettings(this.env);
+    if (!images.ok) return `configuration: ${images.error}`;
+    return settings.value.unavailable ?? "no model is configured";
   }
 
   /** A compaction's summary call: no tools, and its text is not streamed to the conversation's clients. */
@@ -59,8 +66,13 @@ export class ModelCalls {
   }
 
   private start(callId: string, withTools: boolean, state: LoopState): Promise<LlmResult> | null {
-    // The model's view: after a compaction, the summary and the latest turns (compaction.ts).
-    return this.request(callId, modelMessages(state), state.tools, withTools, this.onDelta);
+    // The model's view: after a compaction, the summary and the latest turns (compaction.ts),
+    // with the images it may be shown (model-images.ts).
+    const images = imageSettings(this.env);
+    const model = modelSettings(this.env);
+    if (!images.ok || !model.ok) return null;
+    const limits = modelImageLimits(images.value, model.value.provider ?? "openai", model.value.model);
+    return this.request(callId, modelCallMessages(state, limits, this.images), state.tools, withTools, this.onDelta);
   }
 
   private request(

@@ -1,3 +1,4 @@
+import { IMAGE_ONLY_RESULT, imagesWithData } from "./image-parts.js";
 import { memoByIdentity } from "./memo-by-identity.js";
 import type { ChatMessage, ChatTool, ChatToolChoice } from "./types.js";
 
@@ -134,14 +135,19 @@ function blocksOf(message: ChatMessage): Block[] {
   switch (message.role) {
     case "system":
       return [];
-    case "user":
-      return message.content.trim() === "" ? [] : [{ type: "text", text: message.content }];
+    case "user": {
+      const text = message.content.trim() === "" ? [] : [{ type: "text", text: message.content }];
+      return [...text, ...imagesWithData(message.images).map(imageBlock)];
+    }
     case "tool": {
+      const images = imagesWithData(message.images);
+      // An empty result is refused along with empty text; say it was empty instead.
+      const text = message.content === "" ? (images.length > 0 ? IMAGE_ONLY_RESULT : "(no output)") : message.content;
       const block: Block = {
         type: "tool_result",
         tool_use_id: anthropicToolId(message.tool_call_id),
-        // An empty result is refused along with empty text; say it was empty instead.
-        content: message.content === "" ? "(no output)" : message.content,
+        // Images go inside the result, beside its text.
+        content: images.length > 0 ? [{ type: "text", text }, ...images.map(imageBlock)] : text,
       };
       // The loop writes every failed outcome as "Error: …" (core/tool-messages.ts).
       if (message.content.startsWith("Error: ")) block.is_error = true;
@@ -161,6 +167,10 @@ function blocksOf(message: ChatMessage): Block[] {
       return blocks;
     }
   }
+}
+
+function imageBlock(image: { media_type: string; data: string }): Block {
+  return { type: "image", source: { type: "base64", media_type: image.media_type, data: image.data } };
 }
 
 /**

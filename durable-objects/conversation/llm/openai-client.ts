@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsBase,
 } from "openai/resources/chat/completions/completions";
 import { ClientCache } from "./client-cache.js";
+import { chatCompletionsMessages } from "./image-parts.js";
 import { toLlmError } from "./llm-errors.js";
 import type { PreparedCall, ProviderOutcome } from "./provider-call.js";
 import { chatRequestJson } from "./request-json.js";
@@ -31,7 +32,8 @@ const JSON_BODY = { "content-type": "application/json" };
 
 export async function callOpenAi(config: LlmConfig, call: PreparedCall): Promise<ProviderOutcome> {
   if (!config.baseURL) return { ok: false, error: { kind: "invalid_response", message: "OPENAI_BASE_URL is not set" } };
-  const body: ChatCompletionCreateParamsBase = { model: config.model, messages: call.messages };
+  const messages = chatCompletionsMessages(call.messages) as ChatCompletionCreateParamsBase["messages"];
+  const body: ChatCompletionCreateParamsBase = { model: config.model, messages };
   // Some servers reject an empty `tools` array (and tool_choice without tools).
   if (call.tools.length > 0) {
     body.tools = call.tools;

@@ -1,5 +1,5 @@
 import { isTextProtocolToolResult, TEXT_PROTOCOL_RESULT_PREFIX } from "@edgeloop/protocol/text-tool-protocol";
-import type { ChatMessage, ChatTool } from "./types.js";
+import type { ChatMessage, ChatTool, MessageImage } from "./types.js";
 
 /**
  * What a model without native tool calling is told (the text protocol), and how a native-shaped history is rewritten for
@@ -55,10 +55,14 @@ export function toTextProtocolMessages(
   const out: ChatMessage[] = [];
   const toolNamesById = new Map<string, string>();
   let pendingResults: string[] = [];
+  // The results' images go with the user message that carries their text.
+  let pendingImages: MessageImage[] = [];
   const flushResults = () => {
     if (pendingResults.length === 0) return;
-    out.push({ role: "user", content: pendingResults.join("\n\n") });
+    const images = pendingImages.length > 0 ? { images: pendingImages } : {};
+    out.push({ role: "user", content: pendingResults.join("\n\n"), ...images });
     pendingResults = [];
+    pendingImages = [];
   };
   let systemDone = false;
   for (const message of messages) {
@@ -67,6 +71,7 @@ export function toTextProtocolMessages(
       pendingResults.push(
         `${TEXT_PROTOCOL_RESULT_PREFIX}${name} (${message.tool_call_id}):\n${textOf(message.content)}`,
       );
+      pendingImages.push(...(message.images ?? []));
       continue;
     }
     flushResults();

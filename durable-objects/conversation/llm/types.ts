@@ -6,7 +6,7 @@ import type { ChatMessage, LlmTurn } from "../core/types.js";
  * Chat Completions uses, kept minimal so the core needs no SDK types); they are re-exported here
  * for the clients that send and assemble them.
  */
-export type { ChatMessage, LlmToolCall, LlmTurn, LlmUsage } from "../core/types.js";
+export type { ChatMessage, LlmToolCall, LlmTurn, LlmUsage, MessageImage } from "../core/types.js";
 export type ChatTool = ChatCompletionTool;
 export type ChatToolChoice = ChatCompletionToolChoiceOption;
 

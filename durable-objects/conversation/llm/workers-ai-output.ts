@@ -1,3 +1,4 @@
+import { chatCompletionsMessages } from "./image-parts.js";
 import { type CompletionConversion, fromCompletion } from "./stream-assembler.js";
 import type { ChatMessage } from "./types.js";
 
@@ -25,7 +26,8 @@ const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !==
  */
 export function bindingMessages(messages: readonly ChatMessage[]): JsonObject[] {
   const names = new Map<string, string>();
-  return messages.map((m) => {
+  // Vision models take images as Chat Completions `image_url` parts with a data URL (image-parts.ts).
+  return chatCompletionsMessages(messages).map((m) => {
     if (m.role === "assistant") {
       for (const call of m.tool_calls ?? []) names.set(call.id, call.function.name);
       return m.content === null ? { ...m, content: "" } : m;

@@ -7,6 +7,7 @@ import {
   WORKERS_AI_DEFAULT_MODEL,
   WORKERS_AI_HOW_TO,
 } from "../llm/index.js";
+import type { ImageVars } from "./image-settings.js";
 
 /**
  * The vars (and the one binding) that choose and reach the model, parsed for ConversationDO's
@@ -92,7 +93,7 @@ export const ModelVarsSchema = z.object({
 /** The vars that choose and reach the model. */
 export type ModelVars = VarsOf<typeof ModelVarsSchema.shape>;
 /** Those vars and the Workers AI binding (wrangler.toml `[ai] binding = "AI"`). */
-export type ModelEnv = ModelVars & { AI?: AiRunner };
+export type ModelEnv = ModelVars & ImageVars & { AI?: AiRunner };
 
 export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
 

@@ -1,6 +1,7 @@
 import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
 import type { Compaction, LoopState } from "../core/index.js";
 import { frozenJson } from "../llm/index.js";
+import { ImageStore } from "./image-store.js";
 import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 import { PendingWork, type StoredWork } from "./pending-work.js";
 import { type LogKey, StepLog } from "./step-log.js";
@@ -28,6 +29,8 @@ type StateRow = StoredWork & {
  * done outside one is written at once.
  */
 export class ConversationStore {
+  /** the conversation's images, apart from the history (image-store.ts) */
+  readonly images: ImageStore;
   private readonly log: StepLog;
   private persistedMessages = 0;
   private persistedTools: LoopState["tools"] | null = null;
@@ -50,6 +53,7 @@ export class ConversationStore {
   constructor(private readonly sql: SqlStorage) {
     sql.exec("CREATE TABLE IF NOT EXISTS loop_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID");
     this.log = new StepLog(sql);
+    this.images = new ImageStore(sql);
     sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     // Every compaction so far, for GET /v1/conversations/:id (the view uses only the latest).
     sql.exec("CREATE TABLE IF NOT EXISTS compactions (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");

@@ -6,6 +6,7 @@ import { byId, el, statusBadge } from "./dom.js";
 import { clip, decidedText, json, ms, ranText, resultText } from "./format.js";
 import { approvalControls, renderConversations } from "./panels.js";
 import { actions, state } from "./state.js";
+import { thumbnails } from "./thumbnails.js";
 
 const EVENT_TYPES = [
   "message_start",
@@ -198,6 +199,7 @@ function onEvent(e) {
           el("span", { class: "kind", text: "message" }),
           el("span", { class: "meta", text: stamp(e.at) }),
           el("p", { class: "text", text: e.text }),
+          thumbnails(e.images),
         ),
       );
       setTimelineStatus("running");
@@ -297,6 +299,8 @@ function onEvent(e) {
         blocked ? null : ran,
       );
       item.appendChild(el("pre", { "aria-label": "result", text: clip(resultText(e.result), 4000) }));
+      const shots = thumbnails(e.result?.content);
+      if (shots) item.appendChild(shots);
       rescaleBars();
       break;
     }
@@ -309,6 +313,7 @@ function onEvent(e) {
           el("strong", { class: "mono", text: e.toolName }),
           el("span", { class: "meta", text: "arrived after the call had ended" }),
           el("pre", { "aria-label": "late result", text: clip(resultText(e.result), 4000) }),
+          thumbnails(e.result?.content),
         ),
       );
       break;
