@@ -121,7 +121,10 @@ export const WorkerVarsSchema = z
     POOLS: Pools.describe('Device pools for `{"pool":…}` messages: `kitchen:pi-1|pi-2,lab:pi-3`.'),
     MAX_BODY_BYTES: intVar(1024, 10 * 1024 * 1024)
       .default(256 * 1024)
-      .describe("Largest `POST /v1/messages` body (413 above)."),
+      .describe(
+        "Largest `POST /v1/messages` body (413 above), not counting the room its images may take " +
+          "(MESSAGE_IMAGES_MAX_BYTES, base64-encoded).",
+      ),
     MAX_TEXT_CHARS: intVar(1, MAX_MESSAGE_TEXT)
       .default(MAX_MESSAGE_TEXT)
       .describe("Longest message `text` (413 above)."),

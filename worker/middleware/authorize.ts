@@ -1,6 +1,7 @@
 import { KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { roomForImages } from "../../durable-objects/front-door/message-images.js";
 import { hasScope, unscoped } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
@@ -88,7 +89,7 @@ export const authorizeAdmin = createMiddleware<AppEnv>(async (c, next) => {
 export type SenderEnv = AppEnv & { Variables: { rawBody: string; idempotencyKey: string | null } };
 
 export const authorizeSender = createMiddleware<SenderEnv>(async (c, next) => {
-  const raw = await readRawBody(c, c.var.config.MAX_BODY_BYTES);
+  const raw = await readRawBody(c, c.var.config.MAX_BODY_BYTES + roomForImages(c.env));
   if (!raw.ok) return raw.response;
   const auth = await authenticateMessage(c.req, c.env, raw.value, c.var.config, sessionOf(c));
   if (!auth.ok) return auth.response;

@@ -30,7 +30,8 @@ export const ImageVarsSchema = z.object({
   MESSAGE_IMAGES_MAX_BYTES: intVar(1024, 50 * 1024 * 1024)
     .default(5 * 1024 * 1024)
     .describe(
-      "Largest total (decoded) of the images in one `POST /v1/messages` (413 above); the body must also fit MAX_BODY_BYTES.",
+      "Largest total (decoded) of the images in one `POST /v1/messages` (413 above); the body may be this much " +
+        "(base64-encoded) larger than MAX_BODY_BYTES.",
     ),
 });
 
