@@ -15,6 +15,28 @@ export function roomForImages(env: FrontDoorEnv): number {
 }
 
 /**
+ * A body over MAX_BODY_BYTES once its images' base64 is set aside (the room above the cap is theirs
+ * alone): its size in bytes, or null. Read before the body is validated, so a long text is refused
+ * for the body's size as it would be without images.
+ */
+export function bodyBeyondImages(rawBody: string, maxBodyBytes: number): number | null {
+  const total = new TextEncoder().encode(rawBody).byteLength;
+  if (total <= maxBodyBytes) return null;
+  let imageChars = 0;
+  try {
+    const images = (JSON.parse(rawBody) as { images?: unknown }).images;
+    if (Array.isArray(images))
+      for (const i of images) {
+        const data = (i as { source?: { data?: unknown } } | null)?.source?.data;
+        if (typeof data === "string") imageChars += data.length;
+      }
+  } catch {
+    // Not JSON: nothing is set aside; the body is refused for its size here or for its syntax next.
+  }
+  return total - imageChars > maxBodyBytes ? total - imageChars : null;
+}
+
+/**
  * A message's images over the deployment's cap (MESSAGE_IMAGES_MAX_BYTES, decoded bytes of all of
  * them): a 413 that says the cap. Null when they fit, or when there are none (docs/images.md).
  */

@@ -104,6 +104,17 @@ describe("images in POST /v1/messages", () => {
     expect((await call(`/v1/conversations/${id}/images/not-a-hash`, { headers: a.headers })).status).toBe(400);
   });
 
+  it("fit without raising MAX_BODY_BYTES; the text beside them is still held to it", async () => {
+    const agent = await knownAgent("img-room");
+    // A real PNG's header with 600 KB behind it: over the 256 KB body cap, under the images' 5 MiB.
+    const photo = Buffer.concat([Buffer.from(PNG, "base64"), Buffer.alloc(600 * 1024, 1)]).toString("base64");
+    const res = await postMessage({ agent_id: agent, text: "what is this?", images: [image(photo)] }, API);
+    expect(res.status).toBe(202);
+    const wordy = await postMessage({ agent_id: agent, text: "x".repeat(300 * 1024), images: [image()] }, API);
+    expect(wordy.status).toBe(413);
+    expect(((await wordy.json()) as { title: string }).title).toBe("Payload too large");
+  });
+
   it("over MESSAGE_IMAGES_MAX_BYTES are refused with a 413 problem naming the cap; a bad block with a 400 naming it", async () => {
     const agent = await knownAgent("img-cap");
     const big = Buffer.alloc(3000, 7).toString("base64");

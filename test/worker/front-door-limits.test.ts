@@ -25,7 +25,7 @@ async function rejections(): Promise<Record<string, number>> {
 }
 
 describe("front-door limits", () => {
-  it("refuses an oversized body with 413, before reading it all", async () => {
+  it("refuses a body over MAX_BODY_BYTES with 413, its images' room aside", async () => {
     const big = JSON.stringify({ agent_id: "pi-1", text: "x".repeat(300 * 1024) });
     const res = await postMessage(big, API);
     expect(res.status).toBe(413);

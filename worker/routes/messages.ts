@@ -1,6 +1,7 @@
 import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { acceptMessage } from "../../durable-objects/front-door/accept-message.js";
+import { bodyBeyondImages } from "../../durable-objects/front-door/message-images.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { authorizeSender, type SenderEnv } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
@@ -28,6 +29,9 @@ messages.post("/", authorizeSender, async (c) => {
     waitSeconds = wait.data;
   }
   const { rawBody, principal, idempotencyKey } = c.var;
+  const max = c.var.config.MAX_BODY_BYTES;
+  if (bodyBeyondImages(rawBody, max) !== null)
+    return problemResponse(413, "Payload too large", `body over ${max} bytes, not counting its images`);
   const body = parseJsonBody(MessageRequest, rawBody);
   if (!body.ok) return body.response;
   const out = await acceptMessage(c.env, c.var.config, {
