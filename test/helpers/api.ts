@@ -1,3 +1,4 @@
+import { readWholeHistory } from "@edgeloop/protocol/history-page";
 import { API_TOKEN } from "./local-worker.js";
 
 export type WaitReplyBody = {
@@ -35,7 +36,13 @@ export async function getConversation(
     tool_calls?: { id: string; function: { name: string; arguments: string } }[];
   }[];
 }> {
-  const res = await fetch(`${url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-  if (res.status !== 200) throw new Error(`GET conversation ${res.status}: ${await res.text()}`);
-  return (await res.json()) as never;
+  // The whole history, however many pages it takes.
+  const view = await readWholeHistory(async (query) => {
+    const res = await fetch(`${url}/v1/conversations/${id}${query}`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    if (res.status !== 200) throw new Error(`GET conversation ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { messages: never[]; messages_total: number };
+  });
+  return view as never;
 }

@@ -1,14 +1,24 @@
 import type { WaitReply } from "@edgeloop/protocol";
+import { DEFAULT_HISTORY_PAGE, type HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import type { ConversationView } from "../conversation-rpc.js";
 import type { FinishedReply, LoopState } from "../core/index.js";
+import type { ConversationStore } from "../storage/conversation-store.js";
+import { historyPage } from "./history-page.js";
 
-/** What `GET /v1/conversations/:id` shows: the history, replies and the calls still open. */
-export function conversationView(s: LoopState): ConversationView {
+/**
+ * What `GET /v1/conversations/:id` shows: a page of the history (`page`, protocol/history-page.ts),
+ * replies, the calls still open and the compactions.
+ */
+export function conversationView(
+  s: LoopState,
+  store: ConversationStore,
+  page: Partial<HistoryPageQuery>,
+): ConversationView {
   return {
     conversation_id: s.conversation_id,
     agent_id: s.agent_id,
     status: s.status,
-    messages: s.messages,
+    ...historyPage(s, store, { limit: DEFAULT_HISTORY_PAGE, ...page }),
     replies: s.replies,
     pending_tool_calls: (s.run?.round ?? [])
       .filter((c) => c.state !== "done")
@@ -19,6 +29,7 @@ export function conversationView(s: LoopState): ConversationView {
         args: c.args,
       })),
     queued_messages: s.queue.length,
+    compactions: store.compactions(),
   };
 }
 
