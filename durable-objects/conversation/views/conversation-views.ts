@@ -72,6 +72,7 @@ export class ReplyWaiters {
       const waiters = this.waiting.get(messageId) ?? new Set();
       const timer = setTimeout(() => {
         waiters.delete(onReply);
+        if (waiters.size === 0 && this.waiting.get(messageId) === waiters) this.waiting.delete(messageId);
         resolve(null);
       }, timeoutMs);
       const onReply = (r: FinishedReply) => {
