@@ -26,9 +26,10 @@ export class InspectorHeap {
     const collected = this.call("HeapProfiler.collectGarbage");
     // Poked until the collection has run (one poke usually does).
     let done = false;
-    void collected.then(() => {
+    const finished = () => {
       done = true;
-    });
+    };
+    collected.then(finished, finished);
     for (let i = 0; i < 50 && !done; i++) {
       // A poke that fails (the isolate busy collecting) is simply made again.
       await poke().catch(() => undefined);
@@ -48,8 +49,8 @@ export class InspectorHeap {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.ws.off("message", onMessage);
-        reject(new Error(`the inspector did not answer ${method} within 30 s`));
-      }, 30_000);
+        reject(new Error(`the inspector did not answer ${method} within 60 s`));
+      }, 60_000);
       const onMessage = (data: WebSocket.RawData) => {
         const m = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
         if (m.id !== id) return;

@@ -69,6 +69,9 @@ export async function conversationMemory(env: BenchEnv): Promise<ScenarioResult>
         }
       : { result: RESULT },
   );
+  // Attached once, before the first turn: wrangler's inspector proxy relays what it buffered to a
+  // client that attaches late, which on a loaded machine held a late attach's answers back.
+  const heap = await InspectorHeap.connect(worker.inspectorPort!);
   try {
     const conversation_id = `memory-${Date.now()}`;
     const view = (query = "") =>
@@ -82,8 +85,7 @@ export async function conversationMemory(env: BenchEnv): Promise<ScenarioResult>
       if (body.status !== "completed") throw new Error(`turn ${n}: ${JSON.stringify(body).slice(0, 300)}`);
       // The scripted model records every request; this bench's process must not be what grows.
       llm.reset();
-      if (checkpoints.includes(n))
-        heapMb.set(n, (await heapAfterGc(worker.inspectorPort!, () => view("?limit=1"))) / 1e6);
+      if (checkpoints.includes(n)) heapMb.set(n, (await heap.usedAfterGc(() => view("?limit=1"))) / 1e6);
     }
     const wallS = (Date.now() - started) / 1000;
     const last = await view("?limit=1");
@@ -123,22 +125,12 @@ export async function conversationMemory(env: BenchEnv): Promise<ScenarioResult>
           "wrangler dev; HeapProfiler.collectGarbage then Runtime.getHeapUsage over its DevTools inspector (usedSize)",
       },
     };
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n--- worker output ---\n${worker.child.output().slice(-3000)}`);
   } finally {
+    heap.close();
     device.close();
     await worker.stop();
     await llm.close();
-  }
-}
-
-/**
- * Connected only to read it: a DevTools client attached makes wrangler enable the debugger, which
- * slows every turn of the conversation being measured.
- */
-async function heapAfterGc(port: number, poke: () => Promise<unknown>): Promise<number> {
-  const heap = await InspectorHeap.connect(port);
-  try {
-    return await heap.usedAfterGc(poke);
-  } finally {
-    heap.close();
   }
 }
