@@ -86,6 +86,37 @@ describe("the history in storage", () => {
     });
   });
 
+  it("a compaction's step rolled back leaves no trace: written again, it loads as the object holds it", async () => {
+    const stub = env.CONVERSATION.get(env.CONVERSATION.idFromName(`history-rollback-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (_o, state) => {
+      const store = new ConversationStore(state.storage.sql);
+      const d = driver({ context_tokens: 8000, keep_recent_turns: 3 });
+      let failed = 0;
+      d.committed = (s) => {
+        // The first step that moves the history's start fails once after its writes (as a
+        // transaction that throws does), then is written again.
+        if (failed === 0 && windowStart(s) > 0) {
+          expect(() =>
+            state.storage.transactionSync(() => {
+              store.batch(() => store.saveState(s));
+              throw new Error("boom");
+            }),
+          ).toThrow("boom");
+          store.afterRollback();
+          failed += 1;
+          store.saveState(s);
+          expect(new ConversationStore(state.storage.sql).loadState()).toEqual(s);
+          return;
+        }
+        store.saveState(s);
+      };
+      for (let n = 1; n <= 40; n++) turn(d, n);
+      expect(failed).toBe(1);
+      expect(windowStart(d.state)).toBeGreaterThan(0);
+      expect(new ConversationStore(state.storage.sql).loadState()).toEqual(d.state);
+    });
+  });
+
   it("finds the name of a call memory no longer holds, for a late result", async () => {
     await withSql("history-late", (sql) => {
       const store = new ConversationStore(sql);
