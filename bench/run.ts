@@ -12,6 +12,7 @@ import { parseBenchFlags } from "./lib/bench-flags.js";
 import { flagsOrExit } from "./lib/flags.js";
 import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
+import { conversationMemory } from "./scenarios/conversation-memory.js";
 import { costPerRound } from "./scenarios/cost-per-round.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
 import { deviceFootprint } from "./scenarios/device-footprint.js";
@@ -41,6 +42,8 @@ const SCENARIOS: Scenario[] = [
   { id: "cost_per_round", run: costPerRound, limitMs: { quick: 90_000, full: 150_000 } },
   // Its own worker and model: a small context window the others must not have.
   { id: "long_conversation", run: longConversation, limitMs: { quick: 60_000, full: 600_000 } },
+  // Its own worker under `wrangler dev`: the heap is read over its DevTools inspector.
+  { id: "conversation_memory", run: conversationMemory, limitMs: { quick: 90_000, full: 1_200_000 } },
   { id: "resume", run: resume, limitMs: { quick: 60_000, full: 150_000 } },
 ];
 

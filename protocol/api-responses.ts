@@ -46,6 +46,9 @@ export const ConversationView = z.looseObject({
     }),
   ),
   pending_tool_calls: z.array(PendingCall),
+  // Optional: a worker from before the history was paged sends the whole history without them.
+  messages_from: z.number().optional().describe("the number of `messages[0]` in the history (history-page.ts)"),
+  messages_total: z.number().optional().describe("how many messages the history has; `messages` is a page of them"),
   trace_id: z
     .string()
     .nullable()

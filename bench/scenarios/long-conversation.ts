@@ -1,10 +1,8 @@
-import { HubFrame, PROTOCOL_VERSION, parseJson } from "@edgeloop/protocol";
-import WebSocket from "ws";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../../test/helpers/api.js";
 import { ADMIN_TOKEN, startLocalWorker } from "../../test/helpers/local-worker.js";
-import { waitUntil } from "../../test/helpers/wait.js";
 import type { BenchEnv } from "../lib/bench-env.js";
+import { connectReportDevice } from "../lib/report-device.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round } from "../lib/stats.js";
 
@@ -54,7 +52,7 @@ export async function longConversation(env: BenchEnv): Promise<ScenarioResult> {
     inspector: false,
     name: "worker (long conversation)",
   });
-  const device = await connectDevice(worker.url);
+  const device = await connectReportDevice(worker.url, AGENT, TOKEN, () => ({ result: RESULT }));
   try {
     const conversation_id = `long-${Date.now()}`;
     const started = Date.now();
@@ -143,66 +141,4 @@ export async function longConversation(env: BenchEnv): Promise<ScenarioResult> {
     await worker.stop();
     await llm.close();
   }
-}
-
-/** A device with one tool, `report`, that answers every command at once with 4 KB of text. */
-async function connectDevice(url: string): Promise<WebSocket> {
-  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/v1/devices/${AGENT}/connect`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-    perMessageDeflate: false,
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  ws.on("message", (data) => {
-    const frame = parseJson(HubFrame, data.toString());
-    if (!frame.ok || frame.value.type !== "command" || frame.value.command !== "tool") return;
-    const { request_id } = frame.value;
-    ws.send(
-      JSON.stringify({
-        type: "result",
-        request_id,
-        status: "success",
-        tool: "report",
-        result: RESULT,
-        stderr: "",
-        exit_code: 0,
-        elapsed_ms: 1,
-      }),
-    );
-  });
-  const tool = {
-    name: "report",
-    description: "A 4 KB disk report.",
-    binary: "bin/report",
-    category: "other",
-    timeout_ms: 10_000,
-    max_timeout_ms: 60_000,
-    permissions: [],
-    sandboxing: "none",
-    requires: [],
-    parameters: { type: "object", properties: {}, required: [] },
-  };
-  ws.send(
-    JSON.stringify({
-      type: "hello",
-      protocol: PROTOCOL_VERSION,
-      agent_id: AGENT,
-      version: "bench-long",
-      capabilities: [],
-      held: [],
-      filtered: [],
-      skills: [{ name: "bench-long", version: "1.0.0", tools: [tool] }],
-    }),
-  );
-  await waitUntil(
-    () =>
-      fetch(`${url}/v1/devices/${AGENT}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
-        (r) => r.json() as Promise<{ online: boolean; skills?: unknown[] }>,
-      ),
-    (v) => v.online === true && (v.skills?.length ?? 0) > 0,
-    { timeoutMs: 30_000, what: "the long-conversation device online" },
-  );
-  return ws;
 }

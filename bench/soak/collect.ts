@@ -2,6 +2,7 @@
  * After the drain: what is stored for each conversation (its view and its whole event stream),
  * for the workload's conversations and the ones the schedules started; read a few at a time.
  */
+import { readWholeHistory } from "@edgeloop/protocol/history-page";
 import type { SoakApi } from "./api-client.js";
 import type { Audit } from "./checks.js";
 import { readAllEvents } from "./event-follower.js";
@@ -20,7 +21,9 @@ export async function collectAudits(
   const out: Audit[] = [];
   const next = async (): Promise<void> => {
     for (let item = todo.shift(); item; item = todo.shift()) {
-      const view = await api.get<ConversationView>(`/v1/conversations/${item.conversation_id}`);
+      const view = await readWholeHistory((query) =>
+        api.get<ConversationView>(`/v1/conversations/${item.conversation_id}${query}`),
+      );
       const events = view
         ? await readAllEvents(
             api.url,

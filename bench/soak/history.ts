@@ -20,6 +20,7 @@ export type ConversationView = {
   agent_id: string;
   status: string;
   messages: ViewMessage[];
+  messages_total?: number;
   replies: { message_id: string; status: string; reply: string | null; tool_calls: ToolSummary[] }[];
   pending_tool_calls: { id: string; name: string; state: string }[];
   queued_messages: number;

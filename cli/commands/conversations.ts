@@ -74,6 +74,8 @@ async function showOne(client: ApiClient, id: string, json: boolean, imagesDir: 
     return EXIT.ok;
   }
   console.log(`${view.conversation_id} · agent ${view.agent_id} · ${view.status}`);
+  // The view carries the latest page of a long history (protocol/history-page.ts).
+  if (view.messages_from) console.log(`(the latest ${view.messages.length} of ${view.messages_total} messages)`);
   for (const m of view.messages) {
     if (m.role === "assistant" && m.tool_calls?.length) {
       for (const call of m.tool_calls)

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
+import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { log } from "../../runtime/log.js";
 import { enforcedAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";
@@ -209,10 +210,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     return waitReplyView(this.current(), messageId, reply);
   }
 
-  async getConversation(): Promise<ConversationView | null> {
+  async getConversation(page: Partial<HistoryPageQuery> = {}): Promise<ConversationView | null> {
     this.writeWaiting();
     if (!this.state) return null;
-    return { ...conversationView(this.state), compactions: this.store.compactions(), trace_id: this.traces.traceId() };
+    return { ...conversationView(this.state, this.store, page), trace_id: this.traces.traceId() };
   }
 
   async ownership(): Promise<Ownership> {
@@ -259,7 +260,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   /** A device result for a call that had ended: docs/architecture.md#late-results. */
   async deliverLateResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void> {
-    const step = this.advanceBy({ type: "late_tool_result", tool_call_id: toolCallId, request_id: requestId, outcome });
+    const stored_tool = this.store.olderCallName(this.state, toolCallId);
+    const late = { tool_call_id: toolCallId, request_id: requestId, outcome, stored_tool };
+    const step = this.advanceBy({ type: "late_tool_result", ...late });
     if (step) this.commitStep(step);
   }
 

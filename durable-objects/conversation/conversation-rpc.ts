@@ -1,5 +1,6 @@
 import type { ContentBlock, ConversationEvent, ImageInput, ToolOutcome, WaitReply } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
+import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
 
@@ -19,7 +20,8 @@ export interface ConversationRpc {
   getImage(sha256: string): Promise<StoredImage | null>;
   /** Resolves with the reply to `messageId`, or with the state so far after `timeoutMs`. */
   waitForReply(messageId: string, timeoutMs: number): Promise<WaitReply>;
-  getConversation(): Promise<ConversationView | null>;
+  /** `page`: which page of the history the view carries (protocol/history-page.ts; the latest by default) */
+  getConversation(page?: Partial<HistoryPageQuery>): Promise<ConversationView | null>;
   /** Whether it exists, and the id of the principal that started it (null when it does not exist). */
   ownership(): Promise<Ownership>;
   /** Whether a message is being answered, waits in the queue, or is done (or unknown). */
@@ -98,7 +100,10 @@ export type ConversationView = {
   conversation_id: string;
   agent_id: string;
   status: LoopState["status"];
+  /** one page of the history (views/history-page.ts): messages `messages_from`… of `messages_total` */
   messages: LoopState["messages"];
+  messages_from: number;
+  messages_total: number;
   replies: FinishedReply[];
   pending_tool_calls: {
     id: string;
@@ -109,7 +114,7 @@ export type ConversationView = {
     rule_target?: { agent_id: string | null; tool: string };
   }[];
   queued_messages: number;
-  /** older turns summarized in the model's view, oldest first; `messages` keeps the full history */
+  /** older turns summarized in the model's view, oldest first; the history's pages keep every message */
   compactions?: Compaction[];
   /** the latest run's trace id (tracing/run-tracer.ts) */
   trace_id?: string | null;

@@ -21,6 +21,7 @@ const SCENARIOS = [
   "peer_agents_sdk",
   "cost_per_round",
   "long_conversation",
+  "conversation_memory",
 ];
 
 describe("npm run bench -- --quick", () => {
@@ -103,6 +104,10 @@ describe("npm run bench -- --quick", () => {
     // Context growth is the long conversation's: its turn-ratio target is there with the others.
     expect(
       report.targets.some((t) => t.scenario === "long_conversation" && t.metric.startsWith("input tokens, turn")),
+    ).toBe(true);
+    // A conversation's memory is measured, with its flatness target.
+    expect(
+      report.targets.some((t) => t.scenario === "conversation_memory" && t.metric.startsWith("heap at turn")),
     ).toBe(true);
     expect(typeof report.all_targets_met).toBe("boolean");
     const md = readFileSync(join(out, "latest.md"), "utf8");

@@ -11,7 +11,14 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { everythingSkill, filesystemSkill, fleetClient, resultText, toolAddingSkill } from "../helpers/mcp.js";
+import {
+  everythingSkill,
+  filesystemSkill,
+  fleetClient,
+  MCP_PACKAGES,
+  resultText,
+  toolAddingSkill,
+} from "../helpers/mcp.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -192,6 +199,22 @@ describe("the fleet as an MCP server, with the official client", () => {
     const devices = JSON.parse(resultText(await client.callTool({ name: "list_devices", arguments: {} })));
     expect(devices).toContainEqual(expect.objectContaining({ agent_id: AGENT, online: true }));
     await transport.terminateSession();
+  });
+
+  it("a device tool's image comes back to the MCP client as image content, byte for byte", async () => {
+    const { client, transport } = await fleetClient(worker.url);
+    const result = await client.callTool({ name: `${AGENT}__get-tiny-image`, arguments: {} });
+    // The image the `everything` server sends, read from its source.
+    const source = readFileSync(join(MCP_PACKAGES, "server-everything/dist/tools/get-tiny-image.js"), "utf8");
+    const MCP_TINY_IMAGE = /MCP_TINY_IMAGE = "([^"]+)"/.exec(source)![1];
+    expect(result.isError).toBeFalsy();
+    // The server's own blocks, in order: not a `[image …]` placeholder.
+    expect(result.content).toEqual([
+      { type: "text", text: "Here's the image you requested:" },
+      { type: "image", data: MCP_TINY_IMAGE, mimeType: "image/png" },
+      { type: "text", text: "The image above is the MCP logo." },
+    ]);
+    await transport.close();
   });
 
   it("a device tool call goes through the loop's path: a conversation, the hub's audit, the deny-list hook", async () => {

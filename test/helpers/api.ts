@@ -1,3 +1,4 @@
+import { readWholeHistory } from "@edgeloop/protocol/history-page";
 import { API_TOKEN } from "./local-worker.js";
 
 export type WaitReplyBody = {
@@ -36,7 +37,13 @@ export async function getConversation(
     images?: { sha256: string; url: string; width?: number; height?: number; bytes: number }[];
   }[];
 }> {
-  const res = await fetch(`${url}/v1/conversations/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-  if (res.status !== 200) throw new Error(`GET conversation ${res.status}: ${await res.text()}`);
-  return (await res.json()) as never;
+  // The whole history, however many pages it takes.
+  const view = await readWholeHistory(async (query) => {
+    const res = await fetch(`${url}/v1/conversations/${id}${query}`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    if (res.status !== 200) throw new Error(`GET conversation ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { messages: never[]; messages_total: number };
+  });
+  return view as never;
 }

@@ -12,6 +12,8 @@ export type LocalWorker = {
   port: number;
   persistDir: string;
   child: Child;
+  /** wrangler's DevTools inspector (`wrangler dev --inspector-port`); absent with `inspector: false` */
+  inspectorPort?: number;
   stop: () => Promise<void>;
   /** kill -9 the runtime, as a crash or a deploy would */
   kill: () => Promise<void>;
@@ -49,6 +51,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
   const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
   const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", ...opts.env };
+  const inspectorPort = opts.inspector === false ? undefined : await freePort();
   const child =
     opts.inspector === false
       ? startChild(
@@ -66,7 +69,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
         )
       : startChild(
           join(REPO_ROOT, "node_modules/.bin/wrangler"),
-          wranglerDevArgs(opts.config, port, persistDir, vars, await freePort()),
+          wranglerDevArgs(opts.config, port, persistDir, vars, inspectorPort!),
           { name: opts.name ?? "worker", env },
         );
   const url = `http://127.0.0.1:${port}`;
@@ -86,7 +89,8 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
     await child.stop();
     throw new Error(`${(e as Error).message}\n--- wrangler output ---\n${child.output()}`);
   }
-  return { url, port, persistDir, child, stop: () => child.stop("SIGTERM"), kill: () => child.stop("SIGKILL") };
+  const stop = () => child.stop("SIGTERM");
+  return { url, port, persistDir, child, inspectorPort, stop, kill: () => child.stop("SIGKILL") };
 }
 
 function wranglerDevArgs(

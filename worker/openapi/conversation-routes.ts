@@ -1,6 +1,7 @@
 import { MessageAccepted, MessageRequest, WaitQuery, WaitReply } from "@edgeloop/protocol";
 import { ConversationList, ConversationView, Decision } from "@edgeloop/protocol/api-responses";
 import { ApprovalDecision } from "@edgeloop/protocol/approval-rules";
+import { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { z } from "zod";
 import { api, json, problem, type Route, text } from "./route.js";
 
@@ -35,10 +36,14 @@ export const CONVERSATION_ROUTES: Route[] = [
   {
     method: "GET",
     path: "/v1/conversations/:id",
-    summary: "History, status, replies, pending calls and compactions of a conversation",
+    summary: "A page of the history (`from` or `before`, `limit`), status, replies, pending calls and compactions",
     tag: "conversations",
     auth: api("conversations:read"),
-    responses: { 200: json("the conversation", ConversationView) },
+    query: HistoryPageQuery,
+    responses: {
+      200: json("the conversation, with messages `messages_from`… of `messages_total`", ConversationView),
+      400: problem("a query value out of range"),
+    },
   },
   {
     method: "GET",

@@ -1,5 +1,6 @@
 import { Identifier } from "@edgeloop/protocol";
 import { ApprovalDecision, ruleExpiry } from "@edgeloop/protocol/approval-rules";
+import { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
@@ -51,12 +52,15 @@ conversations.get("/", async (c) => {
   return c.json({ conversations: rows });
 });
 
+/** GET /v1/conversations/:id: one page of the history (protocol/history-page.ts), and the rest. */
 conversations.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
+  const page = HistoryPageQuery.safeParse(c.req.query());
+  if (!page.success) return invalidQuery(page.error);
   const hidden = await hiddenFrom(c, id);
   if (hidden) return hidden;
-  const view = await conversationFor(c.env, id).getConversation();
+  const view = await conversationFor(c.env, id).getConversation(page.data);
   if (!view) return noConversation(id);
   return c.json(view);
 });

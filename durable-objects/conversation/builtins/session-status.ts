@@ -28,7 +28,7 @@ export const sessionStatus: Builtin = {
       conversation_id,
       agent_id: view.agent_id,
       status: view.status,
-      messages: view.messages.length,
+      messages: view.message_count,
       last_message_role: last?.role ?? null,
     });
   },

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { parseArgs } from "./args.js";
 import { doneError, doneText } from "./outcome.js";
 import { ConversationIdArg, isKnownConversation, unknownConversation } from "./session-access.js";
-import type { Builtin } from "./types.js";
+import { type Builtin, SUMMARY_MESSAGES } from "./types.js";
 
 const NAME = "sessions_history";
 const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
+const MAX_LIMIT = SUMMARY_MESSAGES;
 /** One long tool output should not crowd out the rest of the history the model asked for. */
 const MAX_MESSAGE_CHARS = 2000;
 
@@ -42,7 +42,7 @@ export const sessionsHistory: Builtin = {
     const shown = view.messages.slice(-limit);
     if (shown.length === 0)
       return doneText(NAME, `conversation ${conversation_id} (${view.status}) has no messages yet`);
-    const header = `conversation ${conversation_id} (${view.status}), last ${shown.length} of ${view.messages.length} messages:`;
+    const header = `conversation ${conversation_id} (${view.status}), last ${shown.length} of ${view.message_count} messages:`;
     return doneText(NAME, [header, ...shown.map((m) => `[${m.role}] ${messageText(m.content)}`)].join("\n\n"));
   },
 };

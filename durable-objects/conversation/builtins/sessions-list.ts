@@ -17,7 +17,7 @@ export const sessionsList: Builtin = {
         conversation_id: id,
         agent_id: view?.agent_id ?? null,
         status: view?.status ?? "unknown",
-        messages: view?.messages.length ?? 0,
+        messages: view?.message_count ?? 0,
         current: id === ctx.conversation_id,
       });
     }

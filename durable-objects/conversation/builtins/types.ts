@@ -31,8 +31,14 @@ export type ConversationSummary = {
   conversation_id: string;
   agent_id: string;
   status: string;
+  /** the latest messages, at most SUMMARY_MESSAGES (the history is read a page at a time) */
   messages: { role: string; content: string | null }[];
+  /** how many messages the conversation has */
+  message_count: number;
 };
+
+/** How many of its latest messages a conversation's summary carries (sessions_history's maximum). */
+export const SUMMARY_MESSAGES = 100;
 
 /** What a built-in may touch. The shell provides it; tests can provide an in-memory one. */
 export type BuiltinContext = {

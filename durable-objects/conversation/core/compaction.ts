@@ -1,10 +1,12 @@
 import { composeSummary, summaryMessageText } from "./compaction-prompt.js";
+import { dropBefore, messageAt, systemMessage, windowStart } from "./history.js";
 import type { ChatMessage, Compaction, Effect, LlmTurn, LoopEvent, LoopState, Run } from "./types.js";
 
 /**
  * Compaction keeps a conversation that lives for months inside the model's context window. The
- * full history stays in `state.messages` (and in storage); only the model's view shrinks: the
- * system prompt, a summary of the older turns, and the latest turns word for word.
+ * full history stays in storage; the model's view shrinks to the system prompt, a summary of the
+ * older turns, and the latest turns word for word — and so does what the object holds in memory
+ * (history.ts, docs/architecture.md#bounded-memory).
  *
  * Before every model call the core estimates the call's input (characters / 4, no tokenizer,
  * calibrated by the provider's reported prompt tokens). Past `compact_at` of the window it holds
@@ -56,7 +58,7 @@ export function toolsTokens(tools: LoopState["tools"]): number {
 const summaryMessages = new WeakMap<Compaction, ChatMessage>();
 
 /** What the model is sent: the whole history, or after a compaction the system prompt, the summary and the kept turns. */
-export function modelMessages(state: Pick<LoopState, "messages" | "compaction">): ChatMessage[] {
+export function modelMessages(state: Pick<LoopState, "messages" | "history" | "compaction">): ChatMessage[] {
   const c = state.compaction;
   if (!c) return state.messages;
   let summary = summaryMessages.get(c);
@@ -65,9 +67,10 @@ export function modelMessages(state: Pick<LoopState, "messages" | "compaction">)
     summary = { role: "user", content: summaryMessageText(c) };
     summaryMessages.set(c, summary);
   }
-  const head = state.messages[0]?.role === "system" ? [state.messages[0]] : [];
-  const pinned = c.pinned !== null ? [state.messages[c.pinned]!] : [];
-  return [...head, summary, ...pinned, ...state.messages.slice(c.upto)];
+  const system = systemMessage(state);
+  const head = system ? [system] : [];
+  const pinned = c.pinned !== null ? [messageAt(state, c.pinned)!] : [];
+  return [...head, summary, ...pinned, ...state.messages.slice(c.upto - windowStart(state))];
 }
 
 /** Our estimate times what the provider reported for the last calls. */
@@ -153,17 +156,22 @@ export function beforeModelCall(state: LoopState, effects: Effect[], event: Loop
   const threshold = window * state.config.compact_at;
   if (calibrated(state, raw) <= threshold) return;
   const ratio = state.token_ratio ?? 1;
-  const system = state.messages[0]?.role === "system" ? messageTokens(state.messages[0]) : 0;
-  const from = state.compaction?.upto ?? (system > 0 ? 1 : 0);
+  const head = systemMessage(state);
+  const system = head ? messageTokens(head) : 0;
+  const from = state.compaction?.upto ?? (head ? 1 : 0);
+  // The cut is chosen among the messages in memory, which start at or before `from`.
+  const start = windowStart(state);
   const cut = selectCut(state.messages, {
-    from,
+    from: from - start,
     keepTurns: state.config.keep_recent_turns,
     budget: (threshold * KEEP_SHARE) / ratio - tools - system,
   });
   if (!cut) return;
+  const upto = cut.upto + start;
+  const pinned = cut.pinned === null ? null : cut.pinned + start;
   const call_id = `${call.call_id}.compact`;
-  effects[index] = { type: "compact", call_id, from, upto: cut.upto, context_tokens: window };
-  run.compacting = { call_id, ...cut, tokens_before: calibrated(state, raw), with_tools: call.with_tools };
+  effects[index] = { type: "compact", call_id, from, upto, context_tokens: window };
+  run.compacting = { call_id, upto, pinned, tokens_before: calibrated(state, raw), with_tools: call.with_tools };
 }
 
 /** The summary is in: the view shrinks, and the model call that waited goes ahead. */
@@ -187,6 +195,8 @@ export function onCompacted(
     tokens_after: 0,
   };
   state.compaction = compaction;
+  // What the view no longer shows leaves memory too; the pinned message is still shown.
+  dropBefore(state, Math.min(pending.upto, pending.pinned ?? pending.upto));
   const raw = estimateTokens(modelMessages(state)) + (pending.with_tools ? toolsTokens(state.tools) : 0);
   run.estimate = raw;
   compaction.tokens_after = calibrated(state, raw);
@@ -194,7 +204,7 @@ export function onCompacted(
     type: "emit_event",
     event: {
       type: "compaction",
-      messages_summarized: pending.upto - (state.messages[0]?.role === "system" ? 1 : 0),
+      messages_summarized: pending.upto - (systemMessage(state) ? 1 : 0),
       tokens_before: compaction.tokens_before,
       tokens_after: compaction.tokens_after,
     },

@@ -1,6 +1,8 @@
 export { advance, initialState } from "./advance.js";
+export { historyLength, windowStart } from "./history.js";
 export { type ImageLimits, imagesForModel } from "./image-context.js";
 export { type ImageSize, imageSize } from "./image-size.js";
+export { callName } from "./late-results.js";
 export * from "./loop-config.js";
 export { ruleTargetOf } from "./round.js";
 export { deadlineKey, isCallDeadline } from "./run.js";

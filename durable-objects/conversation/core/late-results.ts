@@ -13,12 +13,18 @@ import type { Effect, LateResult, LoopState } from "./types.js";
 /** How many late request ids are remembered to recognise a redelivery (the hub keeps each once). */
 const REMEMBERED = 200;
 
-export function onLateResult(state: LoopState, effects: Effect[], late: Omit<LateResult, "tool">): void {
+/** `stored_tool`: the call's name found in stored history, when memory no longer holds the call. */
+export function onLateResult(
+  state: LoopState,
+  effects: Effect[],
+  late: Omit<LateResult, "tool"> & { stored_tool?: string },
+): void {
   if (state.late_seen?.includes(late.request_id)) return;
-  const tool = callName(state, late.tool_call_id);
+  const { stored_tool, ...result } = late;
+  const tool = callName(state, late.tool_call_id) ?? stored_tool ?? null;
   if (tool === null) return;
   state.late_seen = [...(state.late_seen ?? []), late.request_id].slice(-REMEMBERED);
-  state.late_results = [...(state.late_results ?? []), { ...late, tool }];
+  state.late_results = [...(state.late_results ?? []), { ...result, tool }];
   const text = redactForPersist(state.config, JSON.stringify(late.outcome));
   effects.push({
     type: "emit_event",
@@ -47,8 +53,11 @@ export function lateResultNote(state: LoopState, late: LateResult): string {
   return `${LATE_RESULT_NOTE} the earlier \`${late.tool}\` call (${late.tool_call_id}) ${what} after its outcome was reported to you:\n${body}`;
 }
 
-/** The name of a call this conversation made (in its history or the round under way), else null. */
-function callName(state: LoopState, toolCallId: string): string | null {
+/**
+ * The name of a call this conversation made (in the history memory holds or the round under way),
+ * else null: the shell looks further back in storage (docs/architecture.md#bounded-memory).
+ */
+export function callName(state: LoopState, toolCallId: string): string | null {
   const inRound = state.run?.round?.find((c) => c.id === toolCallId);
   if (inRound) return inRound.name;
   for (let i = state.messages.length - 1; i >= 0; i--) {

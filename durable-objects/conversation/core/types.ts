@@ -86,7 +86,7 @@ export type Run = {
 
 /** Older turns replaced, in the model's view only, by a summary the model wrote. */
 export type Compaction = {
-  /** messages before this index are summarized (the full history stays in `messages`) */
+  /** messages before this number are summarized (they stay in storage: history.ts) */
   upto: number;
   /** a user message before `upto` still shown word for word: the turn being answered */
   pinned: number | null;
@@ -153,12 +153,23 @@ export type QueuedMessage = {
   images?: ImageRef[];
 };
 
+/** Where the in-memory history starts (history.ts; docs/architecture.md#bounded-memory). */
+export type HistoryWindow = {
+  /** the number of `messages[0]` in the whole history */
+  from: number;
+  /** message 0 when it is the system prompt: every model call after a compaction starts with it */
+  system: ChatMessage | null;
+};
+
 export type LoopState = {
   conversation_id: string;
   agent_id: string;
   config: LoopConfig;
   status: ConversationStatus;
+  /** the history since the latest compaction's kept part; all of it before the first (history.ts) */
   messages: ChatMessage[];
+  /** absent while `messages` is the whole history */
+  history?: HistoryWindow;
   tools: ToolSpec[];
   run: Run | null;
   queue: QueuedMessage[];
@@ -220,7 +231,14 @@ export type LoopEvent =
   | { type: "llm_failed"; call_id: string; error: string }
   | { type: "tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
   /** a device result for a call that had already ended (see late-results.ts) */
-  | { type: "late_tool_result"; tool_call_id: string; request_id: string; outcome: ToolOutcome }
+  | {
+      type: "late_tool_result";
+      tool_call_id: string;
+      request_id: string;
+      outcome: ToolOutcome;
+      /** the call's name from stored history, found by the shell when memory no longer holds it */
+      stored_tool?: string;
+    }
   | { type: "tool_progress"; tool_call_id: string; partial: unknown }
   | { type: "deadline"; key: string }
   /** a person's decision; with `rule`, remembered for later calls that match it */

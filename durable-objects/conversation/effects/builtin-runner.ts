@@ -5,7 +5,7 @@ import { poolsOf } from "../../../runtime/pools.js";
 import { conversationFor, hubFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 import { findBuiltin } from "../builtins/index.js";
-import type { BuiltinContext, DeviceSummary } from "../builtins/types.js";
+import { type BuiltinContext, type DeviceSummary, SUMMARY_MESSAGES } from "../builtins/types.js";
 import { runWebhookTool } from "../builtins/webhook-tools.js";
 import type { LoopState } from "../core/index.js";
 import type { RemoteMcpTools } from "../mcp/remote-mcp-tools.js";
@@ -147,13 +147,14 @@ export function builtinContext(opts: {
       known: () => store.getValue<string[]>("known_conversations") ?? [],
       remember: (id: string) => rememberConversation(store, id),
       async view(id: string) {
-        const v = await conversationFor(env, id).getConversation();
+        const v = await conversationFor(env, id).getConversation({ limit: SUMMARY_MESSAGES });
         return v
           ? {
               conversation_id: v.conversation_id,
               agent_id: v.agent_id,
               status: v.status,
               messages: v.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+              message_count: v.messages_total,
             }
           : null;
       },

@@ -1,6 +1,7 @@
 import { toOpenAITool } from "@edgeloop/protocol";
 import { TODO_KV_KEY, TodoList } from "../builtins/todo-list.js";
 import { summaryRequest } from "../core/compaction-prompt.js";
+import { windowStart } from "../core/history.js";
 import type { ChatMessage, Effect, LoopEvent, LoopState } from "../core/index.js";
 import { callLlm, type LlmResult, memoByIdentity } from "../llm/index.js";
 import { imageSettings, modelImageLimits } from "../settings/image-settings.js";
@@ -130,10 +131,12 @@ export async function summarize(
   effect: Extract<Effect, { type: "compact" }>,
 ): Promise<LoopEvent> {
   const { call_id } = effect;
+  // The range is in message numbers; memory holds it, from `windowStart` on (core/history.ts).
+  const start = windowStart(state);
   const request = summaryRequest(
     state.messages,
-    effect.from,
-    effect.upto,
+    effect.from - start,
+    effect.upto - start,
     state.compaction?.summary ?? null,
     effect.context_tokens,
   );

@@ -1,5 +1,12 @@
 import type { ConversationEvent, ConversationEventData } from "@edgeloop/protocol";
-import type { Compaction, LoopState } from "../core/index.js";
+import {
+  type ChatMessage,
+  type Compaction,
+  callName,
+  type HistoryWindow,
+  type LoopState,
+  windowStart,
+} from "../core/index.js";
 import { frozenJson } from "../llm/index.js";
 import { ImageStore } from "./image-store.js";
 import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
@@ -8,7 +15,7 @@ import { type LogKey, StepLog } from "./step-log.js";
 
 /** The state row: the loop state without what has rows or keys of its own, and the pending work. */
 type StateRow = StoredWork & {
-  loop: Omit<LoopState, "messages" | "tools" | "replies" | "compaction"> | null;
+  loop: Omit<LoopState, "messages" | "history" | "tools" | "replies" | "compaction"> | null;
   /** how many messages the log holds */
   messages: number;
   /** the run whose call summaries the log holds from `calls_from` on, and how many */
@@ -22,8 +29,9 @@ type StateRow = StoredWork & {
  * messages, with the outbox and the deadlines, see PendingWork) and one row of the log with what
  * the step added (see StepLog). Both tables have no rowids, so neither write reads a row: a running
  * conversation holds its state in memory, and storage is for restarts. What changes once per
- * message at most (the tool list, the replies, the compaction) has a key of its own beside the
- * state row, written when it changes.
+ * message at most (the tool list, the replies, the compaction, where the history in memory starts)
+ * has a key of its own beside the state row, written when it changes. Loading reads only the
+ * history the loop holds in memory (docs/architecture.md#bounded-memory).
  *
  * Within `batch` (a step, inside its transaction) the rows are written once, at the end; what is
  * done outside one is written at once.
@@ -42,6 +50,8 @@ export class ConversationStore {
   private persistedReplies: { count: number; last: string | null } = { count: -1, last: null };
   /** the compaction the model's view is built from; written (and listed) when it is replaced */
   private persistedCompaction: string | null = null;
+  /** where the history in memory started when last written (`HistoryWindow.from`) */
+  private persistedHistoryFrom = 0;
   /** the state row's parts as last saved; read on first use, and again after a rollback */
   private work: PendingWork | null = null;
   private loopJson = "null";
@@ -96,12 +106,15 @@ export class ConversationStore {
     );
     const stored = this.readStateRow(values.get("state"));
     if (!stored?.loop) return null;
-    const { messages, calls } = this.log.read(stored.calls_from);
-    this.persistedMessages = messages.length;
     const value = <T>(k: string, fallback: T): T => {
       const v = values.get(k);
       return v === undefined ? fallback : (JSON.parse(v) as T);
     };
+    const history = value<HistoryWindow | null>("history", null);
+    this.persistedHistoryFrom = history?.from ?? 0;
+    const messages = this.log.messages(this.persistedHistoryFrom);
+    const calls = this.log.calls(stored.calls_from);
+    this.persistedMessages = this.persistedHistoryFrom + messages.length;
     const replies = value<LoopState["replies"]>("replies", []);
     this.persistedReplies = { count: replies.length, last: replies.at(-1)?.message_id ?? null };
     const tools = value<LoopState["tools"]>("tools", []);
@@ -112,6 +125,7 @@ export class ConversationStore {
     return {
       ...rest,
       messages,
+      ...(history ? { history } : {}),
       tools,
       replies,
       run: run ? { ...run, tool_calls: calls } : null,
@@ -127,7 +141,7 @@ export class ConversationStore {
    */
   saveState(state: LoopState): void {
     const work = this.pending();
-    const { messages, tools, replies, run, compaction, ...rest } = state;
+    const { messages, history, tools, replies, run, compaction, ...rest } = state;
     const runRow = run ? (({ tool_calls: _calls, ...r }) => r)(run) : null;
     this.loopJson = JSON.stringify({ ...rest, run: runRow });
     this.stateChanged = true;
@@ -158,10 +172,32 @@ export class ConversationStore {
       if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
       this.persistedCompaction = key;
     }
+    // Messages leave memory only once stored (core/history.ts), so what is new is in memory.
+    const from = history?.from ?? 0;
+    if (from > this.persistedMessages)
+      throw new Error(`messages ${this.persistedMessages}…${from} left memory unstored`);
+    if (from !== this.persistedHistoryFrom) {
+      this.putLoopValue("history", JSON.stringify(history ?? null));
+      this.persistedHistoryFrom = from;
+    }
     // The same JSON the model requests are built from: each message is serialized once.
-    this.log.addMessages(messages.slice(this.persistedMessages).map(frozenJson));
-    this.persistedMessages = messages.length;
+    this.log.addMessages(messages.slice(this.persistedMessages - from).map(frozenJson), this.persistedMessages);
+    this.persistedMessages = from + messages.length;
     this.settle();
+  }
+
+  /** Stored messages `from` up to (not including) `to`: the history memory no longer holds. */
+  messages(from: number, to: number): ChatMessage[] {
+    return this.log.messages(from, to);
+  }
+
+  /**
+   * The name of a tool call that only storage still holds (memory holds the history from
+   * `windowStart` on); undefined when memory has it or nobody does.
+   */
+  olderCallName(state: LoopState | null, toolCallId: string): string | undefined {
+    if (!state || windowStart(state) === 0 || callName(state, toolCallId) !== null) return undefined;
+    return this.log.callName(toolCallId) ?? undefined;
   }
 
   /** Every compaction, oldest first. */
@@ -267,6 +303,8 @@ export class ConversationStore {
     this.persistedReplies = { count: -1, last: null };
     const row = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'compaction'").toArray()[0];
     this.persistedCompaction = compactionKey(row ? (JSON.parse(row.v) as Compaction | null) : null);
+    const history = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'history'").toArray()[0];
+    this.persistedHistoryFrom = history ? ((JSON.parse(history.v) as HistoryWindow | null)?.from ?? 0) : 0;
     this.pending();
   }
 

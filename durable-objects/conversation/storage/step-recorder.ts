@@ -111,6 +111,9 @@ export class StepRecorder {
           enqueue(effect);
       }
     }
+    // A finished message's target is not needed again: forgotten, so memory stays bounded
+    // (docs/architecture.md#bounded-memory); a later lookup reads it from storage.
+    for (const reply of out.replies) this.replyTargets.delete(reply.message_id);
     return out;
   }
 

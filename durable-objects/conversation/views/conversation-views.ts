@@ -1,14 +1,25 @@
 import type { WaitReply } from "@edgeloop/protocol";
+import { DEFAULT_HISTORY_PAGE, type HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import type { ConversationView } from "../conversation-rpc.js";
 import { type FinishedReply, type LoopState, ruleTargetOf } from "../core/index.js";
 
-/** What `GET /v1/conversations/:id` shows: the history, replies and the calls still open. */
-export function conversationView(s: LoopState): ConversationView {
+import type { ConversationStore } from "../storage/conversation-store.js";
+import { historyPage } from "./history-page.js";
+
+/**
+ * What `GET /v1/conversations/:id` shows: a page of the history (`page`, protocol/history-page.ts),
+ * replies, the calls still open and the compactions.
+ */
+export function conversationView(
+  s: LoopState,
+  store: ConversationStore,
+  page: Partial<HistoryPageQuery>,
+): ConversationView {
   return {
     conversation_id: s.conversation_id,
     agent_id: s.agent_id,
     status: s.status,
-    messages: s.messages,
+    ...historyPage(s, store, { limit: DEFAULT_HISTORY_PAGE, ...page }),
     replies: s.replies,
     pending_tool_calls: (s.run?.round ?? [])
       .filter((c) => c.state !== "done")
@@ -21,6 +32,7 @@ export function conversationView(s: LoopState): ConversationView {
         ...(s.tools.some((t) => t.name === c.name && t.fleet) ? { rule_target: ruleTargetOf(s, c.name) } : {}),
       })),
     queued_messages: s.queue.length,
+    compactions: store.compactions(),
   };
 }
 
@@ -63,6 +75,7 @@ export class ReplyWaiters {
       const waiters = this.waiting.get(messageId) ?? new Set();
       const timer = setTimeout(() => {
         waiters.delete(onReply);
+        if (waiters.size === 0 && this.waiting.get(messageId) === waiters) this.waiting.delete(messageId);
         resolve(null);
       }, timeoutMs);
       const onReply = (r: FinishedReply) => {

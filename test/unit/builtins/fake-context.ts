@@ -1,9 +1,10 @@
 // An in-memory BuiltinContext: a test double of the context interface the shell provides (kv,
 // device registry, conversation directory). The built-ins under test are the real ones.
-import type {
-  BuiltinContext,
-  ConversationSummary,
-  DeviceSummary,
+import {
+  type BuiltinContext,
+  type ConversationSummary,
+  type DeviceSummary,
+  SUMMARY_MESSAGES,
 } from "../../../durable-objects/conversation/builtins/types.js";
 
 export type FakeDevice = DeviceSummary & {
@@ -15,7 +16,8 @@ export type FakeWorld = {
   ctx: BuiltinContext;
   kv: Map<string, string>;
   devices: Map<string, FakeDevice>;
-  conversations: Map<string, ConversationSummary>;
+  /** each conversation's whole history; `view` gives its summary, as the shell does */
+  conversations: Map<string, Omit<ConversationSummary, "message_count">>;
   known: string[];
   posts: { conversation_id: string | null; agent_id: string; text: string }[];
   subtasks: { text: string; agent_id: string; pool?: string }[];
@@ -103,7 +105,10 @@ export function fakeWorld(opts: { conversation_id?: string; agent_id?: string } 
       remember: (id) => {
         if (!world.known.includes(id)) world.known.push(id);
       },
-      view: async (id) => world.conversations.get(id) ?? null,
+      view: async (id) => {
+        const c = world.conversations.get(id);
+        return c ? { ...c, messages: c.messages.slice(-SUMMARY_MESSAGES), message_count: c.messages.length } : null;
+      },
       post: async (id, agentId, text) => {
         world.posts.push({ conversation_id: id, agent_id: agentId, text });
         if (world.postError !== null) return { error: world.postError };

@@ -9,92 +9,10 @@ import {
   SUMMARY_REQUEST_PREFIX,
   summaryRequest,
 } from "../../../durable-objects/conversation/core/compaction-prompt.js";
-import {
-  type Advanced,
-  advance,
-  type ChatMessage,
-  initialState,
-  type LoopConfig,
-  type LoopState,
-} from "../../../durable-objects/conversation/core/index.js";
+import { historyLength, messageAt, windowStart } from "../../../durable-objects/conversation/core/history.js";
+import { advance, type ChatMessage, initialState } from "../../../durable-objects/conversation/core/index.js";
+import { assertPaired, driver, NOW, RESULT, step, turn } from "./compaction-driver.js";
 import { calls, ok, only, TOOLS, text } from "./fixtures.js";
-
-const NOW = 1_700_000_000_000;
-const RESULT = "x".repeat(4000);
-
-/** Every assistant tool call in `view` has its result, and every tool message follows its call. */
-function assertPaired(view: ChatMessage[]): void {
-  const open = new Set<string>();
-  for (const m of view) {
-    if (m.role === "assistant") {
-      expect(open.size).toBe(0);
-      for (const c of m.tool_calls ?? []) open.add(c.id);
-    } else if (m.role === "tool") {
-      expect(open.has(m.tool_call_id)).toBe(true);
-      open.delete(m.tool_call_id);
-    } else expect(open.size).toBe(0);
-  }
-  expect(open.size).toBe(0);
-}
-
-type Driver = { state: LoopState; compactions: number; summaryInputs: { from: number; upto: number }[] };
-
-/** Feed one step; a `compact` effect is answered at once with a short summary. */
-function step(d: Driver, out: Advanced): Advanced {
-  d.state = out.state;
-  const compact = only(out.effects, "compact")[0];
-  if (!compact) return out;
-  d.compactions += 1;
-  d.summaryInputs.push({ from: compact.from, upto: compact.upto });
-  const done = advance(
-    d.state,
-    {
-      type: "compacted",
-      call_id: compact.call_id,
-      summary: `summary #${d.compactions}`,
-      open_todos: ["[pending] water"],
-    },
-    NOW,
-  );
-  d.state = done.state;
-  return done;
-}
-
-/** One turn: a user message, a tool call with a 4 KB result, a text answer. */
-function turn(d: Driver, n: number): void {
-  step(d, advance(d.state, { type: "user_message", message_id: `m${n}`, text: `turn ${n}`, tools: TOOLS }, NOW));
-  const call = `c${n}`;
-  step(
-    d,
-    advance(
-      d.state,
-      { type: "llm_response", call_id: d.state.run!.awaiting_llm!, turn: calls(["bash", { command: "du" }, call]) },
-      NOW,
-    ),
-  );
-  const requestId = d.state.run!.round![0]!.request_id;
-  step(
-    d,
-    advance(
-      d.state,
-      { type: "tool_result", tool_call_id: call, request_id: requestId, outcome: ok("bash", RESULT) },
-      NOW,
-    ),
-  );
-  step(
-    d,
-    advance(d.state, { type: "llm_response", call_id: d.state.run!.awaiting_llm!, turn: text(`answer ${n}`) }, NOW),
-  );
-  expect(d.state.run).toBeNull();
-}
-
-function driver(config: Partial<LoopConfig>): Driver {
-  return {
-    state: initialState("conv-1", "pi-1", { system_prompt: "You are helpful.", ...config }),
-    compactions: 0,
-    summaryInputs: [],
-  };
-}
 
 describe("compaction: the estimate", () => {
   it("counts characters / 4 plus a little per message, tool call arguments included", () => {
@@ -129,8 +47,10 @@ describe("compaction: when and what", () => {
     expect(c.summary).toContain("- [pending] water");
     expect(c.tokens_after).toBeLessThan(c.tokens_before);
     expect(c.tokens_after).toBeLessThan(8000 * 0.75);
-    // The full history is untouched; only the view shrank.
-    expect(d.state.messages).toHaveLength(1 + n * 4);
+    // What the view no longer shows has left memory too (docs/architecture.md#bounded-memory).
+    expect(historyLength(d.state)).toBe(1 + n * 4);
+    expect(windowStart(d.state)).toBe(c.upto);
+    expect(d.state.messages).toHaveLength(1 + n * 4 - c.upto);
     const view = modelMessages(d.state);
     expect(view[0]).toEqual({ role: "system", content: "You are helpful." });
     expect(view[1]!.role).toBe("user");
@@ -145,11 +65,11 @@ describe("compaction: when and what", () => {
     const { from, upto } = d.summaryInputs[0]!;
     expect(from).toBe(1); // after the system prompt
     // The compaction happened before the model call of turn n: turns n-1 and n are kept.
-    expect(d.state.messages[upto]).toEqual({ role: "user", content: `turn ${n - 1}` });
+    expect(messageAt(d.state, upto)).toEqual({ role: "user", content: `turn ${n - 1}` });
     const view = modelMessages(d.state);
     const users = view.filter((m) => m.role === "user").map((m) => m.content);
     expect(users.slice(-2)).toEqual([`turn ${n - 1}`, `turn ${n}`]);
-    expect(view.slice(2)).toEqual(d.state.messages.slice(upto));
+    expect(view.slice(2)).toEqual(d.state.messages);
   });
 
   it("stays under the window for a long conversation, each compaction summarizing only what is new", () => {

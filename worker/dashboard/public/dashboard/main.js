@@ -45,7 +45,8 @@ async function refreshApprovals() {
       running.conversations.map(
         /** @param {any} c */ async (c) => {
           try {
-            const view = await api(`/v1/conversations/${encodeURIComponent(c.conversation_id)}`);
+            // One message is enough: only the pending calls are read (the history comes in pages).
+            const view = await api(`/v1/conversations/${encodeURIComponent(c.conversation_id)}?limit=1`);
             return (view.pending_tool_calls || [])
               .filter(/** @param {any} p */ (p) => p.state === "awaiting_approval" || p.state === "awaiting_answer")
               .map(

@@ -38,7 +38,7 @@ export function select(id) {
   head.appendChild(el("span", { id: "timeline-status" }, statusBadge("connecting")));
   head.appendChild(cancelButton(id));
   // The latest run's trace id: search it in Workers Observability (docs/tracing.md).
-  api(`/v1/conversations/${encodeURIComponent(id)}`)
+  api(`/v1/conversations/${encodeURIComponent(id)}?limit=1`)
     .then(
       (v) =>
         v.trace_id &&
