@@ -22,6 +22,7 @@ import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
+import { type DeviceLoad, deviceLoad } from "./device-load.js";
 import { DeviceStore, manifestUpdated, recordFromHello } from "./device-record.js";
 import { DeviceSockets, type SocketAttachment } from "./device-sockets.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
@@ -327,6 +328,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       counters: this.store.counters(),
       tokens: this.tokens.list().length,
     };
+  }
+
+  async getLoad(agentId: string): Promise<DeviceLoad> {
+    return deviceLoad(this.ctx.storage.sql, this.ledger, this.sockets, this.store.load(agentId));
   }
 
   async getSkills(agentId: string): Promise<SkillManifest[]> {
