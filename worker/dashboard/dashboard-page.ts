@@ -47,6 +47,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       <form id="chat" class="chat">
         <label for="chat-target">To</label>
         <select id="chat-target" name="target"></select>
+        <fieldset id="chat-fleet" class="chat-fleet" hidden><legend>Devices: the topmost ticked is the conversation's home</legend><div id="chat-fleet-devices"></div></fieldset>
         <label for="chat-text">Message</label>
         <textarea id="chat-text" name="text" rows="3" maxlength="32000" required placeholder="What should the device do? (Ctrl+Enter sends)"></textarea>
         <div class="actions"><button type="submit" class="primary" id="chat-send" disabled>Send</button><span id="chat-status" role="status" aria-live="polite"></span></div>
