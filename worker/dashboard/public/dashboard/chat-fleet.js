@@ -10,11 +10,18 @@ import { state } from "./state.js";
 /** The form's choice for "several devices"; its devices are the ticked boxes. */
 export const FLEET_CHOICE = "fleet:";
 
+/** The devices the boxes were last drawn for: the list refreshes every few seconds, mostly unchanged. */
+let drawn = "";
+
 /**
- * The device boxes, redrawn when the devices change; a box keeps its tick across redraws.
+ * The device boxes, redrawn only when the devices change (a redraw would take the keyboard focus
+ * off a box); a box keeps its tick across redraws.
  * @param {any[]} devices
  */
 export function fleetBoxes(devices) {
+  const key = devices.map((d) => `${d.agent_id}:${d.online}`).join(",");
+  if (key === drawn) return;
+  drawn = key;
   const host = byId("chat-fleet-devices");
   const ticked = new Set(tickedDevices());
   host.textContent = "";
