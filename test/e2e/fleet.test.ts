@@ -182,7 +182,7 @@ describe("a fleet conversation", () => {
     expect(ended.sort()).toEqual([`${A}__bash`, `${B}__bash`].sort());
   });
 
-  it("is what the dashboard's form sends for several ticked devices", async () => {
+  it("is what the dashboard's forms send for several devices: a message, a schedule", async () => {
     const browser = await launchChromium();
     try {
       const errors: string[] = [];
@@ -202,6 +202,22 @@ describe("a fleet conversation", () => {
       await page.locator("#timeline li.reply", { hasText: "Both answered." }).waitFor({ timeout: 30_000 });
       const id = (await page.locator("#chat-target").inputValue()).slice("conv:".length);
       expect(await ranIn(id)).toEqual([`${A}:echo ran-on-a`, `${B}:echo ran-on-b`]);
+
+      // The schedules panel takes several comma-separated devices as a fleet schedule.
+      await page.getByLabel(/^Device id, or several/).fill(`${A}, ${B}`);
+      await page.getByLabel("Message text").fill("nightly: both devices");
+      await page.getByLabel("Cron expression or interval in seconds").fill("0 3 * * *");
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.locator("#schedules td", { hasText: `${A}, ${B}` }).waitFor({ timeout: 10_000 });
+      const listed = (await (
+        await fetch(`${worker.url}/v1/schedules`, { headers: { authorization: `Bearer ${API_TOKEN}` } })
+      ).json()) as { schedules: { schedule_id: string; agent_ids: string[] | null; text: string }[] };
+      const nightly = listed.schedules.find((s) => s.text === "nightly: both devices")!;
+      expect(nightly.agent_ids).toEqual([A, B]);
+      await fetch(`${worker.url}/v1/schedules/${nightly.schedule_id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      });
       expect(errors).toEqual([]);
     } finally {
       await browser.close();

@@ -71,7 +71,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <section class="panel wide" aria-labelledby="h-schedules">
     <h2 id="h-schedules">Schedules <span class="count" id="schedules-count">0</span></h2>
     <form class="actions" id="schedule-form" aria-label="New schedule">
-      <input id="schedule-agent" type="text" placeholder="device id" aria-label="Device id" required>
+      <input id="schedule-agent" type="text" placeholder="device id, or several: pi-1,pi-2" aria-label="Device id, or several comma-separated (a fleet)" required>
       <input id="schedule-text" type="text" placeholder="message text" aria-label="Message text" required>
       <input id="schedule-when" type="text" placeholder="cron (0 8 * * *) or seconds" aria-label="Cron expression or interval in seconds" required>
       <button type="submit" class="primary">Schedule</button>
