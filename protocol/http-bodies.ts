@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ImageInput } from "./content-blocks.js";
-import { Identifier, ToolName } from "./ids.js";
+import { Identifier } from "./ids.js";
+import { MessageTargetFields, refineTarget } from "./message-target.js";
+
+export { MAX_FLEET_DEVICES } from "./message-target.js";
 
 export const MAX_MESSAGE_TEXT = 32_000;
-/** The most devices one message may name (`agent_ids`); a fleet pool is held to the same. */
-export const MAX_FLEET_DEVICES = 16;
 
 export const MessageOptions = z
   .object({
@@ -30,20 +31,7 @@ export type MessageOptions = z.infer<typeof MessageOptions>;
  */
 export const MessageRequest = z
   .object({
-    agent_id: Identifier.optional().describe("the device; give this, `agent_ids` or `pool`"),
-    agent_ids: z
-      .array(Identifier)
-      .min(2)
-      .max(MAX_FLEET_DEVICES)
-      .refine((ids) => new Set(ids).size === ids.length, "must not repeat a device")
-      .optional()
-      .describe("several devices, one conversation over all of them (a fleet; docs/fleet.md)"),
-    pool: Identifier.optional().describe("a pool of devices (POOLS); give this, `agent_id` or `agent_ids`"),
-    mode: z
-      .enum(["single", "fleet"])
-      .optional()
-      .describe("with a pool: `single` (default) picks one device, `fleet` uses all of them at once"),
-    tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
+    ...MessageTargetFields,
     conversation_id: Identifier.optional().describe("continue this conversation; unset: a new one"),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
     images: z
@@ -65,19 +53,7 @@ export const MessageRequest = z
     reply_events: z.boolean().optional().describe("deliver every event to `reply_url`, not only the reply"),
   })
   .strict()
-  .superRefine((m, ctx) => {
-    const targets = [m.agent_id, m.agent_ids, m.pool].filter((t) => t !== undefined).length;
-    if (targets !== 1) {
-      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id, agent_ids or pool" });
-    }
-    if (m.mode !== undefined && m.pool === undefined) {
-      ctx.addIssue({ code: "custom", path: ["mode"], message: "mode goes with a pool" });
-    }
-    // A fleet offers every device's tools: there is no one device to pick by them.
-    if (m.tools !== undefined && (m.agent_ids !== undefined || m.mode === "fleet")) {
-      ctx.addIssue({ code: "custom", path: ["tools"], message: "tools goes with a pool that picks one device" });
-    }
-  });
+  .superRefine((m, ctx) => refineTarget(m, ctx));
 export type MessageRequest = z.infer<typeof MessageRequest>;
 
 /** `?wait=N`: seconds, 0-60. */

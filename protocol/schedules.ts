@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_MESSAGE_TEXT } from "./http-bodies.js";
-import { Identifier, ToolName } from "./ids.js";
+import { Identifier } from "./ids.js";
+import { MessageTargetFields, refineTarget } from "./message-target.js";
 
 /**
  * Schedules: a message posted on a timer, through the same front door as `POST /v1/messages`.
@@ -8,15 +9,14 @@ import { Identifier, ToolName } from "./ids.js";
  */
 
 /**
- * `POST /v1/schedules`. Exactly one of `agent_id` / `pool`, and exactly one of `cron` (5 or 6
+ * `POST /v1/schedules`. A target as a message names it (`agent_id`, `agent_ids`, or `pool` with an
+ * optional `mode`: protocol/message-target.ts), and exactly one of `cron` (5 or 6
  * fields, in `timezone`, UTC by default), `every_seconds`, or `at` (one run, an ISO date or unix
  * ms). With `conversation_id` every run goes to that conversation; without, each run starts a new one.
  */
 export const ScheduleRequest = z
   .object({
-    agent_id: Identifier.optional(),
-    pool: Identifier.optional(),
-    tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
+    ...MessageTargetFields,
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
     cron: z.string().min(1).max(200).optional().describe("5 or 6 fields, in `timezone` (UTC by default)"),
     every_seconds: z
@@ -35,15 +35,14 @@ export const ScheduleRequest = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    if ((s.agent_id === undefined) === (s.pool === undefined))
-      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id or pool" });
+    refineTarget(s, ctx);
     const timings = [s.cron, s.every_seconds, s.at].filter((t) => t !== undefined).length;
     if (timings !== 1)
       ctx.addIssue({ code: "custom", path: ["cron"], message: "give exactly one of cron, every_seconds or at" });
     if (s.timezone !== undefined && s.cron === undefined)
       ctx.addIssue({ code: "custom", path: ["timezone"], message: "timezone applies to cron only" });
   })
-  .describe("exactly one of `agent_id` / `pool`, and exactly one of `cron`, `every_seconds` or `at`");
+  .describe("exactly one of `agent_id`, `agent_ids` or `pool`, and exactly one of `cron`, `every_seconds` or `at`");
 export type ScheduleRequest = z.infer<typeof ScheduleRequest>;
 
 /** The last run of a schedule, as the API shows it. */
@@ -63,7 +62,11 @@ export type ScheduleRun = z.infer<typeof ScheduleRun>;
 export const ScheduleView = z.object({
   schedule_id: z.string(),
   agent_id: z.string().nullable(),
+  /** a fleet schedule's devices (docs/fleet.md) */
+  agent_ids: z.array(z.string()).nullable(),
   pool: z.string().nullable(),
+  /** with a pool: `fleet` uses all of its devices; null: one is picked */
+  mode: z.enum(["single", "fleet"]).nullable(),
   text: z.string(),
   cron: z.string().nullable(),
   timezone: z.string().nullable(),

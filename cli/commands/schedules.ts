@@ -31,8 +31,12 @@ function timing(s: ScheduleView): string {
   return `at ${localTime(s.at ?? "")}`;
 }
 
+/** Where its runs go: a device, a fleet's devices, or a pool (all of it in fleet mode). */
+const target = (s: ScheduleView): string =>
+  s.agent_id ?? s.agent_ids?.join(", ") ?? `pool ${s.pool}${s.mode === "fleet" ? " (fleet)" : ""}`;
+
 function print(s: ScheduleView): void {
-  console.log(`${s.schedule_id}  ${s.state}  ${timing(s)}  → ${s.agent_id ?? `pool ${s.pool}`}`);
+  console.log(`${s.schedule_id}  ${s.state}  ${timing(s)}  → ${target(s)}`);
   console.log(`  text: ${oneLine(s.text, 120)}`);
   console.log(
     `  next run: ${s.next_run_at ? localTime(s.next_run_at) : "none"}  conversation: ${s.conversation_id ?? "new each run"}`,

@@ -8,7 +8,6 @@ import {
   parseDeviceFrame,
   type ResultFrame,
   type SkillManifest,
-  type ToolCommandFrame,
   type ToolOutcome,
 } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
@@ -20,8 +19,10 @@ import type { DurableObjectBindings } from "../bindings.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
 import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
+import { commandFrame } from "./command-frame.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
+import { type DeviceLoad, deviceLoad } from "./device-load.js";
 import { DeviceStore, manifestUpdated, recordFromHello } from "./device-record.js";
 import { DeviceSockets, type SocketAttachment } from "./device-sockets.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
@@ -266,14 +267,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         answers.push({ accepted: false, state: known.state });
         continue;
       }
-      const frame: ToolCommandFrame = {
-        type: "command",
-        command: "tool",
-        request_id: cmd.request_id,
-        payload: { tool: cmd.tool, parameters: cmd.parameters, timeout_ms: cmd.timeout_ms, request_id: cmd.request_id },
-      };
-      if (cmd.traceparent) frame.payload.traceparent = cmd.traceparent;
-      if (cmd.image_limits) frame.payload.image_limits = cmd.image_limits;
+      const frame = commandFrame(cmd);
       const sent = ws !== null && this.sockets.send(ws, frame);
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
       const deadline = now + cmd.timeout_ms + graceMs;
@@ -334,6 +328,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       counters: this.store.counters(),
       tokens: this.tokens.list().length,
     };
+  }
+
+  async getLoad(agentId: string): Promise<DeviceLoad> {
+    return deviceLoad(this.ctx.storage.sql, this.ledger, this.sockets, this.store.load(agentId));
   }
 
   async getSkills(agentId: string): Promise<SkillManifest[]> {

@@ -1,5 +1,6 @@
 import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
+import type { DeviceLoad } from "./device-load.js";
 import type { DeviceRecord } from "./device-record.js";
 import type { IssuedToken, TokenInfo } from "./device-tokens.js";
 
@@ -15,6 +16,8 @@ export interface DeviceHubRpc {
   dispatchBatch(cmds: DispatchCommand[]): Promise<DispatchAnswer[]>;
   cancel(requestId: string): Promise<void>;
   getDevice(agentId: string): Promise<DeviceView>;
+  /** Online, calls in flight, last alive: what fleet routing needs, without getDevice's whole-ledger count. */
+  getLoad(agentId: string): Promise<DeviceLoad>;
   getSkills(agentId: string): Promise<SkillManifest[]>;
   /** Whether this device was ever connected or has an issued token; reads only, so unknown ids leave nothing. */
   isKnown(): Promise<boolean>;

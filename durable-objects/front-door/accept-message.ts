@@ -17,6 +17,8 @@ import { routeMessage } from "./route-target.js";
 export type MessageInput = {
   /** who sends it: its id is the sender for rate limits and idempotency, and the new conversation's owner */
   principal: Principal;
+  /** the sender rate limits count it under, when not the principal's id (the fleet MCP server's unscoped clients count as one) */
+  sender?: string;
   idempotencyKey: string | null;
   /** the body as sent: an idempotency key repeated with another body is refused */
   rawBody: string;
@@ -59,8 +61,9 @@ const textTokens = (text: string) => Math.ceil(text.length / 4);
 /**
  * The front door after authentication: size limits → what the principal may reach (its devices,
  * its conversations, a public reply_url) → idempotency claim → sender limit → routing → agent
- * limits → the conversation → the optional wait. `POST /v1/messages` and every scheduled run go
- * through it, so both get the same limits, routing and refusal counts. Everything before the claim
+ * limits → the conversation → the optional wait. `POST /v1/messages`, the fleet MCP server's
+ * `send_message`, named hooks and every scheduled run go through it, so all get the same target
+ * rules (fleets included), grants, limits, routing and refusal counts. Everything before the claim
  * is free of side effects; after it, any refusal releases the key so a retry can run.
  */
 export async function acceptMessage(
@@ -69,7 +72,7 @@ export async function acceptMessage(
   input: MessageInput,
 ): Promise<MessageOutcome> {
   const { msg, principal } = input;
-  const sender = principal.id;
+  const sender = input.sender ?? principal.id;
   if (msg.text.length > config.MAX_TEXT_CHARS) {
     return refuse(
       413,

@@ -42,7 +42,9 @@ function messageOf(run: ScheduledRun): { msg: MessageRequest; rawBody: string } 
   const msg: MessageRequest = {
     text: run.text,
     ...(run.agent_id ? { agent_id: run.agent_id } : {}),
+    ...(run.agent_ids ? { agent_ids: run.agent_ids } : {}),
     ...(run.pool ? { pool: run.pool } : {}),
+    ...(run.mode ? { mode: run.mode } : {}),
     ...(run.tools ? { tools: run.tools } : {}),
     ...(run.conversation_id ? { conversation_id: run.conversation_id } : {}),
   };

@@ -1,6 +1,6 @@
 import type { ScheduleRun, ScheduleView } from "@edgeloop/protocol/schedules";
 import type { Timing } from "./schedule-times.js";
-import type { NewSchedule } from "./scheduler-rpc.js";
+import type { NewSchedule, ScheduledRun } from "./scheduler-rpc.js";
 
 /**
  * A schedule as the scheduler stores it (times in unix ms), and as the API shows it (ISO dates).
@@ -9,7 +9,11 @@ export type StoredSchedule = {
   schedule_id: string;
   sender: string;
   agent_id: string | null;
+  /** a fleet's devices; absent in schedules stored before fleets */
+  agent_ids?: string[] | null;
   pool: string | null;
+  /** with a pool; absent in schedules stored before fleets */
+  mode?: "single" | "fleet" | null;
   tools: string[] | null;
   text: string;
   timing: Timing;
@@ -26,6 +30,13 @@ export type StoredSchedule = {
   /** the latest run posted: while its message is still going, ticks are skipped */
   last_posted: { conversation_id: string; message_id: string } | null;
 };
+
+/** The message of one tick of a schedule. */
+export function runOf(s: StoredSchedule, tick: number): ScheduledRun {
+  const { schedule_id, sender, text, agent_id, pool, tools, conversation_id } = s;
+  const fleet = { agent_ids: s.agent_ids ?? null, mode: s.mode ?? null };
+  return { schedule_id, tick, sender, text, agent_id, pool, tools, conversation_id, ...fleet };
+}
 
 export type StoredRun = Omit<ScheduleRun, "tick" | "at"> & { tick: number; at: number };
 
@@ -45,7 +56,9 @@ export function scheduleView(s: StoredSchedule): ScheduleView {
   return {
     schedule_id: s.schedule_id,
     agent_id: s.agent_id,
+    agent_ids: s.agent_ids ?? null,
     pool: s.pool,
+    mode: s.mode ?? null,
     text: s.text,
     cron: t.kind === "cron" ? t.cron : null,
     timezone: t.kind === "cron" ? (t.timezone ?? "UTC") : null,

@@ -5,9 +5,9 @@ import { conversationFor } from "../addresses.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { FrontDoorEnv } from "../front-door/front-door-env.js";
 import { deliverRun } from "./deliver-run.js";
-import { type StoredSchedule, scheduleView, timingOf } from "./schedule-record.js";
+import { runOf, type StoredSchedule, scheduleView, timingOf } from "./schedule-record.js";
 import { nextRun, planTick, timingProblem } from "./schedule-times.js";
-import type { Delivery, NewSchedule, ScheduledRun, SchedulerRpc } from "./scheduler-rpc.js";
+import type { Delivery, NewSchedule, SchedulerRpc } from "./scheduler-rpc.js";
 import { type SchedulerVars, schedulerSettings } from "./scheduler-settings.js";
 
 export type SchedulerEnv = FrontDoorEnv & SchedulerVars;
@@ -64,7 +64,9 @@ export class SchedulerDO extends DurableObject<SchedulerEnv> implements Schedule
       schedule_id: `sched_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`,
       sender: input.sender,
       agent_id: input.agent_id ?? null,
+      agent_ids: input.agent_ids ? [...input.agent_ids] : null,
       pool: input.pool ?? null,
+      mode: input.mode ?? null,
       tools: input.tools ?? null,
       text: input.text,
       timing,
@@ -145,8 +147,7 @@ export class SchedulerDO extends DurableObject<SchedulerEnv> implements Schedule
     if (plan.action === "wait") return;
     let delivery: Delivery | null = null;
     if (plan.action === "run") {
-      const { schedule_id, sender, text, agent_id, pool, tools, conversation_id } = before;
-      const run: ScheduledRun = { schedule_id, tick: plan.tick, sender, text, agent_id, pool, tools, conversation_id };
+      const run = runOf(before, plan.tick);
       try {
         delivery = await deliverRun(this.env, run);
       } catch (e) {

@@ -31,7 +31,9 @@ export type ScheduledRun = {
   sender: string;
   text: string;
   agent_id: string | null;
+  agent_ids: string[] | null;
   pool: string | null;
+  mode: "single" | "fleet" | null;
   tools: string[] | null;
   conversation_id: string | null;
 };

@@ -4,13 +4,15 @@
  * `{agent_id}__{tool}` plus a device-less name edgeloop routes; a pool in fleet mode and a `task`
  * handed to a pool use both devices; a device killed mid-conversation gives the model an honest
  * `not_sent` and the next routed call goes to the other device (docs/architecture.md#call-endings);
- * approvals ask, and remember, by the device and its own tool name.
+ * approvals ask, and remember, by the device and its own tool name. The dashboard's form and a
+ * schedule start fleet conversations too.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
@@ -94,6 +96,16 @@ async function audit(agentId: string): Promise<AuditRow[]> {
 
 const commandsRun = async (agentId: string) => (await audit(agentId)).map((r) => `${r.tool}:${r.parameters.command}`);
 
+/** The commands a conversation ran on the fleet's devices, as `device:command`, from their audit logs. */
+async function ranIn(conversationId: string): Promise<string[]> {
+  const rows = await Promise.all(
+    [A, B].map(async (id) =>
+      (await audit(id)).filter((r) => r.conversation_id === conversationId).map((r) => `${id}:${r.parameters.command}`),
+    ),
+  );
+  return rows.flat();
+}
+
 type ChatRequest = { messages: { role: string; content: string | null }[]; tools?: { function: { name: string } }[] };
 
 describe("a fleet conversation", () => {
@@ -168,6 +180,74 @@ describe("a fleet conversation", () => {
       .map((e) => e.toolName);
     // Parallel calls: they may end in either order.
     expect(ended.sort()).toEqual([`${A}__bash`, `${B}__bash`].sort());
+  });
+
+  it("is what the dashboard's forms send for several devices: a message, a schedule", async () => {
+    const browser = await launchChromium();
+    try {
+      const errors: string[] = [];
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, worker.url);
+      await page.locator('#chat-target option[value="fleet:"]').waitFor({ state: "attached", timeout: 15_000 });
+      await page.selectOption("#chat-target", "fleet:");
+      await page.getByRole("checkbox", { name: A }).check();
+      await page.getByRole("checkbox", { name: B }).check();
+      await page.getByLabel("Message", { exact: true }).fill("dashboard: both devices");
+      await page.getByRole("button", { name: "Send", exact: true }).click();
+      // The timeline may show an earlier fleet conversation with the same reply: wait for the send first.
+      await expect
+        .poll(() => page.locator("#chat-status").textContent(), { timeout: 15_000 })
+        .toContain(`Sent to ${A}, ${B}`);
+      await page.locator("#timeline li.user", { hasText: "dashboard: both devices" }).waitFor({ timeout: 15_000 });
+      await page.locator("#timeline li.reply", { hasText: "Both answered." }).waitFor({ timeout: 30_000 });
+      const id = (await page.locator("#chat-target").inputValue()).slice("conv:".length);
+      expect(await ranIn(id)).toEqual([`${A}:echo ran-on-a`, `${B}:echo ran-on-b`]);
+
+      // The schedules panel takes several comma-separated devices as a fleet schedule.
+      await page.getByLabel(/^Device id, or several/).fill(`${A}, ${B}`);
+      await page.getByLabel("Message text").fill("nightly: both devices");
+      await page.getByLabel("Cron expression or interval in seconds").fill("0 3 * * *");
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.locator("#schedules td", { hasText: `${A}, ${B}` }).waitFor({ timeout: 10_000 });
+      const listed = (await (
+        await fetch(`${worker.url}/v1/schedules`, { headers: { authorization: `Bearer ${API_TOKEN}` } })
+      ).json()) as { schedules: { schedule_id: string; agent_ids: string[] | null; text: string }[] };
+      const nightly = listed.schedules.find((s) => s.text === "nightly: both devices")!;
+      expect(nightly.agent_ids).toEqual([A, B]);
+      await fetch(`${worker.url}/v1/schedules/${nightly.schedule_id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("runs a schedule over the fleet on both devices", async () => {
+    const created = await fetch(`${worker.url}/v1/schedules`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent_ids: [A, B], text: "scheduled: both devices", at: Date.now() + 1500 }),
+    });
+    expect(created.status).toBe(201);
+    const { schedule_id } = (await created.json()) as { schedule_id: string };
+    const s = await waitUntil(
+      () =>
+        fetch(`${worker.url}/v1/schedules/${schedule_id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then(
+          (r) => r.json() as Promise<{ state: string; last_run: { outcome: string; conversation_id: string } | null }>,
+        ),
+      (v) => v.state === "done",
+      { timeoutMs: 20_000, what: "the schedule to run" },
+    );
+    expect(s.last_run?.outcome).toBe("posted");
+    const id = s.last_run!.conversation_id;
+    await waitUntil(
+      () => getConversation(worker.url, id),
+      (v) => v.status === "completed",
+      { timeoutMs: 30_000, what: "the scheduled run to complete" },
+    );
+    expect(await ranIn(id)).toEqual([`${A}:echo ran-on-a`, `${B}:echo ran-on-b`]);
   });
 
   it("tells the model a killed device is offline, and routes the next call to the other device", async () => {

@@ -330,7 +330,7 @@ describe("the fleet as an MCP server, with the official client", () => {
     });
     expect(JSON.parse(resultText(view)).messages.at(-1).content).toBe(resultText(result));
     const bad = await client.callTool({ name: "send_message", arguments: { text: "no target" } });
-    expect(resultText(bad)).toBe("invalid arguments: agent_id: give exactly one of agent_id or pool");
+    expect(resultText(bad)).toBe("invalid arguments: agent_id: give exactly one of agent_id, agent_ids or pool");
     await transport.terminateSession();
   });
 

@@ -52,6 +52,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       <form id="chat" class="chat">
         <label for="chat-target">To</label>
         <select id="chat-target" name="target"></select>
+        <fieldset id="chat-fleet" class="chat-fleet" hidden><legend>Devices: the topmost ticked is the conversation's home</legend><div id="chat-fleet-devices"></div></fieldset>
         <label for="chat-text">Message</label>
         <textarea id="chat-text" name="text" rows="3" maxlength="32000" required placeholder="What should the device do? (Ctrl+Enter sends)"></textarea>
         <div class="actions"><button type="submit" class="primary" id="chat-send" disabled>Send</button><span id="chat-status" role="status" aria-live="polite"></span></div>
@@ -75,7 +76,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <section class="panel wide" aria-labelledby="h-schedules">
     <h2 id="h-schedules">Schedules <span class="count" id="schedules-count">0</span></h2>
     <form class="actions" id="schedule-form" aria-label="New schedule">
-      <input id="schedule-agent" type="text" placeholder="device id" aria-label="Device id" required>
+      <input id="schedule-agent" type="text" placeholder="device id, or several: pi-1,pi-2" aria-label="Device id, or several comma-separated (a fleet)" required>
       <input id="schedule-text" type="text" placeholder="message text" aria-label="Message text" required>
       <input id="schedule-when" type="text" placeholder="cron (0 8 * * *) or seconds" aria-label="Cron expression or interval in seconds" required>
       <button type="submit" class="primary">Schedule</button>

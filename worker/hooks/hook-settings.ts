@@ -1,11 +1,12 @@
 import { Identifier } from "@edgeloop/protocol";
+import { MessageTargetFields, refineTarget } from "@edgeloop/protocol/message-target";
 import { z } from "zod";
 import { jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 
 /**
  * Named hooks: `POST /v1/hooks/:name` takes another service's own webhook and turns it into a
- * message for a device or a pool. Each hook says how its sender signs (`verify`), where the message
+ * message for a device, a pool or a fleet of devices. Each hook says how its sender signs (`verify`), where the message
  * goes, and the template that writes it; its secrets are in HOOK_SECRETS under the hook's name.
  */
 
@@ -14,11 +15,15 @@ export type HookScheme = (typeof HOOK_SCHEMES)[number];
 
 const HeaderName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "an HTTP header name");
 
-const Hook = z
+export const Hook = z
   .object({
     verify: z.enum(HOOK_SCHEMES),
     agent: Identifier.optional(),
+    /** a fleet: several devices, one conversation over all of them (docs/fleet.md) */
+    agent_ids: MessageTargetFields.agent_ids,
     pool: Identifier.optional(),
+    /** with a pool: `fleet` uses all of its devices at once */
+    mode: MessageTargetFields.mode,
     template: z.string().min(1).max(8000),
     /** github: the `X-GitHub-Event` values that start a run; others (and `ping`) are answered and dropped. */
     events: z.array(z.string().min(1).max(64)).max(64).optional(),
@@ -30,7 +35,7 @@ const Hook = z
     append_payload: z.boolean().default(false),
   })
   .strict()
-  .refine((h) => (h.agent === undefined) !== (h.pool === undefined), "give exactly one of agent or pool");
+  .superRefine((h, ctx) => refineTarget({ ...h, agent_id: h.agent }, ctx, { agent_id: "agent" }));
 export type Hook = z.output<typeof Hook>;
 
 export const HooksVarsSchema = z
@@ -40,7 +45,7 @@ export const HooksVarsSchema = z
       .describe(
         'JSON naming the hooks `POST /v1/hooks/:name` serves: `{"gh":{"verify":"github","agent":"pi-1","template":' +
           '"{{@event}} on {{repository.full_name}}"}}`; `verify` is `github`, `standard`, `grafana` or `token`; ' +
-          "`agent` or `pool`; optional `events`, `token_header`, `delivery_header`, `append_payload` " +
+          '`agent`, `agent_ids` (a fleet) or `pool` (with `mode: "fleet"`, all its devices); optional `events`, `token_header`, `delivery_header`, `append_payload` ' +
           "(docs/channels.md#named-hooks).",
       ),
     HOOK_SECRETS: WebhookSecrets.describe(

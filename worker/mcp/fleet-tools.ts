@@ -1,4 +1,4 @@
-import { Identifier, toolSpecsFromSkills } from "@edgeloop/protocol";
+import { Identifier, MAX_FLEET_DEVICES, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { KeyScope } from "@edgeloop/protocol/api-keys";
 import { exposable, fleetToolName } from "@edgeloop/protocol/fleet-tool-names";
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -19,13 +19,34 @@ export const FLEET_TOOLS: Tool[] = [
     name: "send_message",
     title: "Send a message to a device's agent",
     description:
-      "Start (or continue) a conversation with the edgeloop agent on a device or a pool of devices. The agent runs its tool loop on the device and this call returns its reply; progress notifications report each tool call while it runs.",
+      "Start (or continue) a conversation with the edgeloop agent on a device, a pool of devices, or several devices at once (a fleet: the agent sees every device's tools, named device__tool). The agent runs its tool loop on the devices and this call returns its reply; progress notifications report each tool call while it runs.",
     inputSchema: {
       type: "object",
       properties: {
-        agent_id: { type: "string", description: "the device (give this or pool)" },
-        pool: { type: "string", description: "a pool of devices; one online device of it is picked" },
-        tools: { type: "array", items: { type: "string" }, description: "with a pool: tools the device must have" },
+        agent_id: { type: "string", description: "the device (give exactly one of agent_id, agent_ids or pool)" },
+        agent_ids: {
+          type: "array",
+          items: { type: "string" },
+          minItems: 2,
+          maxItems: MAX_FLEET_DEVICES,
+          uniqueItems: true,
+          description: "several devices, one conversation over all of them (a fleet); the first is its home",
+        },
+        pool: {
+          type: "string",
+          description: "a pool of devices; one online device of it is picked, or all in fleet mode",
+        },
+        mode: {
+          type: "string",
+          enum: ["single", "fleet"],
+          default: "single",
+          description: "with a pool: single picks one device, fleet uses all of them at once",
+        },
+        tools: {
+          type: "array",
+          items: { type: "string" },
+          description: "with a pool in single mode: tools the device must have",
+        },
         text: { type: "string", description: "the message" },
         conversation_id: { type: "string", description: "continue this conversation (default: a new one)" },
         wait_seconds: {

@@ -10,7 +10,7 @@ export const CONVERSATION_ROUTES: Route[] = [
   {
     method: "POST",
     path: "/v1/messages",
-    summary: "Send a message to a device or a pool; `?wait=N` (seconds) waits for the reply",
+    summary: "Send a message to a device, several devices (a fleet) or a pool; `?wait=N` (seconds) waits for the reply",
     tag: "messages",
     auth: { kind: "message" },
     body: MessageRequest,

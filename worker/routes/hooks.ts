@@ -39,7 +39,7 @@ function messageText(hook: Hook, payload: unknown, facts: Record<string, string>
 /**
  * POST /v1/hooks/:name — another service's webhook as a message: the hook (HOOKS) → its sender's
  * signature (verify-hook.ts) → the payload through the hook's template → the front door
- * (accept-message.ts) as the principal `hook:<name>`, bound to the hook's device or pool, with the
+ * (accept-message.ts) as the principal `hook:<name>`, bound to the hook's device, fleet or pool, with the
  * delivery's own id as the idempotency key, so a redelivery is answered from the store and starts no
  * second run (docs/architecture.md#the-front-door). Answered 202 as soon as the conversation has the message.
  */
@@ -74,9 +74,16 @@ hooks.post("/:name", async (c) => {
   const text = messageText(hook, payload, { event: verdict.event ?? "", hook: name, delivery: verdict.deliveryId });
   if (!text) return problemResponse(422, "Empty message", `hook '${name}': the template rendered no text`);
 
-  const msg: MessageRequest = hook.agent ? { agent_id: hook.agent, text } : { pool: hook.pool!, text };
+  const msg: MessageRequest = {
+    text,
+    ...(hook.agent ? { agent_id: hook.agent } : {}),
+    ...(hook.agent_ids ? { agent_ids: hook.agent_ids } : {}),
+    ...(hook.pool ? { pool: hook.pool } : {}),
+    ...(hook.mode ? { mode: hook.mode } : {}),
+  };
+  // Bound to the hook's own target: its device, every device of its fleet, or its pool.
   const grant = {
-    agents: hook.agent ? [hook.agent] : [],
+    agents: hook.agent_ids ?? (hook.agent ? [hook.agent] : []),
     pools: hook.pool ? [hook.pool] : [],
     scopes: ["messages"] as const,
   };

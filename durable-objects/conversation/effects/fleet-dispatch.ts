@@ -15,7 +15,7 @@ const pickKey = (requestId: string) => `fleet_pick:${requestId}`;
  * Routes a round's dispatches (docs/fleet.md#routing). A call of a one-device conversation goes to
  * its device. A fleet call goes to the device its name fixes, or to the online, least busy device
  * that has the tool (leastBusy, counting this round's own picks), asked of those devices' hubs
- * once per round. The pick is written before anything is sent (output gates hold the RPC until it
+ * once per round (`getLoad`: one count of open ledger rows, not getDevice's whole view). The pick is written before anything is sent (output gates hold the RPC until it
  * is durable), so a re-driven dispatch finds it and the hub's ledger dedupes by request id as
  * for any call: exactly once per device. An offline device, or no online device with the tool,
  * ends the call `not_sent` at once, saying so and naming the other devices that have the tool.
@@ -31,13 +31,8 @@ export async function routeDispatches(
     let s = seen.get(agentId);
     if (!s) {
       s = hubFor(env, agentId)
-        .getDevice(agentId)
-        .then((d) => ({
-          agent_id: agentId,
-          online: d.online,
-          in_flight: (d.commands.queued ?? 0) + (d.commands.sent ?? 0) + (d.commands.accepted ?? 0),
-          last_seen: d.last_alive,
-        }));
+        .getLoad(agentId)
+        .then((d) => ({ agent_id: agentId, online: d.online, in_flight: d.in_flight, last_seen: d.last_alive }));
       seen.set(agentId, s);
     }
     return s;

@@ -53,7 +53,7 @@ function renderSchedules(rows) {
         el("td", { class: "mono", text: s.schedule_id }),
         el("td", {}, statusBadge(s.state)),
         el("td", { text: scheduleWhen(s) }),
-        el("td", { text: s.agent_id || `pool ${s.pool}` }),
+        el("td", { text: scheduleTarget(s) }),
         el("td", { class: "nowrap", text: s.next_run_at ? new Date(s.next_run_at).toLocaleString() : "—" }),
         el("td", { text: runs }),
         el("td", { class: "clip", title: s.text, text: clip(s.text, 40) }),
@@ -70,12 +70,30 @@ function refreshSchedules() {
     .catch(() => {});
 }
 
+/**
+ * Where a schedule's runs go: a device, a fleet's devices, or a pool (all of it in fleet mode).
+ * @param {any} s
+ */
+function scheduleTarget(s) {
+  if (s.agent_id) return s.agent_id;
+  if (s.agent_ids) return s.agent_ids.join(", ");
+  return `pool ${s.pool}${s.mode === "fleet" ? " (all at once)" : ""}`;
+}
+
 /** @param {Event} event */
 function createSchedule(event) {
   event.preventDefault();
   const when = field("schedule-when").value.trim();
-  /** @type {Record<string, string | number>} */
-  const body = { agent_id: field("schedule-agent").value.trim(), text: field("schedule-text").value };
+  // Several comma-separated devices make a fleet schedule (docs/fleet.md); the API checks them.
+  const devices = field("schedule-agent")
+    .value.split(",")
+    .map((id) => id.trim())
+    .filter(Boolean);
+  /** @type {Record<string, string | number | string[]>} */
+  const body = {
+    ...(devices.length > 1 ? { agent_ids: devices } : { agent_id: devices[0] ?? "" }),
+    text: field("schedule-text").value,
+  };
   if (/^\d+$/.test(when)) body.every_seconds = Number(when);
   else body.cron = when;
   api("/v1/schedules", { method: "POST", body })

@@ -32,6 +32,8 @@ export const state = {
   chatDevices: [],
   /** @type {any[]} the pools the message form offers */
   chatPools: [],
+  /** @type {Record<string, Record<string, unknown>>} the fleet each conversation the form started over one was sent to */
+  chatFleets: {},
 };
 
 /**
