@@ -5,6 +5,7 @@ import { mcp } from "./mcp/mcp-route.js";
 import { loadConfig } from "./middleware/load-config.js";
 import { approvalRules } from "./routes/approval-rules.js";
 import { audit } from "./routes/audit.js";
+import { channels } from "./routes/channels.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
@@ -31,6 +32,7 @@ app.route("/v1/schedules", schedules);
 app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
+app.route("/v1/channels", channels);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

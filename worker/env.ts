@@ -1,3 +1,5 @@
+import type { ChannelVars } from "../durable-objects/channels/channel-settings.js";
+import type { TelegramVars } from "../durable-objects/channels/platforms/telegram/telegram-settings.js";
 import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
@@ -8,7 +10,7 @@ import type { Principal } from "../runtime/access.js";
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, TelegramVars {}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

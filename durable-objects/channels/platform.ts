@@ -115,4 +115,10 @@ export interface PlatformClient {
   answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string): Promise<void>;
   /** Fetch the bytes of an image a user sent. */
   fetchImage(image: InboundImage): Promise<{ bytes: Uint8Array; mediaType: string }>;
+  /**
+   * Point the platform at edgeloop's webhook URL, for platforms whose API does that (Telegram's
+   * setWebhook); absent where it is done in the platform's console (`edgeloop channels register`
+   * then prints the steps).
+   */
+  registerWebhook?(webhookUrl: string): Promise<{ ok: boolean; detail: string }>;
 }

@@ -24,6 +24,8 @@ export type MessageInput = {
   waitSeconds: number | null;
   /** the schedule whose run this message is */
   scheduleId?: string;
+  /** where the reply goes when edgeloop itself decides (a chat thread); a sender's reply_url otherwise */
+  replyTarget?: { url: string; events: boolean };
 };
 
 export type MessageOutcome =
@@ -152,7 +154,11 @@ export async function acceptMessage(
       message_id,
       text: msg.text,
       ...(msg.options ? { options: msg.options } : {}),
-      ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
+      ...(input.replyTarget
+        ? { reply: input.replyTarget }
+        : msg.reply_url
+          ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } }
+          : {}),
       // A pool may move a conversation to another device when its device goes away.
       rebind: msg.pool !== undefined,
       ...(input.scheduleId ? { schedule_id: input.scheduleId } : {}),

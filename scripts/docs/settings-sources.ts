@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ChannelVarsSchema } from "../../durable-objects/channels/channel-settings.js";
+import { TelegramVarsSchema } from "../../durable-objects/channels/platforms/telegram/telegram-settings.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
@@ -21,6 +23,12 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
   },
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
   { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },
+  { part: "chat channels", file: "durable-objects/channels/channel-settings.ts", schema: ChannelVarsSchema },
+  {
+    part: "Telegram",
+    file: "durable-objects/channels/platforms/telegram/telegram-settings.ts",
+    schema: TelegramVarsSchema,
+  },
   {
     part: "metrics",
     file: "durable-objects/addresses.ts",

@@ -1,4 +1,5 @@
 import { ACCESS_ROUTES } from "./access-routes.js";
+import { CHANNEL_ROUTES } from "./channel-routes.js";
 import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
@@ -23,6 +24,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...CHANNEL_ROUTES,
   {
     method: "GET",
     path: "/",
