@@ -4,10 +4,13 @@
  * Bot API calls go to a local stand-in that records them. One wrangler, the scripted model, an
  * offline device (the runs use built-in tools, so no agent is needed).
  */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { REPO_ROOT } from "../helpers/processes.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -22,6 +25,13 @@ const RULES: ScriptRuleInput[] = [
     turns: [
       { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
       { content: "Echo said {{last_tool_result}}." },
+    ],
+  },
+  {
+    match: "^ask me",
+    turns: [
+      { tool_calls: [{ name: "question", arguments: { question: "Which colour?", options: ["red", "blue"] } }] },
+      { content: "You picked {{last_tool_result}}." },
     ],
   },
   {
@@ -103,6 +113,28 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<{
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** `edgeloop` as an operator runs it, against this worker with the admin token. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), ...args], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: "/nonexistent",
+        EDGELOOP_URL: worker.url,
+        EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 const textOf = (c: BotApiCall) => String(c.params.text ?? "");
 const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
 
@@ -116,6 +148,24 @@ async function waitForCall(what: string, pred: (c: BotApiCall) => boolean, timeo
 }
 
 describe("Telegram channel", () => {
+  it("edgeloop channels register points Telegram at the webhook with the secret token", async () => {
+    const out = await cli([
+      "channels",
+      "register",
+      "telegram",
+      "--webhook-url",
+      "https://edgeloop.example/v1/channels/telegram",
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const [call] = telegram.callsOf("setWebhook");
+    expect(call?.params).toEqual({
+      url: "https://edgeloop.example/v1/channels/telegram",
+      secret_token: SECRET,
+      allowed_updates: ["message", "callback_query"],
+    });
+    telegram.reset();
+  });
+
   it("refuses an update without the secret token, or with a wrong one", async () => {
     expect((await post(textUpdate(OWNER, "hello"), null)).status).toBe(401);
     expect((await post(textUpdate(OWNER, "hello"), "not-the-secret-token")).status).toBe(401);
@@ -132,16 +182,18 @@ describe("Telegram channel", () => {
     const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
     // Writing again: no second code, and still nothing reaches the model.
     await post(textUpdate(OWNER, "hello again"));
-    const status = await admin<{ pairings: { code: string; user_id: string }[] }>("GET", "/v1/channels");
-    expect(status.body.pairings).toEqual([expect.objectContaining({ code, user_id: String(OWNER) })]);
+    const pending = await cli(["channels", "pairings"]);
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout).toContain(code);
+    expect(pending.stdout).toContain(String(OWNER));
     expect(llm.requests().length).toBe(before);
     expect(telegram.callsOf("sendMessage").filter((c) => /pairing code/.test(textOf(c)))).toHaveLength(1);
 
-    const approved = await admin<{ grant: { subject: string } }>("POST", `/v1/channels/pairings/${code}/approve`, {
-      agents: ["pi-1"],
-    });
-    expect(approved.status).toBe(200);
-    expect(approved.body.grant.subject).toBe(`user:${OWNER}`);
+    const approved = await cli(["channels", "approve", code, "--agent", "pi-1"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain("may reach pi-1");
+    const status = await admin<{ grants: { subject: string; agents: string[] }[] }>("GET", "/v1/channels");
+    expect(status.body.grants).toEqual([expect.objectContaining({ subject: `user:${OWNER}`, agents: ["pi-1"] })]);
     await waitForCall("the paired notice", (c) => toChat(OWNER)(c) && /^Paired/.test(textOf(c)));
     expect((await admin("POST", `/v1/channels/pairings/${code}/approve`, { agents: ["pi-1"] })).status).toBe(404);
   });
@@ -154,11 +206,8 @@ describe("Telegram channel", () => {
     const again = await post(update);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ taken: 0, repeated: 1 });
-    const answer = await waitForCall(
-      "the answer",
-      (c) => (c.method === "sendMessage" || c.method === "editMessageText") && textOf(c).includes("Hello back"),
-    );
-    expect(textOf(answer)).toContain("Hello back from <b>pi-1</b>.");
+    // The answer streams into one message; its last form is Telegram HTML.
+    const answer = await waitForCall("the answer", (c) => textOf(c) === "Hello back from <b>pi-1</b>.");
     expect(answer.params.parse_mode).toBe("HTML");
     await new Promise((r) => setTimeout(r, 2000));
     expect(llm.requests().filter((r) => JSON.stringify(r.body).includes("hello there"))).toHaveLength(1);
@@ -206,6 +255,31 @@ describe("Telegram channel", () => {
       .requests()
       .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
     expect(sawResult).toHaveLength(1);
+  });
+
+  it("a question's options become buttons; the press answers it", async () => {
+    await post(textUpdate(OWNER, "ask me something"));
+    const card = await waitForCall(
+      "the question card",
+      (c) => c.method === "sendMessage" && textOf(c).includes("Which colour?"),
+    );
+    const rows = (card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
+      .inline_keyboard;
+    expect(rows.map((r) => r[0]!.text)).toEqual(["red", "blue"]);
+    await post(pressUpdate(OWNER, OWNER, card.message_id!, rows[1]![0]!.callback_data));
+    await waitForCall("the answer", (c) => textOf(c).includes("You picked blue."));
+  });
+
+  it("a 429 from Telegram is retried after its retry_after, and the answer still arrives once", async () => {
+    telegram.reset();
+    telegram.fail({ method: "sendMessage", times: 1, status: 429, retry_after: 2 });
+    await post(textUpdate(OWNER, "hello after a limit"));
+    const answer = await waitForCall("the answer", (c) => !c.failed && textOf(c) === "Hello back from <b>pi-1</b>.");
+    const [refused, ...accepted] = telegram.callsOf("sendMessage");
+    expect(refused!.failed).toBe(true);
+    expect(answer.at - refused!.at).toBeGreaterThanOrEqual(1900);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(accepted).toHaveLength(1);
   });
 
   it("a runtime killed mid-reply gives one reply: the live message is edited into the answer", async () => {

@@ -7,6 +7,8 @@ export type BotApiCall = {
   at: number;
   /** the id a sendMessage / sendPhoto answered with */
   message_id?: number;
+  /** answered with a scripted failure */
+  failed?: true;
 };
 
 /** A scripted failure for the next calls of a method, answered the way the Bot API answers errors. */
@@ -65,6 +67,7 @@ export async function startTelegramStandin(token: string): Promise<TelegramStand
     const failure = failures.find((f) => f.method === method && f.times > 0);
     if (failure) {
       failure.times -= 1;
+      call.failed = true;
       const description =
         failure.description ??
         (failure.status === 429

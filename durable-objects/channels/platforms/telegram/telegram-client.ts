@@ -125,7 +125,8 @@ export class TelegramClient implements PlatformClient {
     const caption = image.caption ?? message.markdown;
     const form = new FormData();
     for (const [k, v] of Object.entries(target(to))) form.set(k, String(v));
-    form.set("photo", new Blob([image.bytes], { type: image.mediaType }), "image");
+    // A copy: Blob takes bytes backed by a plain ArrayBuffer.
+    form.set("photo", new Blob([new Uint8Array(image.bytes)], { type: image.mediaType }), "image");
     if (caption && caption.length <= CAPTION_LIMIT) form.set("caption", caption);
     const sent = await this.call("sendPhoto", form);
     if (!sent.ok) return sent;
