@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
@@ -18,6 +19,7 @@ const BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 const SECRET = "e2e-telegram-webhook-secret";
 const OWNER = 1111111; // paired, and an approver
 const STRANGER = 2222222;
+const NEWCOMER = 3333333; // paired from the dashboard
 const RULES: ScriptRuleInput[] = [
   { match: "^hello", turns: [{ content: "Hello back from **pi-1**." }] },
   {
@@ -193,9 +195,32 @@ describe("Telegram channel", () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain("may reach pi-1");
     const status = await admin<{ grants: { subject: string; agents: string[] }[] }>("GET", "/v1/channels");
-    expect(status.body.grants).toEqual([expect.objectContaining({ subject: `user:${OWNER}`, agents: ["pi-1"] })]);
+    expect(status.body.grants).toContainEqual(expect.objectContaining({ subject: `user:${OWNER}`, agents: ["pi-1"] }));
     await waitForCall("the paired notice", (c) => toChat(OWNER)(c) && /^Paired/.test(textOf(c)));
     expect((await admin("POST", `/v1/channels/pairings/${code}/approve`, { agents: ["pi-1"] })).status).toBe(404);
+  });
+
+  it("the dashboard's channels panel shows a waiting code and approves it", async () => {
+    await post(textUpdate(NEWCOMER, "hi"));
+    const notice = await waitForCall("the code", (c) => toChat(NEWCOMER)(c) && /pairing code/.test(textOf(c)));
+    const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
+    const browser = await launchChromium();
+    try {
+      const errors: string[] = [];
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, worker.url);
+      const row = page.locator("#channel-pairings tr", { hasText: code });
+      await row.waitFor();
+      await row.getByRole("button", { name: `Approve ${code}` }).click();
+      await page.getByLabel("Devices the chat user may use, comma-separated").fill("pi-1");
+      await page.getByRole("button", { name: "Approve code" }).click();
+      await page.locator("#pairing-result", { hasText: "may reach pi-1" }).waitFor();
+      await page.locator("#channel-grants tr", { hasText: `user:${NEWCOMER}` }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    await waitForCall("the paired notice", (c) => toChat(NEWCOMER)(c) && /^Paired/.test(textOf(c)));
   });
 
   it("a paired user's message gets one answer, in Telegram's HTML; a platform retry starts no second run", async () => {
