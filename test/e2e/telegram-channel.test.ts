@@ -282,6 +282,24 @@ describe("Telegram channel", () => {
     expect(sawResult).toHaveLength(1);
   });
 
+  it("/device switches only to a device the grant allows; /new starts a fresh conversation", async () => {
+    await post(textUpdate(OWNER, "/device pi-2"));
+    await waitForCall("the refusal", (c) => toChat(OWNER)(c) && textOf(c) === "You may not use pi-2.");
+    await post(textUpdate(OWNER, "/new@edgeloop_bot"));
+    await waitForCall("the fresh start", (c) => toChat(OWNER)(c) && textOf(c) === "Started a fresh conversation.");
+    const before = llm.requests().length;
+    const mark = telegram.calls().length;
+    await post(textUpdate(OWNER, "hello fresh"));
+    await waitForCall(
+      "the answer",
+      (c) => telegram.calls().indexOf(c) >= mark && !c.failed && textOf(c) === "Hello back from <b>pi-1</b>.",
+    );
+    // The model saw only this message: the conversation before /new is not in its view.
+    const request = JSON.stringify(llm.requests().slice(before)[0]?.body);
+    expect(request).toContain("hello fresh");
+    expect(request).not.toContain("hello there");
+  });
+
   it("a question's options become buttons; the press answers it", async () => {
     await post(textUpdate(OWNER, "ask me something"));
     const card = await waitForCall(
@@ -315,6 +333,8 @@ describe("Telegram channel", () => {
       (c) => c.method === "sendMessage" && textOf(c).includes("get_current_time"),
     );
     const liveId = live.message_id!;
+    // While the tool ran the chat showed "typing…".
+    expect(telegram.callsOf("sendChatAction").filter(toChat(OWNER)).length).toBeGreaterThan(0);
     // The model is now streaming its answer slowly: kill the runtime in the middle.
     await new Promise((r) => setTimeout(r, 1500));
     await worker.kill();

@@ -87,3 +87,29 @@ describe("Telegram client", () => {
     });
   });
 });
+
+describe("Telegram client, pictures", () => {
+  it("sends a photo as multipart with its caption; fetches a user's photo through getFile", async () => {
+    const seen: { url: string; body: unknown }[] = [];
+    const fetchImpl = (async (url: string, init?: RequestInit) => {
+      seen.push({ url, body: init?.body });
+      if (url.endsWith("/sendPhoto")) return Response.json({ ok: true, result: { message_id: 31 } });
+      if (url.endsWith("/getFile")) return Response.json({ ok: true, result: { file_path: "photos/f1.jpg" } });
+      if (url.endsWith("/file/bot1:tok/photos/f1.jpg")) return new Response(new Uint8Array([1, 2, 3]));
+      return new Response("{}", { status: 404 });
+    }) as unknown as typeof fetch;
+    const client = new TelegramClient(settings, fetchImpl);
+    const sent = await client.send(
+      { chatId: "5" },
+      { markdown: "", image: { bytes: new Uint8Array([9, 9]), mediaType: "image/png", caption: "a chart" } },
+    );
+    expect(sent).toEqual({ ok: true, messageId: "31" });
+    const form = seen[0]!.body as FormData;
+    expect(form.get("chat_id")).toBe("5");
+    expect(form.get("caption")).toBe("a chart");
+    expect((form.get("photo") as Blob).size).toBe(2);
+    const image = await client.fetchImage({ ref: "f1", mediaType: "image/jpeg" });
+    expect([...image.bytes]).toEqual([1, 2, 3]);
+    expect(JSON.parse(String(seen[1]!.body))).toEqual({ file_id: "f1" });
+  });
+});
