@@ -3,7 +3,7 @@ import { ApprovalDecision, ruleExpiry } from "@edgeloop/protocol/approval-rules"
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, conversationFor } from "../../durable-objects/addresses.js";
-import { decideApproval } from "../../durable-objects/approval-rules/decide-approval.js";
+import { decideApproval } from "../../durable-objects/approval-decision.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";

@@ -1,5 +1,5 @@
 import { channelDirectoryOf, conversationFor } from "../../addresses.js";
-import { decideApproval } from "../../approval-rules/decide-approval.js";
+import { decideApproval } from "../../approval-decision.js";
 import { channelSettings } from "../channel-settings.js";
 import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../core/cards.js";
 import type { InboundEvent } from "../platform.js";

@@ -1,6 +1,6 @@
 import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { approvalRulesOf, conversationFor } from "../addresses.js";
-import type { DurableObjectBindings } from "../bindings.js";
+import { approvalRulesOf, conversationFor } from "./addresses.js";
+import type { DurableObjectBindings } from "./bindings.js";
 
 /** A person's decision on one pending call, as the API and a chat button make it. */
 export type ApprovalChoice = {
