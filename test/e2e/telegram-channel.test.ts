@@ -37,6 +37,13 @@ const RULES: ScriptRuleInput[] = [
     ],
   },
   {
+    match: "^clock please",
+    turns: [
+      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
+      { content: "The clock is fine.", delay_ms: 2500 },
+    ],
+  },
+  {
     match: "^what time",
     turns: [
       { tool_calls: [{ name: "get_current_time", arguments: {} }] },
@@ -323,6 +330,29 @@ describe("Telegram channel", () => {
     expect(answer.at - refused!.at).toBeGreaterThanOrEqual(1900);
     await new Promise((r) => setTimeout(r, 1500));
     expect(accepted).toHaveLength(1);
+  });
+
+  it("when the live message cannot be edited any more, the answer comes as a new message", async () => {
+    telegram.reset();
+    telegram.fail({
+      method: "editMessageText",
+      times: 50,
+      status: 400,
+      description: "Bad Request: message to edit not found",
+    });
+    await post(textUpdate(OWNER, "clock please"));
+    const answer = await waitForCall(
+      "the answer",
+      (c) => c.method === "sendMessage" && textOf(c).includes("The clock is fine."),
+    );
+    expect(textOf(answer)).toContain("<code>get_current_time</code> on pi-1 ✓");
+    // First the live message (the tool line alone), then the failed edit, then the answer anew.
+    const [live] = telegram.callsOf("sendMessage");
+    expect(textOf(live!)).not.toContain("The clock is fine.");
+    expect(telegram.callsOf("editMessageText").some((c) => c.failed && textOf(c).includes("The clock is fine."))).toBe(
+      true,
+    );
+    telegram.reset();
   });
 
   it("a runtime killed mid-reply gives one reply: the live message is edited into the answer", async () => {

@@ -90,10 +90,12 @@ async function sendFinal(
   let last: SendResult = { ok: true, messageId: run?.live_id ?? "" };
   for (let i = row.progress; i < parts.length; i++) {
     const message = { markdown: parts[i]! };
-    last =
-      i === 0 && run?.live_id && limits.canEdit
-        ? await client.edit(identity.chat, run.live_id, message)
-        : await client.send(identity.chat, message);
+    const replacesLive = i === 0 && run?.live_id && limits.canEdit;
+    last = replacesLive
+      ? await client.edit(identity.chat, run.live_id!, message)
+      : await client.send(identity.chat, message);
+    // The live message cannot be edited (deleted in the chat, too old): the answer goes as a new one.
+    if (replacesLive && !last.ok && !last.retryable) last = await client.send(identity.chat, message);
     if (!last.ok) return last;
     store.sendProgress(row.id, i + 1);
   }

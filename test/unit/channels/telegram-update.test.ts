@@ -121,7 +121,7 @@ describe("Telegram settings", () => {
       TELEGRAM_API_BASE_URL: "http://127.0.0.1:9999/",
     });
     expect(on).toEqual({ ok: true, value: { ...settings, apiBaseUrl: "http://127.0.0.1:9999" } });
-    const bad = telegramSettings({ TELEGRAM_BOT_TOKEN: "nope", TELEGRAM_WEBHOOK_SECRET: settings.webhookSecret });
+    const bad = telegramSettings({ TELEGRAM_BOT_TOKEN: "12/34", TELEGRAM_WEBHOOK_SECRET: settings.webhookSecret });
     expect(bad.ok === false && bad.error).toMatch(/^TELEGRAM_BOT_TOKEN/);
   });
 });

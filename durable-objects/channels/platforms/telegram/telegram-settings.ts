@@ -9,18 +9,19 @@ import { parseVars, type VarsOf } from "../../../../runtime/vars.js";
 export const TelegramVarsSchema = z.object({
   TELEGRAM_BOT_TOKEN: z
     .string()
-    .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "a bot token from @BotFather looks like 123456:ABC-DEF…")
+    // Only what would break the method URL is refused: Telegram itself says whether a token is good.
+    .regex(/^[^\s/?#]+$/, "a bot token from @BotFather (123456:ABC-DEF…), without spaces or slashes")
     .optional()
     .describe(
       "Secret. The Telegram bot's token from @BotFather; with TELEGRAM_WEBHOOK_SECRET it turns the channel on.",
     ),
   TELEGRAM_WEBHOOK_SECRET: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{16,256}$/, "16-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)")
+    .regex(/^[A-Za-z0-9_-]{1,256}$/, "1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)")
     .optional()
     .describe(
-      "Secret. The `secret_token` given to setWebhook; Telegram sends it back in `X-Telegram-Bot-Api-Secret-Token` " +
-        "and a request without it is refused.",
+      "Secret. The `secret_token` given to setWebhook (use a long random one: `openssl rand -hex 32`); Telegram " +
+        "sends it back in `X-Telegram-Bot-Api-Secret-Token` and a request without it is refused.",
     ),
   TELEGRAM_API_BASE_URL: z
     .string()
