@@ -147,7 +147,8 @@ async function showLive(ctx: ThreadContext, changedRun: RunRow, now: number): Pr
   }
   const rendered = renderLive(run.tools, run.text, limits.maxMessageLength);
   const blocked = (store.get<number>("blocked_until") ?? 0) > now;
-  const tooSoon = now - run.last_edit_at < limits.minEditIntervalMs;
+  // The platform's limit is per chat, so the interval is the thread's, whichever run edited last.
+  const tooSoon = now - (store.get<number>("last_live_at") ?? 0) < limits.minEditIntervalMs;
   const worthShowing = run.text.trim() !== "" || run.tools.length > 0;
   if (rendered !== run.rendered && !blocked && !tooSoon && worthShowing && (run.live_id || limits.canEdit)) {
     const sent = run.live_id
@@ -157,6 +158,7 @@ async function showLive(ctx: ThreadContext, changedRun: RunRow, now: number): Pr
       run.live_id = sent.messageId || run.live_id;
       run.rendered = rendered;
       run.last_edit_at = now;
+      store.put("last_live_at", now);
     } else if (sent.retryAfterMs !== undefined) store.put("blocked_until", now + sent.retryAfterMs);
   }
   store.saveRun(run);

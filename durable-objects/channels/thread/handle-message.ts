@@ -1,5 +1,5 @@
 import type { ChannelGrant } from "@edgeloop/protocol/channels";
-import { type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
+import { hasScope, type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { randomHex } from "../../../runtime/random-token.js";
 import { channelDirectoryOf, chatReplyTarget, conversationFor } from "../../addresses.js";
@@ -51,6 +51,10 @@ export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Pr
       case "device":
         return switchDevice(ctx, principal, command.target, event.eventId);
     }
+  }
+  if (!hasScope(principal, "messages")) {
+    await countRefusal(env, identity.platform, "no messages scope");
+    return notice(ctx, `noscope:${event.eventId}`, "Your grant does not let you send messages to a device.");
   }
   const question = store.openQuestion();
   if (question && event.text !== "") {
