@@ -6,7 +6,7 @@ import type { SendResult } from "../platform.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { SendOp, SendRow } from "./thread-store.js";
 
-/** A platform call not accepted within a day is dropped (the chat has long moved on). */
+/** A platform call still refused after this many tries (about five hours of backoff) is dropped. */
 const GIVE_UP_AFTER_ATTEMPTS = 40;
 
 export function sendBackoffMs(attempts: number): number {

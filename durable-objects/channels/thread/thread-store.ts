@@ -250,6 +250,8 @@ export class ThreadStore {
 
   finishSend(id: number): void {
     this.sql.exec("UPDATE sends SET done = 1 WHERE id = ?", id);
+    // Done rows stay a week so a reply delivered again finds its key taken; then they go.
+    this.sql.exec("DELETE FROM sends WHERE done = 1 AND next_at < ?", Date.now() - 7 * 86_400_000);
   }
 
   retrySend(id: number, at: number): void {
