@@ -56,7 +56,10 @@ export type InboundEvent =
       ackToken?: string;
     };
 
-/** The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification, Discord PING). */
+/**
+ * The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification,
+ * Discord PING, WhatsApp's GET handshake). A string body is sent as plain text, anything else as JSON.
+ */
 export interface ImmediateAnswer {
   status: number;
   body: unknown;

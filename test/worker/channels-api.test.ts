@@ -3,6 +3,8 @@
  * way and deduplicated by the platform's event id, and the admin API for grants and pairing codes.
  */
 import { describe, expect, it } from "vitest";
+import type { ChatPlatform } from "../../durable-objects/channels/platform.js";
+import { PLATFORMS } from "../../durable-objects/channels/platforms/index.js";
 import { ADMIN, API, call } from "./support/front-door.js";
 import { jsonPost } from "./support/keys.js";
 
@@ -109,5 +111,35 @@ describe("channels admin API", () => {
     expect(approve.status).toBe(404);
     const register = await call("/v1/channels/telegram/register", jsonPost({ url: "https://x.example/hook" }, ADMIN));
     expect(register.status).toBe(404);
+  });
+});
+
+describe("a platform's immediate answer", () => {
+  it("goes back as plain text when it is a string (a verify handshake), as JSON otherwise", async () => {
+    const handshake: ChatPlatform<{ token: string }> = {
+      name: "whatsapp",
+      limits: { maxMessageLength: 4096, minEditIntervalMs: 0, canEdit: false },
+      async inbound(request) {
+        const url = new URL(request.url);
+        const body = request.method === "GET" ? (url.searchParams.get("hub.challenge") ?? "") : { challenge: "json" };
+        return { ok: true, events: [], immediate: { status: 200, body } };
+      },
+      client: () => {
+        throw new Error("not used");
+      },
+    };
+    const before = PLATFORMS.whatsapp;
+    PLATFORMS.whatsapp = { platform: handshake, settings: () => ({ ok: true, value: { token: "t" } }) } as never;
+    try {
+      const get = await call("/v1/channels/whatsapp?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=t");
+      expect(get.status).toBe(200);
+      expect(get.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect(await get.text()).toBe("1158201444");
+      const post = await call("/v1/channels/whatsapp", { method: "POST", body: "{}" });
+      expect(await post.json()).toEqual({ challenge: "json" });
+    } finally {
+      if (before) PLATFORMS.whatsapp = before;
+      else delete PLATFORMS.whatsapp;
+    }
   });
 });

@@ -136,7 +136,11 @@ const webhook = async (c: import("hono").Context<AppEnv>) => {
   if (length > MAX_WEBHOOK_BYTES) return problemResponse(413, "Body too large", `at most ${MAX_WEBHOOK_BYTES} bytes`);
   const out = await receiveWebhook(c.env, c.req.param("platform") ?? "", c.req.raw);
   if (!out.ok) return problemResponse(out.status, out.title, out.detail);
-  if (out.immediate) return c.json(out.immediate.body as object, out.immediate.status as 200);
+  // A string is sent as it is (WhatsApp's GET handshake wants hub.challenge back as plain text).
+  if (out.immediate)
+    return typeof out.immediate.body === "string"
+      ? c.text(out.immediate.body, out.immediate.status as 200)
+      : c.json(out.immediate.body as object, out.immediate.status as 200);
   return c.json({ ok: true, taken: out.taken, repeated: out.repeated });
 };
 

@@ -16,7 +16,9 @@ const register = <S>(platform: ChatPlatform<S>, settings: (env: object) => Setti
 
 /**
  * The chat platforms the worker serves at `/v1/channels/:platform`. The channel core reaches a
- * platform only through this table and the seam in platform.ts.
+ * platform only through this table and the seam in platform.ts. A platform module adds one line:
+ * its `ChatPlatform` and the function reading its settings (null while the channel is off); its
+ * vars schema goes in scripts/docs/settings-sources.ts.
  */
 export const PLATFORMS: Partial<Record<PlatformName, RegisteredPlatform>> = {
   telegram: register(telegram, telegramSettings),
