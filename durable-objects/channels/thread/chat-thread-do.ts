@@ -64,8 +64,10 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
         if (event.kind === "message") await handleMessage(context, event);
         else await handleButton(context, event);
       } catch (e) {
-        // Not retried: a half-handled message is not sent twice; the user can write again.
+        // Not retried: a half-handled message is not sent twice. The user is told, and may write again.
         log("error", "chat event failed", { thread: context.identity.key, event_id, error: String(e) });
+        const text = "Something went wrong with that; please send it again.";
+        this.store.enqueue(`notice:failed:${event_id}`, { type: "notice", text }, Date.now());
       }
       this.store.finishInbound(event_id, Date.now());
     }
@@ -73,6 +75,8 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
     const times = [await followRuns(context, now), await drainOutbox(context, Date.now())].filter(
       (t): t is number => t !== null,
     );
+    // Events that came in while this alarm ran are handled at once, not at the next poll.
+    if (this.store.pendingInbound().length > 0) times.push(Date.now());
     if (times.length > 0) await this.alarms.atMost(Math.max(Math.min(...times), Date.now() + 50));
   }
 
