@@ -51,6 +51,10 @@ export async function followRuns(ctx: ThreadContext, now: number): Promise<numbe
     }
     const quietSince = events.length > 0 ? now : follow.quiet_since;
     store.saveFollow(follow.conversation_id, afterSeq, current, quietSince);
+    // Every run still going, changed or not: a long tool call keeps "typing…" up, and text held
+    // back by the edit interval is shown at the next look even when no event came since.
+    for (const run of store.openRuns(follow.conversation_id))
+      if (!changed.has(run.message_id)) changed.set(run.message_id, run);
     for (const run of changed.values()) await showLive(ctx, run, now);
     store.dropFollowIfIdle(follow.conversation_id);
     if (store.follows().some((f) => f.conversation_id === follow.conversation_id)) {

@@ -122,6 +122,14 @@ export class ThreadStore {
     return row ? runView(row) : null;
   }
 
+  /** The runs of a conversation still going (their live message may need an edit or "typing…"). */
+  openRuns(conversationId: string): RunRow[] {
+    return this.sql
+      .exec<Raw>("SELECT * FROM runs WHERE conversation_id = ? AND ended = 0", conversationId)
+      .toArray()
+      .map(runView);
+  }
+
   saveRun(run: RunRow): void {
     this.sql.exec(
       "UPDATE runs SET live_id = ?, text = ?, tools = ?, rendered = ?, last_edit_at = ?, last_typing_at = ?, ended = ? WHERE message_id = ?",
