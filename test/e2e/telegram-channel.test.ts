@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
+import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
@@ -37,6 +38,13 @@ const RULES: ScriptRuleInput[] = [
     ],
   },
   {
+    match: "^run slow",
+    turns: [
+      { tool_calls: [{ name: "bash", arguments: { command: "sleep 7; echo slept" } }] },
+      { content: "Slept well." },
+    ],
+  },
+  {
     match: "^clock please",
     turns: [
       { tool_calls: [{ name: "get_current_time", arguments: {} }] },
@@ -55,6 +63,7 @@ const RULES: ScriptRuleInput[] = [
 let llm: ScriptedLlm;
 let telegram: TelegramStandin;
 let worker: LocalWorker;
+let agent: AgentProcess | undefined;
 let updateId = 500_000;
 
 const vars = () => ({
@@ -76,6 +85,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await agent?.stop();
   await worker?.stop();
   await llm?.close();
   await telegram?.close();
@@ -330,6 +340,30 @@ describe("Telegram channel", () => {
     expect(answer.at - refused!.at).toBeGreaterThanOrEqual(1900);
     await new Promise((r) => setTimeout(r, 1500));
     expect(accepted).toHaveLength(1);
+  });
+
+  it('a long tool call on the device shows its line and keeps "typing…" up until the answer', async () => {
+    agent = await startAgent({ url: worker.url, agentId: "pi-1", token: "t" });
+    telegram.reset();
+    await post(textUpdate(OWNER, "run slow"));
+    const live = await waitForCall(
+      "the running line",
+      (c) => c.method === "sendMessage" && textOf(c).includes("<code>bash</code> on pi-1 …"),
+    );
+    await waitForCall(
+      "the answer",
+      (c) =>
+        c.method === "editMessageText" &&
+        Number(c.params.message_id) === live.message_id &&
+        textOf(c).includes("Slept well."),
+      40_000,
+    );
+    // The call took 7 s and Telegram's indicator lasts 5: it was sent again while the tool ran,
+    // with no event from the run in between.
+    const renewed = telegram.callsOf("sendChatAction").filter((c) => c.at > live.at + 2000);
+    expect(renewed.length).toBeGreaterThanOrEqual(1);
+    await agent.stop();
+    agent = undefined;
   });
 
   it("when the live message cannot be edited any more, the answer comes as a new message", async () => {
