@@ -9,6 +9,7 @@ import { devicesCommand } from "./commands/devices.js";
 import { keysCommand } from "./commands/keys.js";
 import { logsCommand } from "./commands/logs.js";
 import { metricsCommand } from "./commands/metrics.js";
+import { openclawCommand } from "./commands/openclaw.js";
 import { rulesCommand } from "./commands/rules.js";
 import { schedulesCommand } from "./commands/schedules.js";
 import { sendCommand } from "./commands/send.js";
@@ -25,6 +26,7 @@ const COMMANDS: Command[] = [
   conversationsCommand,
   devicesCommand,
   tokensCommand,
+  openclawCommand,
   decideCommand,
   answerCommand,
   schedulesCommand,

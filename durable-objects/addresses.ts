@@ -12,6 +12,7 @@ import type { LimiterDO } from "./front-door/limiter-do.js";
 import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
+import type { PairingRpc } from "./pairing/pairing-rpc.js";
 import type { RegistryDO } from "./registry/registry-do.js";
 import type { SchedulerRpc } from "./scheduler/scheduler-rpc.js";
 
@@ -105,3 +106,5 @@ const CHAT_REPLY_PREFIX = "edgeloop-chat:";
 export const chatReplyTarget = (threadKey: string) => `${CHAT_REPLY_PREFIX}${threadKey}`;
 export const chatThreadOfReplyTarget = (url: string): string | null =>
   url.startsWith(CHAT_REPLY_PREFIX) ? url.slice(CHAT_REPLY_PREFIX.length) : null;
+/** The deployment's pairing requests (control plane only: never on a message's path). */
+export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingRpc>(env.PAIRING, "global");

@@ -44,8 +44,8 @@ export async function decideApproval(
     if (!view || !call) return missing;
     rule = await approvalRulesOf(env).create({
       effect: approve ? "allow" : "deny",
-      agent_id: view.agent_id,
-      tool: call.name,
+      agent_id: call.rule_target ? call.rule_target.agent_id : view.agent_id,
+      tool: call.rule_target?.tool ?? call.name,
       pattern: choice.pattern ?? null,
       expires_at: choice.expiresAt,
       reason: choice.reason ?? null,

@@ -25,4 +25,6 @@ export interface DurableObjectBindings {
   CHAT_THREAD: DurableObjectNamespace;
   /** the deployment's chat grants, pairing codes and refusal audit (one object) */
   CHANNEL_DIRECTORY: DurableObjectNamespace;
+  /** the deployment's pairing requests (`/v1/pairing`, one object) */
+  PAIRING: DurableObjectNamespace;
 }

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { Identifier, ToolName } from "./ids.js";
 
 export const MAX_MESSAGE_TEXT = 32_000;
+/** The most devices one message may name (`agent_ids`); a fleet pool is held to the same. */
+export const MAX_FLEET_DEVICES = 16;
 
 export const MessageOptions = z
   .object({
@@ -20,13 +22,26 @@ export const MessageOptions = z
 export type MessageOptions = z.infer<typeof MessageOptions>;
 
 /**
- * POST /v1/messages. Names either the device (`agent_id`) or a `pool` of devices; with a pool,
- * `tools` lists tools the chosen device must have (the pool's devices without them are skipped).
+ * POST /v1/messages. Names the device (`agent_id`), several devices (`agent_ids`, a fleet) or a
+ * `pool` of devices; with a pool, `tools` lists tools the chosen device must have (the pool's
+ * devices without them are skipped), and `mode: "fleet"` uses all of its devices at once
+ * (docs/fleet.md).
  */
 export const MessageRequest = z
   .object({
-    agent_id: Identifier.optional().describe("the device; give this or `pool`"),
-    pool: Identifier.optional().describe("a pool of devices (POOLS); give this or `agent_id`"),
+    agent_id: Identifier.optional().describe("the device; give this, `agent_ids` or `pool`"),
+    agent_ids: z
+      .array(Identifier)
+      .min(2)
+      .max(MAX_FLEET_DEVICES)
+      .refine((ids) => new Set(ids).size === ids.length, "must not repeat a device")
+      .optional()
+      .describe("several devices, one conversation over all of them (a fleet; docs/fleet.md)"),
+    pool: Identifier.optional().describe("a pool of devices (POOLS); give this, `agent_id` or `agent_ids`"),
+    mode: z
+      .enum(["single", "fleet"])
+      .optional()
+      .describe("with a pool: `single` (default) picks one device, `fleet` uses all of them at once"),
     tools: z.array(ToolName).max(64).optional().describe("with a pool: tools the chosen device must have"),
     conversation_id: Identifier.optional().describe("continue this conversation; unset: a new one"),
     text: z.string().min(1, "must not be empty").max(MAX_MESSAGE_TEXT),
@@ -44,8 +59,16 @@ export const MessageRequest = z
   })
   .strict()
   .superRefine((m, ctx) => {
-    if ((m.agent_id === undefined) === (m.pool === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id or pool" });
+    const targets = [m.agent_id, m.agent_ids, m.pool].filter((t) => t !== undefined).length;
+    if (targets !== 1) {
+      ctx.addIssue({ code: "custom", path: ["agent_id"], message: "give exactly one of agent_id, agent_ids or pool" });
+    }
+    if (m.mode !== undefined && m.pool === undefined) {
+      ctx.addIssue({ code: "custom", path: ["mode"], message: "mode goes with a pool" });
+    }
+    // A fleet offers every device's tools: there is no one device to pick by them.
+    if (m.tools !== undefined && (m.agent_ids !== undefined || m.mode === "fleet")) {
+      ctx.addIssue({ code: "custom", path: ["tools"], message: "tools goes with a pool that picks one device" });
     }
   });
 export type MessageRequest = z.infer<typeof MessageRequest>;

@@ -29,7 +29,15 @@ export type ToolSpec = {
   /** approval policy: `requires_approval` pauses the call until a person approves it; `auto` runs it at once */
   policy?: "auto" | "requires_approval";
   evoclaw?: ToolMetadata;
+  /**
+   * A fleet conversation's device tool (docs/fleet.md): the name the devices know it by, and the
+   * devices that may run it (one for `{agent_id}__{tool}`, several for a device-less name).
+   * Policies, hooks and approval rules apply by `tool`, as for a one-device conversation.
+   */
+  fleet?: FleetRoute;
 };
+
+export type FleetRoute = { tool: string; agents: string[] };
 
 export function toolSpecsFromSkills(skills: SkillManifest[]): ToolSpec[] {
   const seen = new Set<string>();

@@ -75,13 +75,17 @@ export const hasScope = (p: Pick<Principal, "scopes">, scope: KeyScope): boolean
 /** Why the principal may not message this target (an agent or a pool), or null when it may. */
 export function targetRefusal(
   p: Pick<Principal, "reach" | "pools">,
-  target: { agent_id?: string | undefined; pool?: string | undefined },
-): { field: "agent_id" | "pool"; detail: string } | null {
+  target: { agent_id?: string | undefined; agent_ids?: readonly string[] | undefined; pool?: string | undefined },
+): { field: "agent_id" | "agent_ids" | "pool"; detail: string } | null {
   if (target.pool !== undefined) {
     if (p.pools === ANY_AGENT || p.pools.includes(target.pool)) return null;
     return { field: "pool", detail: `pool '${target.pool}' is not one this credential may use` };
   }
   if (target.agent_id !== undefined && !mayReach(p.reach, target.agent_id))
     return { field: "agent_id", detail: `agent '${target.agent_id}' is not one this credential may message` };
+  // A fleet: every device must be one the credential may message (docs/fleet.md).
+  const outside = target.agent_ids?.find((id) => !mayReach(p.reach, id));
+  if (outside !== undefined)
+    return { field: "agent_ids", detail: `agent '${outside}' is not one this credential may message` };
   return null;
 }

@@ -9,11 +9,14 @@ import { channels } from "./routes/channels.js";
 import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
+import { hooks } from "./routes/hooks.js";
 import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
 import { openapi } from "./routes/openapi.js";
+import { openclaw } from "./routes/openclaw.js";
+import { pairing } from "./routes/pairing.js";
 import { schedules } from "./routes/schedules.js";
 
 export const app = new Hono<AppEnv>();
@@ -33,6 +36,9 @@ app.route("/v1/approval-rules", approvalRules);
 app.route("/mcp", mcp);
 app.route("/v1/keys", keys);
 app.route("/v1/channels", channels);
+app.route("/v1/openclaw", openclaw);
+app.route("/v1/hooks", hooks);
+app.route("/v1/pairing", pairing);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

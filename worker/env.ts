@@ -2,15 +2,17 @@ import type { ChannelVars } from "../durable-objects/channels/channel-settings.j
 import type { TelegramVars } from "../durable-objects/channels/platforms/telegram/telegram-settings.js";
 import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
+import type { PairingVars } from "../durable-objects/pairing/pairing-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { Principal } from "../runtime/access.js";
+import type { HooksVars } from "./hooks/hook-settings.js";
 
 /**
  * Bindings and vars as wrangler.toml, .dev.vars and `--var` provide them (all vars are strings):
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, TelegramVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, TelegramVars, HooksVars, PairingVars {}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

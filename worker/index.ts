@@ -11,6 +11,7 @@ export { IdempotencyDO } from "../durable-objects/front-door/idempotency-do.js";
 export { LimiterDO } from "../durable-objects/front-door/limiter-do.js";
 export { McpSessionDO } from "../durable-objects/mcp-session/mcp-session-do.js";
 export { MetricsShardDO } from "../durable-objects/metrics/metrics-shard-do.js";
+export { PairingDO } from "../durable-objects/pairing/pairing-do.js";
 export { RegistryDO } from "../durable-objects/registry/registry-do.js";
 export { SchedulerDO } from "../durable-objects/scheduler/scheduler-do.js";
 

@@ -6,6 +6,7 @@ import { bridgeStatusTopic, parseAgentTopic } from "@edgeloop/protocol/mqtt-payl
 import { connect, type MqttClient } from "mqtt";
 import type { BridgeConfig } from "./config.js";
 import { DeviceLink, type HubFactory, type Publish } from "./device-link.js";
+import { BridgePairing } from "./device-pairing.js";
 import { DeviceState } from "./device-state.js";
 import { type BridgeStats, newStats } from "./stats.js";
 
@@ -14,6 +15,8 @@ const SUBSCRIPTIONS = ["evoclaw/agents/+/reports", "evoclaw/agents/+/status", "e
 const SETTLE_MS = 2_000;
 const TICK_MS = 1_000;
 const STATS_EVERY_MS = 60_000;
+/** Devices not yet paired whose last messages are kept (anyone on the broker can make up ids). */
+const MAX_WAITING_HEARD = 1_000;
 
 export type RunningBridge = { stats: BridgeStats; links: ReadonlyMap<string, DeviceLink>; stop: () => Promise<void> };
 
@@ -27,6 +30,13 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
   const stats = newStats();
   const links = new Map<string, DeviceLink>();
   const skipped = new Set<string>();
+  const pairing = config.pairDevices
+    ? new BridgePairing({ url: config.url, stateDir: config.stateDir, bridgeId: config.bridgeId, log })
+    : null;
+  // Devices paired earlier, then the configured ones (a configured token wins).
+  const tokens = new Map([...(pairing?.paired() ?? []), ...config.devices]);
+  /** What devices waiting for approval last published, handed to their link once they are paired. */
+  const heardWhileWaiting = new Map<string, { status?: string; capabilities?: [string, boolean] }>();
   const statusTopic = bridgeStatusTopic(config.bridgeId);
   const options = brokerOptions(config.broker, {
     clientId: `edgeloop-bridge-${config.bridgeId}`.slice(0, 128),
@@ -66,7 +76,18 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
   const linkFor = (agentId: string, discovered: boolean): DeviceLink | null => {
     const existing = links.get(agentId);
     if (existing) return existing;
-    const token = config.devices.get(agentId);
+    const token = tokens.get(agentId);
+    if (!token && discovered && pairing) {
+      pairing.request(agentId, (paired) => {
+        tokens.set(agentId, paired);
+        const link = linkFor(agentId, true);
+        const heard = heardWhileWaiting.get(agentId);
+        heardWhileWaiting.delete(agentId);
+        if (heard?.status) link?.onStatus(heard.status);
+        if (heard?.capabilities) link?.onCapabilities(...heard.capabilities);
+      });
+      return null;
+    }
     if (!token) {
       // Never connect with someone else's token: a device needs its own, configured.
       if (discovered && !skipped.has(agentId)) {
@@ -94,7 +115,7 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
     if (discovered) log.info("device discovered", { agent_id: agentId });
     return link;
   };
-  for (const id of config.devices.keys()) linkFor(id, false);
+  for (const id of tokens.keys()) linkFor(id, false);
 
   client.on("connect", (connack) => {
     log.info("connected to broker", { broker: redactUrl(config.broker.url), session_present: connack.sessionPresent });
@@ -122,7 +143,15 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
     }
     if (text === "") return; // a cleared retained message
     const link = linkFor(parsed.agentId, true);
-    if (!link) return;
+    if (!link) {
+      if (pairing && (heardWhileWaiting.has(parsed.agentId) || heardWhileWaiting.size < MAX_WAITING_HEARD)) {
+        const heard = heardWhileWaiting.get(parsed.agentId) ?? {};
+        if (parsed.kind === "status") heard.status = text;
+        else heard.capabilities = [text, packet.retain];
+        heardWhileWaiting.set(parsed.agentId, heard);
+      }
+      return;
+    }
     if (parsed.kind === "status") link.onStatus(text);
     else link.onCapabilities(text, packet.retain);
   });
@@ -137,6 +166,7 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
   const statsTimer = setInterval(() => log.info("stats", { ...stats, devices: links.size }), STATS_EVERY_MS);
 
   const stop = async () => {
+    pairing?.stop();
     clearInterval(ticker);
     clearInterval(statsTimer);
     await Promise.all([...links.values()].map((l) => l.close()));

@@ -20,6 +20,8 @@ export type BridgeConfig = {
   staleMs: number;
   /** ping interval on each device's hub socket */
   heartbeatMs: number;
+  /** discovered devices without a token ask to pair (device-pairing.ts) */
+  pairDevices: boolean;
 };
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -32,12 +34,22 @@ type Key =
   | "logLevel"
   | "staleMs"
   | "heartbeatMs"
+  | "pairDevices"
   | "username"
   | "password"
   | "ca"
   | "cert"
   | "key";
-type Def = { key: Key; flag: string; env: string; toml: readonly [string, string]; list?: true; path?: true };
+type Def = {
+  key: Key;
+  flag: string;
+  env: string;
+  toml: readonly [string, string];
+  list?: true;
+  path?: true;
+  /** a flag that may stand alone (`--pair-devices` = `--pair-devices true`) */
+  bool?: true;
+};
 
 /** One table for flags, env and file, so the three never drift apart (docs/mqtt.md lists it). */
 export const BRIDGE_SETTINGS: readonly Def[] = [
@@ -49,6 +61,13 @@ export const BRIDGE_SETTINGS: readonly Def[] = [
   { key: "logLevel", flag: "--log-level", env: "EDGELOOP_BRIDGE_LOG_LEVEL", toml: ["bridge", "log_level"] },
   { key: "staleMs", flag: "--stale-ms", env: "EDGELOOP_BRIDGE_STALE_MS", toml: ["bridge", "stale_ms"] },
   { key: "heartbeatMs", flag: "--heartbeat-ms", env: "EDGELOOP_BRIDGE_HEARTBEAT_MS", toml: ["bridge", "heartbeat_ms"] },
+  {
+    key: "pairDevices",
+    flag: "--pair-devices",
+    env: "EDGELOOP_BRIDGE_PAIR_DEVICES",
+    toml: ["bridge", "pair_devices"],
+    bool: true,
+  },
   { key: "username", flag: "--username", env: "EDGELOOP_BRIDGE_USERNAME", toml: ["broker", "username"] },
   { key: "password", flag: "--password", env: "EDGELOOP_BRIDGE_PASSWORD", toml: ["broker", "password"] },
   { key: "ca", flag: "--ca", env: "EDGELOOP_BRIDGE_CA", toml: ["broker", "ca"], path: true },
@@ -83,6 +102,10 @@ const SCHEMAS: Record<Key, z.ZodType> = {
   logLevel: z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]]),
   staleMs: int(1_000),
   heartbeatMs: int(50),
+  pairDevices: z.preprocess(
+    (v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" ? false : v),
+    z.boolean({ error: "expected true or false" }),
+  ),
   username: z.string().min(1, "must not be empty"),
   password: z.string(),
   ca: z.string().min(1),
@@ -102,6 +125,7 @@ const TomlFile = z
         log_level: z.unknown(),
         stale_ms: z.unknown(),
         heartbeat_ms: z.unknown(),
+        pair_devices: z.unknown(),
       })
       .partial()
       .strict()
@@ -132,6 +156,7 @@ function parseArgs(argv: string[]): Result<{ layer: Layer; configFile?: string; 
     if (!def && flag !== "--config") return { ok: false, error: `unknown flag ${flag} (see --help)` };
     let text: string;
     if (eq !== -1) text = arg.slice(eq + 1);
+    else if (def?.bool && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--"))) text = "true";
     else {
       if (argv[i + 1] === undefined) return { ok: false, error: `flag ${flag} needs a value` };
       text = argv[++i]!;
@@ -257,6 +282,7 @@ export function loadBridgeConfig(
         logLevel: (v.logLevel as LogLevel | undefined) ?? "info",
         staleMs: (v.staleMs as number | undefined) ?? 120_000,
         heartbeatMs: (v.heartbeatMs as number | undefined) ?? 20_000,
+        pairDevices: (v.pairDevices as boolean | undefined) ?? false,
       },
     },
   };

@@ -1,15 +1,28 @@
 import { DeviceList } from "../api-schemas.js";
 import { type Command, positionals } from "../command.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, usageError } from "../exit-codes.js";
 import { ago } from "../output/format.js";
 import { renderTable } from "../output/table.js";
+import { decide, listPending, PAIRING_SYNOPSIS } from "./device-pairing.js";
 
 export const devicesCommand: Command = {
   names: ["devices"],
-  synopsis: "devices [--json]",
-  summary: "every device the worker knows: online, version, last seen, tools",
-  options: {},
-  async run({ client, json, positionals: args }) {
+  synopsis: `devices [--json] | ${PAIRING_SYNOPSIS}`,
+  summary: "every device the worker knows (online, version, last seen, tools); devices waiting to pair (admin)",
+  options: { as: { type: "string" } },
+  async run({ client, json, values, positionals: args }) {
+    const [action, code, ...rest] = args;
+    if (action === "pending") {
+      positionals(args, ["action"], this.synopsis);
+      return listPending(client, json);
+    }
+    if (action === "approve" || action === "deny") {
+      if (rest.length > 0) throw usageError(`unexpected argument '${rest[0]}'\nusage: edgeloop ${this.synopsis}`);
+      if (code === undefined) throw usageError(`missing <code>\nusage: edgeloop ${this.synopsis}`);
+      if (action === "deny" && values.as !== undefined) throw usageError("--as goes with approve only");
+      return decide(client, action, { code, as: values.as }, json);
+    }
+    if (values.as !== undefined) throw usageError("--as goes with approve only");
     positionals(args, [], this.synopsis);
     const { devices } = await client.json(DeviceList, "/v1/devices", { auth: "admin" });
     if (json) {

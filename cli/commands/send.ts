@@ -1,4 +1,5 @@
 import type { ConversationEvent } from "@edgeloop/protocol/events";
+import { MAX_FLEET_DEVICES } from "@edgeloop/protocol/http-bodies";
 import { Identifier } from "@edgeloop/protocol/ids";
 import { z } from "zod";
 import type { ApiClient } from "../api-client.js";
@@ -10,7 +11,11 @@ import { progress } from "../output/progress.js";
 import { readSse } from "../sse.js";
 
 const Flags = z.object({
-  agent: Identifier,
+  /** one device, or several comma-separated: a fleet (docs/fleet.md) */
+  agent: z
+    .string()
+    .transform((v) => v.split(",").map((id) => id.trim()))
+    .pipe(z.array(Identifier).min(1).max(MAX_FLEET_DEVICES)),
   conversation: Identifier.optional(),
   wait: z.boolean().optional(),
   timeout: z.coerce.number().int().min(1).max(86_400).default(600),
@@ -23,7 +28,7 @@ const Flags = z.object({
  */
 export const sendCommand: Command = {
   names: ["send"],
-  synopsis: 'send "text" [--agent id] [--conversation id] [--wait [--timeout s]] [--json]',
+  synopsis: 'send "text" [--agent id[,id…]] [--conversation id] [--wait [--timeout s]] [--json]',
   summary: "send a message; --wait streams the tool calls and the reply",
   options: {
     agent: { type: "string" },
@@ -40,7 +45,8 @@ export const sendCommand: Command = {
       method: "POST",
       auth: "api",
       body: {
-        agent_id: flags.agent,
+        // Several devices: one conversation over all of them (a fleet).
+        ...(flags.agent.length === 1 ? { agent_id: flags.agent[0] } : { agent_ids: flags.agent }),
         text: flags.text,
         ...(flags.conversation ? { conversation_id: flags.conversation } : {}),
       },
@@ -54,7 +60,9 @@ export const sendCommand: Command = {
       return EXIT.ok;
     }
     if (!json)
-      console.log(`${accepted.conversation_id} · ${accepted.message_id} · agent ${accepted.agent_id ?? flags.agent}`);
+      console.log(
+        `${accepted.conversation_id} · ${accepted.message_id} · agent ${flags.agent.length > 1 ? flags.agent.join(", ") : (accepted.agent_id ?? flags.agent[0])}`,
+      );
     return follow(client, accepted.conversation_id, accepted.message_id, flags.timeout, json);
   },
 };

@@ -1,3 +1,4 @@
+import { PairingList } from "@edgeloop/protocol/pairing";
 import { DeviceList } from "../api-schemas.js";
 import { type Command, positionals, printJson } from "../command.js";
 import { EXIT } from "../exit-codes.js";
@@ -22,13 +23,23 @@ export const statusCommand: Command = {
       else console.log(`worker   ${client.settings.url}  UNREACHABLE (${health.error})`);
       return EXIT.failure;
     }
-    const [{ devices }, pending] = await Promise.all([
+    const [{ devices }, pending, pairing] = await Promise.all([
       client.json(DeviceList, "/v1/devices", { auth: "admin" }),
       pendingCalls(client),
+      // Only the admin token lists pairing requests; without it, status says nothing of them.
+      client.json(PairingList, "/v1/pairing", { auth: "admin" }).then(
+        (l) => l.pending,
+        () => null,
+      ),
     ]);
     const online = devices.filter((d) => d.online).length;
     if (json) {
-      printJson({ worker: { url: client.settings.url, reachable: true, latency_ms: health.ms }, devices, pending });
+      printJson({
+        worker: { url: client.settings.url, reachable: true, latency_ms: health.ms },
+        devices,
+        pending,
+        ...(pairing ? { pairing } : {}),
+      });
       return EXIT.ok;
     }
     const approvals = pending.filter((p) => p.state === "awaiting_approval").length;
@@ -50,6 +61,10 @@ export const statusCommand: Command = {
       if (values.tools)
         for (const d of devices) console.log(indent(`${d.agent_id}: ${d.tools.join(", ") || "(none)"}`));
     }
+    if (pairing?.length)
+      console.log(
+        `pairing  ${pairing.length} device(s) waiting: edgeloop devices pending, then devices approve <code>`,
+      );
     console.log(`pending  ${approvals} approval(s), ${pending.length - approvals} question(s)`);
     if (pending.length > 0) {
       const table = renderTable(

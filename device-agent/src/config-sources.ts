@@ -10,9 +10,11 @@ export type Sourced = { value: unknown; source: string };
 export type Layer = Partial<Record<SettingKey, Sourced>>;
 
 export type ParsedArgs = {
-  command: "run" | "doctor" | "help" | "version";
+  command: "run" | "doctor" | "pair" | "help" | "version";
   layer: Layer;
   configFile: string | undefined;
+  /** `pair --no-run`: pair, save, and exit */
+  noRun?: boolean;
 };
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -29,16 +31,27 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
   const layer: Layer = {};
   let command: ParsedArgs["command"] = "run";
   let configFile: string | undefined;
+  let noRun = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === "--no-run") {
+      if (command !== "pair") return { ok: false, error: "--no-run goes with pair only" };
+      noRun = true;
+      continue;
+    }
     if (arg === "--help" || arg === "-h") return { ok: true, value: { command: "help", layer, configFile } };
     if (arg === "--version" || arg === "-v") return { ok: true, value: { command: "version", layer, configFile } };
     if (!arg.startsWith("--")) {
-      if (i === 0 && (arg === "run" || arg === "doctor")) {
+      if (i === 0 && (arg === "run" || arg === "doctor" || arg === "pair")) {
         command = arg;
         continue;
       }
-      return { ok: false, error: `unexpected argument '${arg}' (commands: run, doctor)` };
+      // `pair <worker URL>`: the URL is the --url it pairs with (and writes to the settings file).
+      if (i === 1 && command === "pair") {
+        layer.url = { value: arg, source: "the worker URL given to pair" };
+        continue;
+      }
+      return { ok: false, error: `unexpected argument '${arg}' (commands: run, doctor, pair <worker URL>)` };
     }
     const eq = arg.indexOf("=");
     const flag = eq === -1 ? arg : arg.slice(0, eq);
@@ -65,7 +78,7 @@ export function parseArgs(argv: string[]): Result<ParsedArgs> {
       layer[def.key] = { value: text, source: def.flag };
     }
   }
-  return { ok: true, value: { command, layer, configFile } };
+  return { ok: true, value: { command, layer, configFile, noRun } };
 }
 
 export function readEnv(env: NodeJS.ProcessEnv): Layer {

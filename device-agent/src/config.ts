@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
 import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
@@ -6,6 +7,7 @@ import { z } from "zod";
 import { BUNDLED_SKILLS_DIR } from "./bundled-skills.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
+import { defaultAgentId, defaultSettingsFile } from "./settings-file.js";
 
 export type { BrokerConfig };
 
@@ -125,11 +127,13 @@ const SETTING_SCHEMAS: Record<SettingKey, z.ZodType> = {
 const REQUIRED: SettingKey[] = ["url", "agentId", "token"];
 /** Over MQTT the bridge holds the hub's URL and the device's token; the agent needs the broker. */
 const REQUIRED_MQTT: SettingKey[] = ["agentId", "broker"];
+/** Pairing brings the token; the id defaults to the host's name. */
+const REQUIRED_PAIR: SettingKey[] = ["url"];
 
 export type LoadedArgs =
   | { command: "help" }
   | { command: "version" }
-  | { command: "run" | "doctor"; config: AgentConfig };
+  | { command: "run" | "doctor" | "pair"; config: AgentConfig; noRun?: boolean };
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function describe(key: SettingKey): string {
@@ -144,10 +148,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
   const command = args.value.command;
   if (command === "help" || command === "version") return { ok: true, value: { command } };
   const envLayer = readEnv(env);
-  const configFile = args.value.configFile ?? (env.EDGELOOP_CONFIG ? resolve(cwd, env.EDGELOOP_CONFIG) : undefined);
+  const pairing = command === "pair";
+  const configFile =
+    args.value.configFile ??
+    (env.EDGELOOP_CONFIG ? resolve(cwd, env.EDGELOOP_CONFIG) : pairing ? defaultSettingsFile(env) : undefined);
   let fileLayer: Layer = {};
   let toolEnv: Record<string, string> = {};
-  if (configFile) {
+  // Pairing writes the file it names: it need not exist yet.
+  if (configFile && !(pairing && !existsSync(configFile))) {
     const file = readConfigFile(configFile);
     if (!file.ok) return file;
     fileLayer = file.value.layer;
@@ -167,7 +175,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     values[key] = parsed.data;
   }
   const transport = (values.transport as Transport | undefined) ?? "websocket";
-  for (const key of transport === "mqtt" ? REQUIRED_MQTT : REQUIRED) {
+  if (pairing) {
+    if (transport === "mqtt")
+      return { ok: false, error: "pair is for the WebSocket transport (over MQTT the bridge pairs)" };
+    values.agentId ??= defaultAgentId();
+  }
+  for (const key of pairing ? REQUIRED_PAIR : transport === "mqtt" ? REQUIRED_MQTT : REQUIRED) {
     if (values[key] === undefined) return { ok: false, error: `missing setting ${describe(key)}` };
   }
   const rel = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
@@ -218,10 +231,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
   if (config.reconnectMaxMs < config.reconnectMinMs) {
     return { ok: false, error: `invalid setting ${describe("reconnectMaxMs")}: must be at least reconnect_min_ms` };
   }
-  return { ok: true, value: { command, config } };
+  return { ok: true, value: { command, config, noRun: args.value.noRun ?? false } };
 }
 
 export const HELP = `edgeloop-agent [run|doctor] [flags]   (--version, --help)
+edgeloop-agent pair <worker URL> [--agent-id <id>] [--config <file>] [--no-run] [flags]
 
 Runs tools for an edgeloop hub on this device. Settings come from flags, EDGELOOP_* environment
 variables or a TOML file (--config); flags win over env, env over the file.
@@ -230,6 +244,11 @@ ${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
   --config               EDGELOOP_CONFIG (TOML file, see docs/device-agent.md)
 
   doctor                 check skills, sandbox and the server connection, then exit
+  pair <worker URL>      show a code, wait for an admin to approve it (edgeloop devices approve
+                         <code>), save the URL, id and this device's own token to the settings
+                         file (--config, default ${"$"}{XDG_CONFIG_HOME:-~/.config}/edgeloop/agent.toml,
+                         mode 0600), then run as usual (--no-run: exit instead); the id
+                         defaults to the host's name
 
 Without --skills the agent loads the skills that ship with it (${BUNDLED_SKILLS_DIR}).
 `;

@@ -3,6 +3,7 @@ import { stopOnSignals } from "@edgeloop/edge-client/stop-on-signals";
 import { startAgent, workspaceProblem } from "./agent.js";
 import { HELP, loadConfig } from "./config.js";
 import { runDoctor } from "./doctor.js";
+import { pairAgent } from "./pair.js";
 import { agentVersion } from "./version.js";
 
 /** One clear line and a non-zero exit: systemd shows it, and so does a person at a terminal. */
@@ -22,13 +23,26 @@ async function main(): Promise<void> {
     process.stdout.write(`${agentVersion()}\n`);
     return;
   }
-  const { command, config } = loaded.value;
+  const { command } = loaded.value;
+  let config = loaded.value.config;
   if (command === "doctor") {
     const good = await runDoctor(config);
     process.exit(good ? 0 : 1);
   }
-  const wsProblem = workspaceProblem(config.workspace);
+  const runs = !(command === "pair" && loaded.value.noRun);
+  const wsProblem = runs ? workspaceProblem(config.workspace) : null;
   if (wsProblem) die(`invalid setting --workspace: ${wsProblem}`);
+
+  if (command === "pair") {
+    const stop = new AbortController();
+    const cancel = () => stop.abort(new Error("pairing cancelled"));
+    process.once("SIGINT", cancel).once("SIGTERM", cancel);
+    config = await pairAgent(config, (line) => process.stdout.write(`${line}\n`), stop.signal).catch((e: Error) =>
+      die(e.message, 1),
+    );
+    process.off("SIGINT", cancel).off("SIGTERM", cancel);
+    if (!runs) return;
+  }
 
   const log = createLogger(config.logLevel, { agent_id: config.agentId });
   const agent = await startAgent(config, log);

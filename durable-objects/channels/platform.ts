@@ -62,6 +62,7 @@ export type InboundEvent =
  */
 export interface ImmediateAnswer {
   status: number;
+  /** A string is sent as it is, as text/plain (WhatsApp's hub.challenge); anything else as JSON. */
   body: unknown;
 }
 

@@ -122,7 +122,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    const tools = await messageTools(this.env, this.remoteMcp, settings.value, input.agent_id, input.conversation_id);
+    const tools = await messageTools(this.env, this.remoteMcp, settings.value, input);
     // Checked again after the awaits above, and claimed in the same turn the state is made.
     if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (!this.state) {
@@ -133,7 +133,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
       if (input.parent) this.store.putValue("parent", input.parent);
     }
     const config = { ...this.state.config, ...settings.value.loop };
-    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, this.owner.get()?.id ?? null);
+    const owner = this.owner.get()?.id ?? null;
+    const rules = await approvalRulesFor(this.env, config, tools, input.agent_id, owner, input.fleet);
     // A repeat that came in while this one awaited the hub has taken it meanwhile.
     if (this.store.tookMessage(input.message_id)) return { ok: true, agent_id: this.state.agent_id };
     this.recorder.rememberReplyTarget(input.message_id, input.reply);

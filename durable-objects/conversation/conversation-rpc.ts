@@ -68,6 +68,11 @@ export type PostMessageInput = {
   reply?: ReplyTarget;
   /** routed through a pool: the conversation may move to the device the pool picked now */
   rebind?: boolean;
+  /**
+   * a fleet (docs/fleet.md): the devices this message's run uses, `agent_id` first (the
+   * conversation's home device: sub-tasks, limits); each checked against the poster's grant
+   */
+  fleet?: string[];
   /** the message is a run of this schedule (the message_start event names it) */
   schedule_id?: string;
 };
@@ -89,7 +94,14 @@ export type ConversationView = {
   status: LoopState["status"];
   messages: LoopState["messages"];
   replies: FinishedReply[];
-  pending_tool_calls: { id: string; name: string; state: string; args: Record<string, unknown> | null }[];
+  pending_tool_calls: {
+    id: string;
+    name: string;
+    state: string;
+    args: Record<string, unknown> | null;
+    /** a fleet's call: what approval rules match it by (null agent: edgeloop picks the device) */
+    rule_target?: { agent_id: string | null; tool: string };
+  }[];
   queued_messages: number;
   /** older turns summarized in the model's view, oldest first; `messages` keeps the full history */
   compactions?: Compaction[];

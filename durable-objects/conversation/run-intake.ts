@@ -1,4 +1,4 @@
-import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
+import { type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
@@ -6,6 +6,7 @@ import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.j
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import { mayNeedApproval } from "./core/approval-rules.js";
 import type { LoopConfig } from "./core/index.js";
+import { fleetToolSpecs } from "./fleet/fleet-tool-specs.js";
 import type { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import type { ConversationSettings } from "./settings/conversation-settings.js";
 
@@ -17,17 +18,25 @@ import type { ConversationSettings } from "./settings/conversation-settings.js";
 
 type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "APPROVAL_RULES">;
 
-/** A message's tools: the device's, the orchestrator's, and the remote MCP servers'. */
+/**
+ * A message's tools: the device's (a fleet's: every device's, named by fleetToolSpecs), the
+ * orchestrator's, and the remote MCP servers'.
+ */
 export async function messageTools(
   env: Env,
   remoteMcp: RemoteMcpTools,
   settings: ConversationSettings,
-  agentId: string,
-  conversationId: string,
+  input: { agent_id: string; conversation_id: string; fleet?: string[] | undefined },
 ): Promise<ToolSpec[]> {
-  const skills = await hubFor(env, agentId).getSkills(agentId);
-  const remote = await remoteMcp.specs(settings.mcpServers, settings.outbound, conversationId);
-  return conversationTools(skills, settings.webhookTools, remote);
+  const devices = input.fleet
+    ? fleetToolSpecs(
+        await Promise.all(
+          input.fleet.map(async (id) => ({ agent_id: id, skills: await hubFor(env, id).getSkills(id) })),
+        ),
+      )
+    : toolSpecsFromSkills(await hubFor(env, input.agent_id).getSkills(input.agent_id));
+  const remote = await remoteMcp.specs(settings.mcpServers, settings.outbound, input.conversation_id);
+  return conversationTools(devices, settings.webhookTools, remote);
 }
 
 /** A direct call's tools: only the device's own; a direct call never reaches the orchestrator's built-ins. */
@@ -42,9 +51,14 @@ export async function approvalRulesFor(
   tools: ToolSpec[],
   agentId: string,
   ownerId: string | null,
+  /** a fleet's devices: the rules of each (approval-rules.ts matches each call by its device) */
+  fleet?: string[],
 ): Promise<{ approval_rules?: ApprovalRuleMatch[] }> {
   if (!mayNeedApproval(config, tools)) return {};
-  return { approval_rules: await approvalRulesOf(env).forAgent(agentId, ownerId) };
+  const rules = approvalRulesOf(env);
+  const lists = await Promise.all((fleet ?? [agentId]).map((id) => rules.forAgent(id, ownerId)));
+  const byId = new Map(lists.flat().map((r) => [r.rule_id, r]));
+  return { approval_rules: [...byId.values()] };
 }
 
 /** The context settings follow the deployment's vars, so a conversation of months sees a new model's window. */
@@ -60,11 +74,10 @@ export function contextConfig(loop: Partial<LoopConfig>): Partial<LoopConfig> {
  * name clash.
  */
 function conversationTools(
-  skills: SkillManifest[],
+  deviceTools: ToolSpec[],
   webhookTools: WebhookTool[],
   remoteMcpTools: ToolSpec[] = [],
 ): ToolSpec[] {
-  const deviceTools = toolSpecsFromSkills(skills);
   const taken = new Set(deviceTools.map((t) => t.name));
   return [
     ...deviceTools,

@@ -28,6 +28,7 @@ import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.
 import { HubChecks } from "./hub-checks.js";
 import { frameOverLimit, type HubVars, hubSettings } from "./hub-settings.js";
 import { Ledger, type LedgerRow } from "./ledger.js";
+import { NodeGateway } from "./openclaw/node-gateway.js";
 import { RegistryReporter } from "./registry-reporter.js";
 
 /** What a hub reads from its environment: the objects it addresses and its own vars. */
@@ -49,6 +50,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   private readonly outcomes: CommandOutcomes;
   private readonly registry: RegistryReporter;
   private readonly checks: HubChecks;
+  private readonly nodes: NodeGateway;
 
   constructor(ctx: DurableObjectState, env: HubEnv) {
     super(ctx, env);
@@ -57,8 +59,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     this.tokens = new DeviceTokens(ctx.storage.sql);
     this.audit = new AuditLog(ctx.storage.sql);
     this.alarms = new AlarmSchedule(ctx.storage);
-    this.sockets = new DeviceSockets(ctx);
+    this.sockets = new DeviceSockets(ctx, (ws, frame) => this.nodes.adapt(ws, frame));
     this.outcomes = new CommandOutcomes(env, this.ledger, this.audit, this.store, this.alarms);
+    const { ledger, store, tokens, outcomes, alarms } = this;
+    this.nodes = new NodeGateway({ ctx, env, ledger, store, tokens, outcomes, alarms });
     this.registry = new RegistryReporter(env, this.store, this.sockets, this.alarms);
     this.checks = new HubChecks({
       ledger: this.ledger,
@@ -85,6 +89,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
    */
   override async fetch(request: Request): Promise<Response> {
     const agentId = request.headers.get("x-edgeloop-agent-id");
+    if (agentId && request.headers.has("x-edgeloop-openclaw")) return this.nodes.fetch(agentId, request);
     if (!agentId || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a device WebSocket", { status: 400 });
     }
@@ -113,7 +118,8 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       return this.reject(ws, att, `frame over ${maxFrameBytes} bytes`);
     }
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
-    const parsed = parseDeviceFrame(text);
+    const parsed = this.nodes.owns(ws) ? await this.nodes.receive(ws, text, Date.now()) : parseDeviceFrame(text);
+    if (!parsed) return; // a node's request, answered
     if (!parsed.ok) return this.reject(ws, att, `invalid frame: ${parsed.error.slice(0, 300)}`);
     const frame = parsed.value;
     if (frame.type === "hello") return this.onHello(ws, att, frame);
@@ -130,6 +136,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     const att = ws.deserializeAttachment() as SocketAttachment | null;
     if (att?.hello) this.touch(att.agent_id, true);
+    await this.nodes.closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
     await this.registry.report("close");
   }
@@ -155,8 +162,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         this.ledger.markAccepted(row.request_id);
         continue;
       }
-      this.sockets.send(ws, row.frame);
-      this.ledger.markSent(row.request_id);
+      if (this.sockets.send(ws, row.frame)) this.ledger.markSent(row.request_id);
     }
     log("info", "device hello", {
       agent_id: att.agent_id,
@@ -382,6 +388,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async runChecks(now: number): Promise<void> {
     await this.checks.run(now);
+    await this.nodes.tick(now);
   }
 
   private touch(agentId: string, force = false): void {

@@ -18,6 +18,12 @@ const ATTACHMENT_REFRESH_MS = 5_000;
 const MAX_BAD_FRAMES = 5;
 
 /**
+ * A hub frame in another wire format for some sockets (OpenClaw nodes): the text to send, undefined
+ * to send the frame as it is, null when that socket has no use for it, false when it cannot take it.
+ */
+export type FrameAdapter = (ws: WebSocket, frame: HubFrame) => string | null | false | undefined;
+
+/**
  * The device's WebSocket, held through the hibernation API: one live socket per device (a new
  * connection replaces the old one), what each socket carries through hibernation, when it last
  * showed it is alive, and the limit on bad frames.
@@ -28,7 +34,10 @@ export class DeviceSockets {
   /** the socket that said hello, while this instance lives (see `live`) */
   private helloSocket: WebSocket | null = null;
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly adapt?: FrameAdapter,
+  ) {}
 
   /** Accept a new connection for `agentId`, closing any older one; returns the client's end. */
   accept(agentId: string, tokenId: string, now: number): WebSocket {
@@ -65,7 +74,8 @@ export class DeviceSockets {
 
   /** The socket said hello: from now on it gets commands. */
   helloFrom(ws: WebSocket, att: SocketAttachment): void {
-    ws.serializeAttachment({ ...att, hello: true });
+    // Read again: whoever let the socket in (an OpenClaw node's connect) may have added to it.
+    ws.serializeAttachment({ ...((ws.deserializeAttachment() as SocketAttachment | null) ?? att), hello: true });
     this.helloSocket = ws;
   }
 
@@ -101,7 +111,9 @@ export class DeviceSockets {
 
   send(ws: WebSocket, frame: HubFrame): boolean {
     try {
-      ws.send(JSON.stringify(frame));
+      const adapted = this.adapt?.(ws, frame);
+      if (adapted === false) return false;
+      if (adapted !== null) ws.send(adapted ?? JSON.stringify(frame));
       return true;
     } catch (e) {
       log("warn", "send to device failed", { error: String(e) });

@@ -9,6 +9,7 @@ import type { DeviceStore } from "./device-record.js";
 import type { DeviceSockets } from "./device-sockets.js";
 import type { HubSettings } from "./hub-settings.js";
 import type { Ledger } from "./ledger.js";
+import { silenceAllowed } from "./openclaw/node-socket-state.js";
 import { REPORT_RETRY_MS, type RegistryReporter } from "./registry-reporter.js";
 
 type Deps = {
@@ -77,7 +78,7 @@ export class HubChecks {
     if (this.d.registry.owed()) times.push(now + REPORT_RETRY_MS);
     // Heartbeat check: when the quietest socket would run out of allowance.
     const allowance = settings.heartbeatIntervalMs * settings.heartbeatMisses;
-    for (const { ws } of sockets.all()) times.push(sockets.lastAlive(ws) + allowance + 1);
+    for (const { ws, att } of sockets.all()) times.push(sockets.lastAlive(ws) + silenceAllowed(att, allowance) + 1);
     const oldest = audit.oldest();
     if (oldest !== null) times.push(oldest + settings.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
@@ -91,7 +92,7 @@ export class HubChecks {
     for (const { ws, att } of sockets.all()) {
       if (!att) continue;
       const alive = sockets.lastAlive(ws);
-      if (now - alive <= allowedMs) continue;
+      if (now - alive <= silenceAllowed(att, allowedMs)) continue;
       if (att.hello) store.save({ ...store.load(att.agent_id), last_seen: alive });
       ws.close(CLOSE.HEARTBEAT_MISSED.code, CLOSE.HEARTBEAT_MISSED.reason);
       store.count("heartbeats_missed");

@@ -139,10 +139,13 @@ export async function acceptMessage(
       );
     }
     const agent_id = target.agent_id;
-    const agentOk = await admitAgent(env, config, agent_id, conversation_id);
-    if (!agentOk.ok) {
-      const title = agentOk.reason === "rate" ? "Too many requests for this agent" : "Too many open conversations";
-      return refuse(429, title, `agent '${agent_id}': ${agentOk.detail}`, {}, retryAfter(agentOk.retry_after_s));
+    // A fleet message counts against each of its devices' limits.
+    for (const device of target.fleet ?? [agent_id]) {
+      const agentOk = await admitAgent(env, config, device, conversation_id);
+      if (!agentOk.ok) {
+        const title = agentOk.reason === "rate" ? "Too many requests for this agent" : "Too many open conversations";
+        return refuse(429, title, `agent '${device}': ${agentOk.detail}`, {}, retryAfter(agentOk.retry_after_s));
+      }
     }
 
     const message_id = derived?.message_id ?? `msg_${crypto.randomUUID()}`;
@@ -159,8 +162,10 @@ export async function acceptMessage(
         : msg.reply_url
           ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } }
           : {}),
-      // A pool may move a conversation to another device when its device goes away.
-      rebind: msg.pool !== undefined,
+      // A pool may move a conversation to another device when its device goes away; a fleet
+      // message makes its first device the conversation's home.
+      rebind: msg.pool !== undefined || target.fleet !== undefined,
+      ...(target.fleet ? { fleet: target.fleet } : {}),
       ...(input.scheduleId ? { schedule_id: input.scheduleId } : {}),
     });
     if (!accepted.ok) {

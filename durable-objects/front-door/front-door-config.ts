@@ -2,6 +2,7 @@ import { Identifier, MAX_MESSAGE_TEXT } from "@edgeloop/protocol";
 import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
 import { OutboundVarsSchema } from "../../runtime/outbound-settings.js";
+import { Pools } from "../../runtime/pools.js";
 import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
 import { type ModelEnv, modelSettings } from "../conversation/settings/model-settings.js";
@@ -26,26 +27,6 @@ const DeviceTokens = z
       tokens.set(id, [...(tokens.get(id) ?? []), entry.slice(at + 1)]);
     }
     return tokens;
-  });
-
-/** `kitchen:pi-1|pi-2,lab:pi-3` → Map(pool → agent ids). */
-const Pools = z
-  .string()
-  .default("")
-  .transform((raw, ctx) => {
-    const pools = new Map<string, string[]>();
-    for (const entry of raw
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      const m = entry.match(/^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9._:|-]+)$/);
-      if (!m) {
-        ctx.addIssue({ code: "custom", message: `entry '${entry.slice(0, 30)}' is not pool:agent|agent` });
-        return z.NEVER;
-      }
-      pools.set(m[1]!, m[2]!.split("|").filter(Boolean));
-    }
-    return pools;
   });
 
 /**

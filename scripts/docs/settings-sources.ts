@@ -1,12 +1,17 @@
 import { z } from "zod";
 import { ChannelVarsSchema } from "../../durable-objects/channels/channel-settings.js";
+import { DiscordSettingsSchema } from "../../durable-objects/channels/platforms/discord/index.js";
+import { SlackSettingsSchema } from "../../durable-objects/channels/platforms/slack/index.js";
 import { TelegramVarsSchema } from "../../durable-objects/channels/platforms/telegram/telegram-settings.js";
+import { WhatsAppSettingsSchema } from "../../durable-objects/channels/platforms/whatsapp/index.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
+import { PairingVarsSchema } from "../../durable-objects/pairing/pairing-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
+import { HooksVarsSchema } from "../../worker/hooks/hook-settings.js";
 import type { SettingsSource } from "./settings-reference.js";
 
 /**
@@ -29,6 +34,19 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
     file: "durable-objects/channels/platforms/telegram/telegram-settings.ts",
     schema: TelegramVarsSchema,
   },
+  { part: "Slack channel", file: "durable-objects/channels/platforms/slack/settings.ts", schema: SlackSettingsSchema },
+  {
+    part: "Discord channel",
+    file: "durable-objects/channels/platforms/discord/settings.ts",
+    schema: DiscordSettingsSchema,
+  },
+  {
+    part: "WhatsApp channel",
+    file: "durable-objects/channels/platforms/whatsapp/settings.ts",
+    schema: WhatsAppSettingsSchema,
+  },
+  { part: "named hooks", file: "worker/hooks/hook-settings.ts", schema: HooksVarsSchema },
+  { part: "pairing", file: "durable-objects/pairing/pairing-settings.ts", schema: PairingVarsSchema },
   {
     part: "metrics",
     file: "durable-objects/addresses.ts",

@@ -231,6 +231,28 @@ describe("edgeloop CLI", () => {
     expect(again.code).toBe(3);
   });
 
+  it("lists devices waiting to pair and denies one; a decided code is refused, a malformed one never sent", async () => {
+    const res = await fetch(`${worker.url}/v1/pairing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: AGENT, label: "cli test" }),
+    });
+    const { code } = (await res.json()) as { code: string };
+    expect((await cli(["status"])).stdout).toContain("pairing  1 device(s) waiting: edgeloop devices pending");
+    const pending = await cli(["devices", "pending"]);
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toMatch(new RegExp(`${code}.*${AGENT} \\(already exists!\\).*cli test`));
+    const denied = await cli(["devices", "deny", code]);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(denied.stdout).toContain(`Denied ${code}`);
+    const again = await cli(["devices", "approve", code]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("409 Already decided");
+    expect((await cli(["devices", "approve", "ABCD-0000"])).code).toBe(2);
+    expect((await cli(["devices", "deny", code, "--as", "x"])).code).toBe(2);
+    expect((await cli(["devices", "approve"])).code).toBe(2);
+  });
+
   it("issues a scoped key, which then works as --token for its own device only, and revokes it", async () => {
     const created = await cli([
       "keys",

@@ -273,6 +273,31 @@ describe("dashboard", () => {
     expect((await asKey()).status).toBe(401);
   });
 
+  it("lists a device waiting to pair, denies one and approves another with the buttons", async () => {
+    const ask = async (agentId: string) =>
+      (await (
+        await fetch(`${worker.url}/v1/pairing`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ agent_id: agentId, label: "dash test" }),
+        })
+      ).json()) as { code: string; claim_secret: string };
+    const claim = async (secret: string) =>
+      (await (
+        await fetch(`${worker.url}/v1/pairing/claim`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}` },
+        })
+      ).json()) as { status: string; token?: string };
+    const [denied, approved] = [await ask("pair-dash-no"), await ask("pair-dash-yes")];
+    await page.getByRole("button", { name: `Deny ${denied.code} for pair-dash-no` }).click({ timeout: 15_000 });
+    await page.getByRole("button", { name: `Approve ${approved.code} for pair-dash-yes` }).click({ timeout: 15_000 });
+    await expect.poll(() => page.locator("#pairing-status").textContent()).toContain(`Approved ${approved.code}`);
+    expect(await claim(denied.claim_secret)).toEqual({ status: "denied" });
+    expect((await claim(approved.claim_secret)).token).toMatch(/^edl_/);
+    await expect.poll(() => page.locator("#pairing").textContent()).not.toContain(approved.code);
+  });
+
   it("draws the tool charts and keeps a screenshot", async () => {
     // The tool panel refreshes every 10 s; wait until it includes the approved git_commit call.
     await expect.poll(() => page.locator("#tool-table").textContent(), { timeout: 25_000 }).toContain("git_commit");

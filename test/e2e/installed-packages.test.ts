@@ -6,11 +6,12 @@
  * installed bridge and a real mosquitto), running the skills that ship inside its package, and
  * the CLI reading the worker's status. Packed and installed once for the file. Then
  * docs/raspberry-pi.md as written: its commands and its settings file, read from the doc's code
- * blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd).
+ * blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd), pairing included; and
+ * an installed agent that pairs, is approved from the installed CLI and runs tools.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
@@ -19,6 +20,7 @@ import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { blockWith, codeBlocks, envLines, lineWith } from "../helpers/markdown-blocks.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
+import { exitCode, shownCode } from "../helpers/pairing.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -79,6 +81,13 @@ beforeAll(async () => {
         turns: [
           { tool_calls: [{ name: "read", arguments: { path: "marker.txt" } }] },
           { content: "On the Pi: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "the paired agent's marker",
+        turns: [
+          { tool_calls: [{ name: "read", arguments: { path: "marker.txt" } }] },
+          { content: "Paired: {{last_tool_result}}" },
         ],
       },
       {
@@ -175,6 +184,35 @@ describe("installed from their tarballs into an empty prefix", () => {
     expect(r.out).toContain("ws-1");
   });
 
+  it("edgeloop-agent pair: approved with the CLI, its own token saved owner-only, then it runs tools", async () => {
+    const home = tempDir("edgeloop-pair-home-");
+    const workspace = tempDir("edgeloop-pair-ws-");
+    const admin = ["--url", worker.url, "--admin-token", ADMIN_TOKEN];
+    const agent = startChild(
+      process.execPath,
+      [installed("edgeloop-agent"), "pair", worker.url, "--agent-id", "paired-1", "--workspace", workspace],
+      { name: "paired agent", cwd: dir, env: { XDG_CONFIG_HOME: home } },
+    );
+    stops.push(() => agent.stop());
+    const code = await shownCode(agent);
+    expect(agent.output()).toContain(`edgeloop devices approve ${code}`);
+    const pending = run("edgeloop", ["devices", "pending", "--json", ...admin]);
+    expect(JSON.parse(pending.out).pending).toContainEqual(expect.objectContaining({ code, agent_id: "paired-1" }));
+    const approved = run("edgeloop", ["devices", "approve", code.toLowerCase(), ...admin]);
+    expect(approved.status, approved.out).toBe(0);
+    await waitForDevice("paired-1");
+
+    const file = join(home, "edgeloop", "agent.toml");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    expect(readFileSync(file, "utf8")).toMatch(/token = "edl_/);
+    writeFileSync(join(workspace, "marker.txt"), "read by the paired agent\n");
+    const { body } = await sendMessage(worker.url, { agent_id: "paired-1", text: "the paired agent's marker" }, 60);
+    expect(body.reply, agent.output()).toContain("read by the paired agent");
+    // A code works once.
+    expect(run("edgeloop", ["devices", "approve", code, ...admin]).status).not.toBe(0);
+  });
+
   it("the bridge and the agent over MQTT complete a conversation", async () => {
     const bridge: Child = startChild(
       process.execPath,
@@ -206,22 +244,7 @@ describe("installed from their tarballs into an empty prefix", () => {
 describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
   const blocks = codeBlocks("docs/raspberry-pi.md");
 
-  it("token, install, settings file, doctor, then the agent as the service runs it, GPIO tools included", async () => {
-    // 0. A device token, issued from "your computer" with the admin token (pairing is not built yet).
-    const tokenBlock = blockWith(blocks, "tokens create");
-    expect(Object.keys(envLines(lineWith(tokenBlock, "export ")))).toEqual(["EDGELOOP_URL", "EDGELOOP_ADMIN_TOKEN"]);
-    const create = lineWith(tokenBlock, "tokens create")
-      .replace(/^npx edgeloop /, "")
-      .split(" ");
-    const agentId = create.at(-1)!;
-    const issued = spawnSync(process.execPath, [installed("edgeloop"), ...create], {
-      cwd: dir,
-      encoding: "utf8",
-      env: { ...process.env, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
-    });
-    expect(issued.status, issued.stderr).toBe(0);
-    const token = issued.stdout.trim().split("\n").at(-1)!;
-
+  it("install, settings file, pairing approved from the CLI, doctor, then the agent as the service runs it", async () => {
     // 2. The package from its tarball, as the doc's line says, into a prefix of its own.
     const piPrefix = join(dir, "pi-prefix");
     const install = lineWith(blockWith(blocks, "./edgeloop-agent-<version>.tgz"), "npm install -g")
@@ -235,14 +258,39 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
       `${versionOf(PACKAGES.agent)}\n`,
     );
 
-    // 3. The settings file, with this worker's URL and the token issued above in place of the doc's.
+    // 3. The settings file, naming the file pairing writes (here in a temporary folder).
     const envBlock = blockWith(blocks, "<<'ENV'");
     const settings = envLines(envBlock.slice(envBlock.indexOf("<<'ENV'"), envBlock.lastIndexOf("ENV")));
-    expect(settings.EDGELOOP_AGENT_ID).toBe(agentId);
+    expect(settings.EDGELOOP_CONFIG).toBe("/etc/edgeloop/agent.toml");
     expect(settings.EDGELOOP_CAPABILITIES!.split(",")).toContain("gpio");
-    const env = { ...settings, EDGELOOP_URL: worker.url, EDGELOOP_TOKEN: token };
+    const settingsFile = join(tempDir("edgeloop-pi-etc-"), "edgeloop", "agent.toml");
+    const env = { ...settings, EDGELOOP_CONFIG: settingsFile };
 
-    // 4. doctor with the doc's workspace and state settings (the unit sets the same two).
+    // 4. Pairing: the Pi's line, with this worker's URL; the code approved with the doc's CLI line.
+    const pairLine = lineWith(blockWith(blocks, "edgeloop-agent pair"), "edgeloop-agent pair").split(" ");
+    expect(pairLine.slice(0, 3)).toEqual(["edgeloop-agent", "pair", "https://edge.example.com"]);
+    const agentId = pairLine[pairLine.indexOf("--agent-id") + 1]!;
+    const approveLine = lineWith(blockWith(blocks, "devices approve"), "devices approve");
+    const pairing = startChild(process.execPath, [agentBin, "pair", worker.url, ...pairLine.slice(3)], {
+      name: "pi pairing",
+      cwd: dir,
+      env,
+    });
+    stops.push(() => pairing.stop());
+    const code = await shownCode(pairing);
+    const approved = run("edgeloop", [
+      ...approveLine
+        .replace(/^npx edgeloop /, "")
+        .replace("ABCD-2345", code)
+        .split(" "),
+      ...["--url", worker.url, "--admin-token", ADMIN_TOKEN],
+    ]);
+    expect(approved.status, approved.out).toBe(0);
+    expect(await exitCode(pairing), pairing.output()).toBe(0);
+    expect(statSync(settingsFile).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(settingsFile)).mode & 0o777).toBe(0o700);
+
+    // 5. doctor with the doc's workspace and state settings (the unit sets the same two).
     const doctorLine = lineWith(blockWith(blocks, "edgeloop-agent doctor"), "EDGELOOP_WORKSPACE");
     const unit = readFileSync(join(piPrefix, "lib/node_modules/edgeloop-agent/systemd/edgeloop-agent.service"), "utf8");
     expect(unit).toContain("EnvironmentFile=/etc/edgeloop/agent.env");

@@ -8,7 +8,7 @@ import { builtinContext } from "../../durable-objects/conversation/effects/built
 import type { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import type { Owner } from "../../runtime/access.js";
 
-function world(owner: Owner) {
+function world(owner: Owner, pools: ReadonlyMap<string, readonly string[]> = new Map()) {
   const posted: { name: string; input: Record<string, unknown> }[] = [];
   const namespace = {
     idFromName: (name: string) => name,
@@ -33,8 +33,9 @@ function world(owner: Owner) {
     agent_id: "pi-1",
     tool_call_id: "call-1",
     request_id: "req-1",
-    startSubtask: async (_text, agentId) => {
-      subtasks.push(agentId);
+    pools,
+    startSubtask: async (_text, agentId, fleet) => {
+      subtasks.push(fleet ? fleet.join("+") : agentId);
       return { conversation_id: `task-${agentId}` };
     },
   });
@@ -61,5 +62,18 @@ describe("sub-conversations of a scoped key's conversation", () => {
     expect(await w.ctx.startSubtask("go", "pi-9")).toEqual({ conversation_id: "task-pi-9" });
     await w.ctx.conversations.post(null, "pi-9", "go");
     expect(w.posted[0]!.input).toMatchObject({ by: { id: "api", scoped: false } });
+  });
+
+  it("handed to a pool run over its devices, only when the owner may use every one of them", async () => {
+    const pools = new Map([
+      ["mine", ["pi-1", "pi-2"]],
+      ["wider", ["pi-2", "pi-9"]],
+    ]);
+    const w = world(KEY, pools);
+    expect(await w.ctx.startSubtask("go", "pi-1", "wider")).toEqual({ error: expect.stringContaining("pi-9") });
+    expect(await w.ctx.startSubtask("go", "pi-1", "nope")).toEqual({ error: expect.stringContaining("nope") });
+    expect(w.subtasks).toEqual([]);
+    expect(await w.ctx.startSubtask("go", "pi-1", "mine")).toEqual({ conversation_id: "task-pi-1" });
+    expect(w.subtasks).toEqual(["pi-1+pi-2"]);
   });
 });

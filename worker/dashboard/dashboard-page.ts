@@ -31,6 +31,16 @@ export const DASHBOARD_HTML = `<!doctype html>
       <h2 id="h-devices">Devices <span class="count" id="devices-count">0</span></h2>
       <div id="devices"><p class="empty">Loading…</p></div>
     </section>
+    <section class="panel" aria-labelledby="h-pairing">
+      <h2 id="h-pairing">Waiting to pair <span class="count" id="pairing-count">0</span></h2>
+      <div id="pairing-status" role="status" aria-live="polite"></div>
+      <div id="pairing"><p class="empty">Loading…</p></div>
+      <form class="actions" id="openclaw-form" aria-label="Add an OpenClaw node">
+        <input id="openclaw-agent" type="text" placeholder="device id for an OpenClaw node" aria-label="Device id for an OpenClaw node" maxlength="64" required>
+        <button type="submit">Get the OpenClaw line</button>
+      </form>
+      <div id="openclaw-lines" role="status" aria-live="polite"></div>
+    </section>
     <section class="panel" aria-labelledby="h-conversations">
       <h2 id="h-conversations">Conversations <span class="count" id="conversations-count">0</span></h2>
       <div id="conversations"><p class="empty">Loading…</p></div>

@@ -1,4 +1,5 @@
 import { Identifier } from "@edgeloop/protocol";
+import { fleetToolName, parseFleetToolName } from "@edgeloop/protocol/fleet-tool-names";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -13,7 +14,6 @@ import { canSee, hasScope, mayReach, type Principal } from "../../runtime/access
 import type { Env } from "../env.js";
 import { errorResult } from "./call-results.js";
 import { callDeviceTool } from "./device-call.js";
-import { fleetToolName, parseFleetToolName } from "./fleet-names.js";
 import { FLEET_TOOL_SCOPES, listFleetTools } from "./fleet-tools.js";
 import { sendMessage } from "./send-message.js";
 

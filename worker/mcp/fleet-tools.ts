@@ -1,15 +1,15 @@
 import { Identifier, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { KeyScope } from "@edgeloop/protocol/api-keys";
+import { exposable, fleetToolName } from "@edgeloop/protocol/fleet-tool-names";
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
 import { hasScope, mayReach, type Principal } from "../../runtime/access.js";
 import type { Env } from "../env.js";
-import { exposable, fleetToolName } from "./fleet-names.js";
 
 /**
  * The fleet's MCP tool list: three tools of the fleet itself, then every online device's tools as
- * `{agent_id}__{tool}` (fleet-names.ts), with the schema and description the device advertised.
+ * `{agent_id}__{tool}` (protocol/fleet-tool-names.ts), with the schema and description the device advertised.
  * Paged by device (`nextCursor`), so a large fleet is not one huge answer.
  */
 export const DEVICES_PER_PAGE = 20;

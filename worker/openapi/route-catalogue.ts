@@ -2,7 +2,10 @@ import { ACCESS_ROUTES } from "./access-routes.js";
 import { CHANNEL_ROUTES } from "./channel-routes.js";
 import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
+import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
+import { OPENCLAW_ROUTES } from "./openclaw-routes.js";
+import { PAIRING_ROUTES } from "./pairing-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
 
 /**
@@ -25,6 +28,9 @@ export const ROUTES: Route[] = [
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
   ...CHANNEL_ROUTES,
+  ...OPENCLAW_ROUTES,
+  ...HOOK_ROUTES,
+  ...PAIRING_ROUTES,
   {
     method: "GET",
     path: "/",

@@ -6,15 +6,22 @@ import type { Builtin } from "./types.js";
 
 const NAME = "task";
 
-const Args = z.object({
-  prompt: z.string().trim().min(1),
-  description: z.string().trim().max(200).optional(),
-  agent_id: Identifier.optional(),
-});
+const Args = z
+  .object({
+    prompt: z.string().trim().min(1),
+    description: z.string().trim().max(200).optional(),
+    agent_id: Identifier.optional(),
+    pool: Identifier.optional(),
+  })
+  .refine((a) => a.agent_id === undefined || a.pool === undefined, {
+    message: "give agent_id or pool, not both",
+    path: ["pool"],
+  });
 
 /**
  * opencode's task: runs a sub-agent in its own conversation and waits for its final reply. The
- * call stays pending; the shell delivers the sub-conversation's reply as this call's result.
+ * call stays pending; the shell delivers the sub-conversation's reply as this call's result. The
+ * sub-agent may run on another device, or over a pool's devices as a fleet (agent A asks agent B).
  */
 export const task: Builtin = {
   name: NAME,
@@ -29,6 +36,10 @@ export const task: Builtin = {
         type: "string",
         description: "Device to run it on (see agents_list); default this conversation's device",
       },
+      pool: {
+        type: "string",
+        description: "A pool of devices to run it on, all of them at once (instead of agent_id)",
+      },
     },
     required: ["prompt"],
   },
@@ -37,8 +48,8 @@ export const task: Builtin = {
   async run(args, ctx) {
     const parsed = parseArgs(NAME, Args, args);
     if (!parsed.ok) return parsed.result;
-    const { prompt, agent_id } = parsed.value;
-    const started = await ctx.startSubtask(prompt, agent_id ?? ctx.agent_id);
+    const { prompt, agent_id, pool } = parsed.value;
+    const started = await ctx.startSubtask(prompt, agent_id ?? ctx.agent_id, pool);
     if ("error" in started) return doneError(NAME, started.error, "permission_denied");
     // So sessions_list / sessions_history can look into it while it runs.
     ctx.conversations.remember(started.conversation_id);

@@ -69,10 +69,11 @@ export type BuiltinContext = {
     ): Promise<{ conversation_id: string; message_id: string } | { error: string }>;
   };
   /**
-   * start a sub-conversation whose final reply becomes this call's result (`task`); an error when
-   * the device is not one this conversation's owner may use
+   * start a sub-conversation whose final reply becomes this call's result (`task`), on a device or,
+   * given `pool`, over all of that pool's devices (a fleet: docs/fleet.md); an error when a device
+   * is not one this conversation's owner may use, or the pool does not exist
    */
-  startSubtask(text: string, agentId: string): Promise<{ conversation_id: string } | { error: string }>;
+  startSubtask(text: string, agentId: string, pool?: string): Promise<{ conversation_id: string } | { error: string }>;
 };
 
 export function success(tool: string, result: string): ToolOutcome {

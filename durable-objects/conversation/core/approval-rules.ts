@@ -18,7 +18,8 @@ import type { Effect, LoopState, RoundCall } from "./types.js";
 /** The rule that answers for this call, deny rules first; null when a person must decide. */
 export function ruleFor(
   rules: readonly ApprovalRuleMatch[] | undefined,
-  agentId: string,
+  /** null: a call whose device is not known yet, which only rules for any device answer */
+  agentId: string | null,
   tool: string,
   args: Record<string, unknown>,
   now: number,
@@ -40,12 +41,20 @@ export function ruleFor(
 
 /** Whether any of these tools can ask for approval, so the conversation needs the rules at all. */
 export function mayNeedApproval(config: LoopConfig, tools: LoopState["tools"]): boolean {
-  return tools.some((t) => policyFor(config, t.name, t.policy) === "requires_approval");
+  return tools.some((t) => policyFor(config, t.fleet?.tool ?? t.name, t.policy) === "requires_approval");
 }
 
-/** A call that needs approval, as a rule leaves it: queued, blocked, or still waiting for a person. */
-export function decideByRule(state: LoopState, call: RoundCall, now: number): RoundCall {
-  const rule = ruleFor(state.approval_rules, state.agent_id, call.name, call.args ?? {}, now);
+/**
+ * A call that needs approval, as a rule leaves it: queued, blocked, or still waiting for a person.
+ * `target`: the device and tool name rules are matched against (a fleet's call: round.ts).
+ */
+export function decideByRule(
+  state: LoopState,
+  call: RoundCall,
+  now: number,
+  target: { agent_id: string | null; tool: string } = { agent_id: state.agent_id, tool: call.name },
+): RoundCall {
+  const rule = ruleFor(state.approval_rules, target.agent_id, target.tool, call.args ?? {}, now);
   if (!rule) return { ...call, state: "awaiting_approval" };
   const decided_by = `rule:${rule.rule_id}`;
   if (rule.effect === "allow") return { ...call, state: "queued", decided_by };

@@ -1,5 +1,5 @@
 import { recordDenial, ruleFor } from "./approval-rules.js";
-import { afterSettle, emitDecided, settle } from "./round.js";
+import { afterSettle, emitDecided, ruleTargetOf, settle } from "./round.js";
 import { approvalKey } from "./run.js";
 import type { Effect, LoopEvent, LoopState, RoundCall } from "./types.js";
 
@@ -26,8 +26,9 @@ export function onApproval(
   decide(state, effects, call, event.approve, by, reason, waited);
   if (rule) {
     for (const other of round) {
-      if (other.state !== "awaiting_approval" || !ruleFor([rule], state.agent_id, other.name, other.args ?? {}, now))
-        continue;
+      if (other.state !== "awaiting_approval") continue;
+      const target = ruleTargetOf(state, other.name);
+      if (!ruleFor([rule], target.agent_id, target.tool, other.args ?? {}, now)) continue;
       decide(state, effects, other, rule.effect === "allow", by, `Denied by approval rule ${rule.rule_id}`, waited);
     }
   }

@@ -51,14 +51,27 @@ export function prepareCall(
     };
   const valid = validateArguments(call.name, spec.parameters, parsed.value);
   if (!valid.ok) return { ...base, outcome: invalidParamsOutcome(call.name, valid.error) };
-  const hook = beforeToolCall(state.config, call.name, valid.value);
+  // A fleet's tool is held to the deployment's policy for the devices' own name (docs/fleet.md).
+  const policyName = spec.fleet?.tool ?? call.name;
+  const hook = beforeToolCall(state.config, policyName, valid.value);
   if (hook.action === "block")
     return { ...base, args: valid.value, outcome: { status: "blocked", tool: call.name, reason: hook.reason } };
   const ready: RoundCall = { ...base, args: hook.args, timeout_ms: effectiveTimeout(spec, hook.args), state: "queued" };
   // An approval-required call is first put to the deployment's approval rules.
-  return policyFor(state.config, call.name, spec.policy) === "requires_approval"
-    ? decideByRule(state, ready, now)
+  return policyFor(state.config, policyName, spec.policy) === "requires_approval"
+    ? decideByRule(state, ready, now, ruleTargetOf(state, call.name))
     : ready;
+}
+
+/**
+ * What approval rules match a call of this conversation by: its device and the device's own tool
+ * name. A fleet tool edgeloop routes among several devices has no device yet, so only rules for
+ * any device (agent null) answer for it.
+ */
+export function ruleTargetOf(state: LoopState, callName: string): { agent_id: string | null; tool: string } {
+  const fleet = state.tools.find((t) => t.name === callName)?.fleet;
+  if (!fleet) return { agent_id: state.agent_id, tool: callName };
+  return { agent_id: fleet.agents.length === 1 ? fleet.agents[0]! : null, tool: fleet.tool };
 }
 
 /** A model may ask for a longer timeout through `timeout_ms`, up to the tool's max. */

@@ -1,6 +1,7 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
 import { mayReach, type Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
+import { poolsOf } from "../../../runtime/pools.js";
 import { conversationFor, hubFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 import { findBuiltin } from "../builtins/index.js";
@@ -49,7 +50,8 @@ export async function runBuiltin(
         agent_id: state.agent_id,
         tool_call_id: effect.tool_call_id,
         request_id: effect.request_id,
-        startSubtask: (text, agentId) => startSubtask(env, store, state, effect, text, agentId, owner),
+        pools: poolsOf(env as { POOLS?: string }),
+        startSubtask: (text, agentId, fleet) => startSubtask(env, store, state, effect, text, owner, agentId, fleet),
       });
       const result = await builtin.run(effect.parameters, ctx);
       return result.kind === "done" ? result.outcome : null;
@@ -104,7 +106,10 @@ export function builtinContext(opts: {
   request_id: string;
   /** who started the conversation: what it starts is theirs, and only on devices they may use */
   owner: Owner;
-  startSubtask: (text: string, agentId: string) => Promise<{ conversation_id: string }>;
+  /** the deployment's POOLS, for a sub-task handed to a pool */
+  pools?: ReadonlyMap<string, readonly string[]>;
+  /** `fleet`: the pool's devices, `agentId` first */
+  startSubtask: (text: string, agentId: string, fleet?: string[]) => Promise<{ conversation_id: string }>;
 }): BuiltinContext {
   const { env, store } = opts;
   return {
@@ -166,9 +171,17 @@ export function builtinContext(opts: {
         return res.ok ? { conversation_id, message_id } : { error: res.error };
       },
     },
-    async startSubtask(text: string, agentId: string) {
-      if (!mayReach(opts.owner.reach, agentId)) return { error: outOfReach(agentId) };
-      return opts.startSubtask(text, agentId);
+    async startSubtask(text: string, agentId: string, pool?: string) {
+      if (pool === undefined) {
+        if (!mayReach(opts.owner.reach, agentId)) return { error: outOfReach(agentId) };
+        return opts.startSubtask(text, agentId);
+      }
+      // A pool's sub-task is a fleet over its devices: every one must be the owner's to use.
+      const members = opts.pools?.get(pool);
+      if (!members?.length) return { error: `no pool "${pool}" (POOLS)` };
+      const outside = members.find((id) => !mayReach(opts.owner.reach, id));
+      if (outside !== undefined) return { error: outOfReach(outside) };
+      return opts.startSubtask(text, members[0]!, [...members]);
     },
   };
 }
@@ -186,9 +199,10 @@ async function startSubtask(
   parent: LoopState,
   call: { tool_call_id: string; request_id: string },
   text: string,
-  agentId: string,
   /** the parent's owner: the child is theirs too */
   owner: Owner,
+  agentId: string,
+  fleet?: string[],
 ): Promise<{ conversation_id: string }> {
   // Derived from the request id, so a re-driven call finds the same child instead of a second one.
   const conversation_id = `task_${call.request_id.replace(/[^A-Za-z0-9]/g, "").slice(-40)}`;
@@ -203,6 +217,7 @@ async function startSubtask(
       text,
       loop: { max_iterations: parent.config.max_iterations, tool_error_limit: parent.config.tool_error_limit },
       parent: { conversation_id: parent.conversation_id, tool_call_id: call.tool_call_id, request_id: call.request_id },
+      ...(fleet ? { fleet } : {}),
     });
     if (!res.ok) throw new Error(`sub-task not started: ${res.error}`);
   }

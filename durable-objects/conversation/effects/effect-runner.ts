@@ -12,6 +12,7 @@ import type { PendingEffect } from "../storage/step-recorder.js";
 import { withSpan } from "../tracing/runtime-spans.js";
 import { runBuiltin } from "./builtin-runner.js";
 import { deliverToChat } from "./chat-delivery.js";
+import { deviceOfCall, deviceOfTool, routeDispatches } from "./fleet-dispatch.js";
 import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
 
@@ -82,11 +83,30 @@ export class EffectRunner {
     const state = this.host.state();
     const run = async () => {
       try {
-        const cmds = items.map(({ effect }) =>
-          dispatchCommand(state, effect, this.host.traceparent(effect.tool_call_id)),
+        // A fleet's calls may go to several hubs: one batch each (effects/fleet-dispatch.ts).
+        const targets = await routeDispatches(
+          this.env,
+          this.store,
+          state,
+          items.map((i) => i.effect),
         );
-        await hubFor(this.env, state.agent_id).dispatchBatch(cmds);
-        for (const { id } of items) this.store.finishOutboxLater(id);
+        const byHub = new Map<string, DispatchCommand[]>();
+        for (const [i, { id, effect }] of items.entries()) {
+          const target = targets[i]!;
+          if (!target.ok) {
+            const { tool_call_id, request_id } = effect;
+            this.host.apply({ type: "tool_result", tool_call_id, request_id, outcome: target.outcome }, id);
+            continue;
+          }
+          const cmd = dispatchCommand(
+            state,
+            { ...effect, tool: target.tool },
+            this.host.traceparent(effect.tool_call_id),
+          );
+          byHub.set(target.agent_id, [...(byHub.get(target.agent_id) ?? []), cmd]);
+        }
+        await Promise.all([...byHub].map(([agentId, cmds]) => hubFor(this.env, agentId).dispatchBatch(cmds)));
+        for (const [i, { id }] of items.entries()) if (targets[i]!.ok) this.store.finishOutboxLater(id);
       } catch (e) {
         for (const { id, effect } of items) this.retryLater(id, effect, e);
       } finally {
@@ -120,7 +140,7 @@ export class EffectRunner {
       case "call_llm":
         return this.performModelCall(id, effect.call_id, effect.with_tools);
       case "cancel_tool":
-        await hubFor(this.env, state.agent_id).cancel(effect.request_id);
+        await hubFor(this.env, deviceOfCall(this.store, state, effect.request_id)).cancel(effect.request_id);
         this.store.finishOutbox(id);
         return;
       case "run_builtin": {
@@ -148,7 +168,12 @@ export class EffectRunner {
       }
       case "record_denial": {
         const { type: _type, ...denial } = effect;
-        await hubFor(this.env, state.agent_id).recordDenial({ ...denial, conversation_id: state.conversation_id });
+        const device = deviceOfTool(state, effect.tool);
+        await hubFor(this.env, device.agent_id).recordDenial({
+          ...denial,
+          tool: device.tool,
+          conversation_id: state.conversation_id,
+        });
         this.store.finishOutbox(id);
         return;
       }

@@ -1,6 +1,6 @@
 import type { WaitReply } from "@edgeloop/protocol";
 import type { ConversationView } from "../conversation-rpc.js";
-import type { FinishedReply, LoopState } from "../core/index.js";
+import { type FinishedReply, type LoopState, ruleTargetOf } from "../core/index.js";
 
 /** What `GET /v1/conversations/:id` shows: the history, replies and the calls still open. */
 export function conversationView(s: LoopState): ConversationView {
@@ -17,6 +17,8 @@ export function conversationView(s: LoopState): ConversationView {
         name: c.name,
         state: c.kind === "question" && c.state === "dispatched" ? "awaiting_answer" : c.state,
         args: c.args,
+        // A fleet's call: the device and tool name a remembered decision on it is kept for (docs/fleet.md).
+        ...(s.tools.some((t) => t.name === c.name && t.fleet) ? { rule_target: ruleTargetOf(s, c.name) } : {}),
       })),
     queued_messages: s.queue.length,
   };

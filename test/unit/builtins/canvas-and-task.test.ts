@@ -87,6 +87,16 @@ describe("task", () => {
     expect(world.subtasks[0]?.agent_id).toBe("desk-2");
   });
 
+  it("can hand the sub-task to a pool, and refuses a device and a pool at once", async () => {
+    const world = fakeWorld();
+    await task.run({ prompt: "build", pool: "lab" }, world.ctx);
+    expect(world.subtasks).toEqual([{ text: "build", agent_id: "pi-1", pool: "lab" }]);
+    const both = await task.run({ prompt: "build", pool: "lab", agent_id: "desk-2" }, world.ctx);
+    if (both.kind === "done") expect(both.outcome).toMatchObject({ status: "error", error_type: "invalid_params" });
+    expect(both.kind).toBe("done");
+    expect(world.subtasks).toHaveLength(1);
+  });
+
   it("without a prompt it is an invalid_params error and starts nothing", async () => {
     const world = fakeWorld();
     const result = await task.run({ description: "nothing" }, world.ctx);

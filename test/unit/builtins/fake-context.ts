@@ -18,7 +18,7 @@ export type FakeWorld = {
   conversations: Map<string, ConversationSummary>;
   known: string[];
   posts: { conversation_id: string | null; agent_id: string; text: string }[];
-  subtasks: { text: string; agent_id: string }[];
+  subtasks: { text: string; agent_id: string; pool?: string }[];
   /** when set, post() answers with this error */
   postError: string | null;
 };
@@ -114,8 +114,8 @@ export function fakeWorld(opts: { conversation_id?: string; agent_id?: string } 
         return { conversation_id: target, message_id: `msg-${nextId++}` };
       },
     },
-    startSubtask: async (text, agentId) => {
-      world.subtasks.push({ text, agent_id: agentId });
+    startSubtask: async (text, agentId, pool) => {
+      world.subtasks.push({ text, agent_id: agentId, ...(pool ? { pool } : {}) });
       const id = `conv-sub-${world.subtasks.length}`;
       world.conversations.set(id, {
         conversation_id: id,

@@ -4,9 +4,9 @@ import {
   policyOf,
   remoteToolName,
 } from "../../../durable-objects/conversation/mcp/mcp-servers-config.js";
+import { fleetToolName, parseFleetToolName } from "../../../protocol/fleet-tool-names.js";
 import { checkOutboundUrl } from "../../../runtime/outbound-url.js";
 import { callToolResult } from "../../../worker/mcp/call-results.js";
-import { fleetToolName, parseFleetToolName } from "../../../worker/mcp/fleet-names.js";
 import { progressText } from "../../../worker/mcp/follow-run.js";
 
 describe("checkOutboundUrl, the one rule for URLs called on a tool's behalf", () => {

@@ -1,7 +1,8 @@
 /**
- * How the fleet's MCP server names device tools: `{agent_id}__{tool}` (e.g. `pi-1__bash`). A name
- * is split at its first `__`, so an agent id that contains `__` or ends in `_` would be ambiguous:
- * such devices are left out of the fleet's tool list. Pure.
+ * How device tools are named where one list holds several devices (the fleet's MCP server, a
+ * fleet conversation): `{agent_id}__{tool}` (e.g. `pi-1__bash`). A name is split at its first
+ * `__`, so an agent id that contains `__` or ends in `_` would be ambiguous: such devices are left
+ * out of the fleet's tool list. Pure.
  */
 export const FLEET_SEPARATOR = "__";
 /** The longest tool name MCP recommends. */

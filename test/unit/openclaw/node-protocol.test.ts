@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import {
+  signaturePayloads,
+  verifyConnectSignature,
+} from "../../../durable-objects/device-hub/openclaw/device-signature.js";
+import { invokeFor, outcomeOf, skillsFor } from "../../../durable-objects/device-hub/openclaw/node-tools.js";
+import { makeNodeKey } from "../../helpers/openclaw-node.js";
+
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+
+async function signed(version: "v3" | "v2", token = "", tamperId = false) {
+  const key = await makeNodeKey();
+  const fields = {
+    client: { id: "node-host", mode: "node", platform: "Linux", deviceFamily: "" },
+    role: "node",
+    scopes: [],
+    device: {
+      id: tamperId ? "0".repeat(64) : key.deviceId,
+      publicKey: b64url(key.publicRaw),
+      signature: "",
+      signedAt: 1000,
+      nonce: "n1",
+    },
+  };
+  const payload = signaturePayloads(fields, token)[version];
+  const sig = await crypto.subtle.sign({ name: "Ed25519" }, key.privateKey, new TextEncoder().encode(payload));
+  fields.device.signature = b64url(new Uint8Array(sig));
+  return { key, fields };
+}
+
+describe("an OpenClaw node's signature over the challenge", () => {
+  it("binds OpenClaw's v3 fields, platform lower-cased, in order", () => {
+    const p = signaturePayloads(
+      {
+        client: { id: "node-host", mode: "node", platform: " Linux ", deviceFamily: "Pi" },
+        role: "node",
+        scopes: ["a", "b"],
+        device: { id: "dev", publicKey: "k", signature: "s", signedAt: 5, nonce: "n" },
+      },
+      "tok",
+    );
+    expect(p.v3).toBe("v3|dev|node-host|node|node|a,b|5|tok|n|linux|pi");
+    expect(p.v2).toBe("v2|dev|node-host|node|node|a,b|5|tok|n");
+  });
+
+  it("accepts v3 and v2 signatures by the named key, and names the device by its key's hash", async () => {
+    for (const v of ["v3", "v2"] as const) {
+      const { key, fields } = await signed(v, "t");
+      expect(await verifyConnectSignature(fields, "t", "n1", 1000)).toMatchObject({ ok: true, deviceId: key.deviceId });
+    }
+  });
+
+  it("refuses another token, another nonce, a stale time, and an id that is not the key's", async () => {
+    const { fields } = await signed("v3", "t");
+    expect(await verifyConnectSignature(fields, "other", "n1", 1000)).toMatchObject({
+      code: "DEVICE_AUTH_SIGNATURE_INVALID",
+    });
+    expect(await verifyConnectSignature(fields, "t", "n2", 1000)).toMatchObject({ code: "DEVICE_AUTH_NONCE_MISMATCH" });
+    expect(await verifyConnectSignature(fields, "t", "n1", 1000 + 10 * 60_000)).toMatchObject({
+      code: "DEVICE_AUTH_SIGNATURE_EXPIRED",
+    });
+    const forged = await signed("v3", "", true);
+    expect(await verifyConnectSignature(forged.fields, "", "n1", 1000)).toMatchObject({
+      code: "DEVICE_AUTH_DEVICE_ID_MISMATCH",
+    });
+  });
+});
+
+describe("a node's commands as edgeloop tools", () => {
+  const published = [
+    {
+      pluginId: "mcp",
+      name: "read_doc",
+      description: "Read a doc",
+      mcp: { server: "docs", tool: "read" },
+      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    },
+  ];
+
+  it("offers the commands it knows and the MCP tools the node publishes, when it may run them", () => {
+    const tools = skillsFor(["system.run", "camera.snap", "mcp.tools.call.v1"], published)[0]!.tools;
+    expect(tools.map((t) => [t.name, t.binary])).toEqual([
+      ["system_run", "system.run"],
+      ["read_doc", "mcp.tools.call.v1#docs#read"],
+    ]);
+    expect(tools[1]!.parameters).toEqual({
+      type: "object",
+      properties: { path: { type: "string" } },
+      required: ["path"],
+    });
+    // Without mcp.tools.call.v1 advertised, a published MCP tool cannot run: not offered.
+    expect(skillsFor(["system.which"], published)[0]!.tools.map((t) => t.name)).toEqual(["system_which"]);
+    expect(skillsFor(["camera.snap"])).toEqual([]);
+  });
+
+  it("builds the node's params: argv, cwd and env as given, the timeout as the node's", () => {
+    const [run, , mcp] = skillsFor(["system.run", "system.which", "mcp.tools.call.v1"], published)[0]!.tools;
+    expect(invokeFor(run, { command: ["ls"], cwd: "/", env: { A: "1" }, timeout_ms: 99 }, 5000)).toEqual({
+      command: "system.run",
+      params: { command: ["ls"], cwd: "/", env: { A: "1" }, timeoutMs: 5000 },
+    });
+    expect(invokeFor(mcp, { path: "x" }, 5000)).toEqual({
+      command: "mcp.tools.call.v1",
+      params: { server: "docs", tool: "read", arguments: { path: "x" } },
+    });
+    expect(invokeFor(undefined, {}, 5000)).toBeNull();
+  });
+
+  it("reads system.run's result honestly: exit code, the node's own timeout, a refusal", () => {
+    const t = { timeoutMs: 1000, elapsedMs: 7 };
+    const res = (payload: object) => ({ id: "r", nodeId: "n", ok: true, payloadJSON: JSON.stringify(payload) });
+    expect(
+      outcomeOf("system_run", "system.run", res({ exitCode: 0, success: true, stdout: "hi\n", stderr: "" }), t),
+    ).toEqual({
+      status: "success",
+      tool: "system_run",
+      result: "hi\n",
+      stderr: "",
+      exit_code: 0,
+      elapsed_ms: 7,
+    });
+    expect(
+      outcomeOf("system_run", "system.run", res({ exitCode: 2, success: false, stdout: "", stderr: "nope" }), t),
+    ).toMatchObject({
+      status: "error",
+      error_type: "execution_failed",
+      exit_code: 2,
+      error: "exited with code 2: nope",
+    });
+    expect(
+      outcomeOf("system_run", "system.run", res({ exitCode: null, timedOut: true, success: false }), t),
+    ).toMatchObject({
+      error_type: "timeout",
+    });
+    const denied = {
+      id: "r",
+      nodeId: "n",
+      ok: false,
+      error: { code: "SYSTEM_RUN_DENIED", message: "approval required" },
+    };
+    expect(outcomeOf("system_run", "system.run", denied, t)).toMatchObject({
+      error_type: "permission_denied",
+      error: "SYSTEM_RUN_DENIED: approval required",
+    });
+    const mcp = {
+      id: "r",
+      nodeId: "n",
+      ok: true,
+      payload: { content: [{ type: "text", text: "doc" }, { type: "audio" }] },
+    };
+    expect(outcomeOf("read_doc", "mcp.tools.call.v1", mcp, t)).toMatchObject({ status: "success", result: "doc" });
+  });
+});
