@@ -138,8 +138,7 @@ describe("a platform's immediate answer", () => {
       const post = await call("/v1/channels/whatsapp", { method: "POST", body: "{}" });
       expect(await post.json()).toEqual({ challenge: "json" });
     } finally {
-      if (before) PLATFORMS.whatsapp = before;
-      else delete PLATFORMS.whatsapp;
+      PLATFORMS.whatsapp = before;
     }
   });
 });
