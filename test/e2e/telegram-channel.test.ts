@@ -4,17 +4,14 @@
  * Bot API calls go to a local stand-in that records them. One wrangler, the scripted model, an
  * offline device (the runs use built-in tools, so no agent is needed).
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { adminJson, runCli, waitForRecorded } from "../helpers/channel-e2e.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
-import { waitUntil } from "../helpers/wait.js";
 
 const BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 const SECRET = "e2e-telegram-webhook-secret";
@@ -123,48 +120,14 @@ async function post(update: unknown, secret: string | null = SECRET) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function admin<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${worker.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-/** `edgeloop` as an operator runs it, against this worker with the admin token. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: "/nonexistent",
-        EDGELOOP_URL: worker.url,
-        EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const admin = <T>(method: string, path: string, body?: unknown) => adminJson<T>(worker.url, method, path, body);
+const cli = (args: string[]) => runCli(worker.url, args);
 
 const textOf = (c: BotApiCall) => String(c.params.text ?? "");
 const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
 
-async function waitForCall(what: string, pred: (c: BotApiCall) => boolean, timeoutMs = 30_000): Promise<BotApiCall> {
-  const found = await waitUntil(
-    async () => telegram.calls().find(pred),
-    (c) => c !== undefined,
-    { timeoutMs, what },
-  );
-  return found!;
-}
+const waitForCall = (what: string, pred: (c: BotApiCall) => boolean, timeoutMs?: number) =>
+  waitForRecorded(() => telegram.calls(), what, pred, timeoutMs);
 
 describe("Telegram channel", () => {
   it("edgeloop channels register points Telegram at the webhook with the secret token", async () => {
