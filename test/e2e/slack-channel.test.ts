@@ -266,4 +266,31 @@ describe("Slack channel", () => {
     expect(sawResult).toHaveLength(1);
   });
 
+  it("an approver lets a waiting device in with /approve CODE; a non-approver's try is refused", async () => {
+    const open = await fetch(`${worker.url}/v1/pairing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "pi-9", label: "kitchen pi" }),
+    });
+    expect(open.status).toBe(201);
+    const { code } = (await open.json()) as { code: string };
+    const pending = async () =>
+      (await adminJson<{ pending: { code: string }[] }>(worker.url, "GET", "/v1/pairing")).body.pending.map(
+        (p) => p.code,
+      );
+
+    await postEvent(directMessage(MEMBER, `/approve ${code}`));
+    await waitForCall(
+      "the member's refusal",
+      (c) => bodyOf(c).channel === `D${MEMBER.slice(1)}` && /may not approve device pairings/.test(textOf(c)),
+    );
+    expect(await pending()).toContain(code);
+
+    await postEvent(directMessage(OWNER, `/approve ${code.toLowerCase()}`));
+    await waitForCall(
+      "the approval",
+      (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c).includes("Approved: pi-9 may connect now"),
+    );
+    expect(await pending()).not.toContain(code);
+  });
 });

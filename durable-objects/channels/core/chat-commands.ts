@@ -6,6 +6,7 @@ export type ChatCommand =
   | { kind: "new" }
   | { kind: "device"; target: string | null }
   | { kind: "help" }
+  | { kind: "approve"; code: string }
   | { kind: "unknown"; name: string };
 
 export function parseCommand(text: string): ChatCommand | null {
@@ -18,6 +19,8 @@ export function parseCommand(text: string): ChatCommand | null {
       return { kind: "new" };
     case "device":
       return { kind: "device", target: arg === "" ? null : arg };
+    case "approve":
+      return { kind: "approve", code: arg };
     case "help":
     case "start":
       return { kind: "help" };
@@ -30,5 +33,6 @@ export const HELP_TEXT = [
   "Write to talk to your device's agent. Commands:",
   "/new — start a fresh conversation",
   "/device NAME — talk to another device (or pool:NAME) you may use",
+  "/approve CODE — let in a device that asked to pair (approvers only)",
   "/help — this text",
 ].join("\n");

@@ -75,7 +75,7 @@ export async function handleButton(ctx: ThreadContext, event: ButtonEvent): Prom
   await client.answerButton(event, toast).catch(() => {});
 }
 
-function isApprover(ctx: ThreadContext, userId: string): boolean {
+export function isApprover(ctx: ThreadContext, userId: string): boolean {
   const settings = channelSettings(ctx.env);
   return settings.ok && settings.value.CHANNEL_APPROVERS.has(`${ctx.identity.platform}:${userId}`);
 }

@@ -7,6 +7,7 @@ import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
 import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
 import type { InboundEvent } from "../platform.js";
+import { approveDevicePairing } from "./approve-device.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
 
 type MessageEvent = Extract<InboundEvent, { kind: "message" }>;
@@ -50,6 +51,8 @@ export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Pr
         return notice(ctx, `new:${event.eventId}`, "Started a fresh conversation.");
       case "device":
         return switchDevice(ctx, principal, command.target, event.eventId);
+      case "approve":
+        return notice(ctx, `approve:${event.eventId}`, await approveDevicePairing(ctx, event, command.code));
     }
   }
   if (!hasScope(principal, "messages")) {
