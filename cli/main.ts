@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ApiClient } from "./api-client.js";
 import { type Command, GLOBAL_OPTIONS } from "./command.js";
+import { channelsCommand } from "./commands/channels.js";
 import { conversationsCommand } from "./commands/conversations.js";
 import { answerCommand, decideCommand } from "./commands/decide.js";
 import { deployCommand } from "./commands/deploy.js";
@@ -31,6 +32,7 @@ const COMMANDS: Command[] = [
   schedulesCommand,
   rulesCommand,
   keysCommand,
+  channelsCommand,
   deployCommand,
 ];
 

@@ -2,6 +2,8 @@ import type { DurableObject } from "cloudflare:workers";
 import type { ApiKeysDO } from "./api-keys/api-keys-do.js";
 import type { ApprovalRulesDO } from "./approval-rules/approval-rules-do.js";
 import type { DurableObjectBindings } from "./bindings.js";
+import type { ChannelDirectoryDO } from "./channels/directory/channel-directory-do.js";
+import type { ChatThreadRpc } from "./channels/thread/chat-thread-rpc.js";
 import type { ConversationRpc } from "./conversation/conversation-rpc.js";
 import type { DeviceHubRpc } from "./device-hub/device-hub-rpc.js";
 import type { CountersDO } from "./front-door/counters-do.js";
@@ -88,5 +90,21 @@ export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =
 /** The deployment's scoped API keys. */
 export const apiKeysOf = (env: Bindings<"API_KEYS">) => stub<ApiKeysDO>(env.API_KEYS, "global");
 
+/** One object per chat thread, named `<platform>:<chat id>[:<thread id>]`. */
+export const chatThreadFor = (env: Bindings<"CHAT_THREAD">, threadKey: string) =>
+  stub<ChatThreadRpc>(env.CHAT_THREAD, threadKey);
+
+/** The deployment's chat grants and pairing codes. */
+export const channelDirectoryOf = (env: Bindings<"CHANNEL_DIRECTORY">) =>
+  stub<ChannelDirectoryDO>(env.CHANNEL_DIRECTORY, "global");
+
+/**
+ * A message from a chat is answered in its thread: its reply target names the thread object
+ * instead of a URL, and the conversation's outbox delivers there by RPC.
+ */
+const CHAT_REPLY_PREFIX = "edgeloop-chat:";
+export const chatReplyTarget = (threadKey: string) => `${CHAT_REPLY_PREFIX}${threadKey}`;
+export const chatThreadOfReplyTarget = (url: string): string | null =>
+  url.startsWith(CHAT_REPLY_PREFIX) ? url.slice(CHAT_REPLY_PREFIX.length) : null;
 /** The deployment's pairing requests (control plane only: never on a message's path). */
 export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingRpc>(env.PAIRING, "global");

@@ -21,6 +21,10 @@ export interface DurableObjectBindings {
   MCP_SESSION: DurableObjectNamespace;
   /** the deployment's scoped API keys (`/v1/keys`, one object) */
   API_KEYS: DurableObjectNamespace;
+  /** one object per chat thread of a channel (Telegram chat or topic, Slack thread, …) */
+  CHAT_THREAD: DurableObjectNamespace;
+  /** the deployment's chat grants, pairing codes and refusal audit (one object) */
+  CHANNEL_DIRECTORY: DurableObjectNamespace;
   /** the deployment's pairing requests (`/v1/pairing`, one object) */
   PAIRING: DurableObjectNamespace;
 }

@@ -2,6 +2,8 @@ import { app } from "./app.js";
 
 export { ApiKeysDO } from "../durable-objects/api-keys/api-keys-do.js";
 export { ApprovalRulesDO } from "../durable-objects/approval-rules/approval-rules-do.js";
+export { ChannelDirectoryDO } from "../durable-objects/channels/directory/channel-directory-do.js";
+export { ChatThreadDO } from "../durable-objects/channels/thread/chat-thread-do.js";
 export { ConversationDO } from "../durable-objects/conversation/conversation-do.js";
 export { DeviceHubDO } from "../durable-objects/device-hub/device-hub-do.js";
 export { CountersDO } from "../durable-objects/front-door/counters-do.js";

@@ -56,7 +56,10 @@ export type InboundEvent =
       ackToken?: string;
     };
 
-/** The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification, Discord PING). */
+/**
+ * The answer a platform expects synchronously, when it expects one besides 200 (Slack url_verification,
+ * Discord PING, WhatsApp's GET handshake). A string body is sent as plain text, anything else as JSON.
+ */
 export interface ImmediateAnswer {
   status: number;
   /** A string is sent as it is, as text/plain (WhatsApp's hub.challenge); anything else as JSON. */
@@ -116,4 +119,10 @@ export interface PlatformClient {
   answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string): Promise<void>;
   /** Fetch the bytes of an image a user sent. */
   fetchImage(image: InboundImage): Promise<{ bytes: Uint8Array; mediaType: string }>;
+  /**
+   * Point the platform at edgeloop's webhook URL, for platforms whose API does that (Telegram's
+   * setWebhook); absent where it is done in the platform's console (`edgeloop channels register`
+   * then prints the steps).
+   */
+  registerWebhook?(webhookUrl: string): Promise<{ ok: boolean; detail: string }>;
 }

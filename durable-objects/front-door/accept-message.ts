@@ -27,6 +27,8 @@ export type MessageInput = {
   waitSeconds: number | null;
   /** the schedule whose run this message is */
   scheduleId?: string;
+  /** where the reply goes when edgeloop itself decides (a chat thread); a sender's reply_url otherwise */
+  replyTarget?: { url: string; events: boolean };
 };
 
 export type MessageOutcome =
@@ -162,7 +164,11 @@ export async function acceptMessage(
       text: msg.text,
       ...(msg.images ? { images: msg.images } : {}),
       ...(msg.options ? { options: msg.options } : {}),
-      ...(msg.reply_url ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } } : {}),
+      ...(input.replyTarget
+        ? { reply: input.replyTarget }
+        : msg.reply_url
+          ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } }
+          : {}),
       // A pool may move a conversation to another device when its device goes away; a fleet
       // message makes its first device the conversation's home.
       rebind: msg.pool !== undefined || target.fleet !== undefined,

@@ -108,6 +108,20 @@ export const DASHBOARD_HTML = `<!doctype html>
     <div id="key-issued" role="status" aria-live="polite"></div>
     <div id="keys"><p class="empty">Loading…</p></div>
   </section>
+  <section class="panel wide" aria-labelledby="h-channels">
+    <h2 id="h-channels">Chat channels <span class="count" id="pairings-count">0</span></h2>
+    <div id="channel-platforms"><p class="empty">Loading…</p></div>
+    <form class="actions" id="pairing-form" aria-label="Approve a pairing code">
+      <input id="pairing-code" type="text" placeholder="pairing code" aria-label="Pairing code" maxlength="9" required>
+      <input id="pairing-agents" type="text" placeholder="devices: pi-1 or *" aria-label="Devices the chat user may use, comma-separated">
+      <input id="pairing-pools" type="text" placeholder="pools: kitchen" aria-label="Pools the chat user may use, comma-separated">
+      <button type="submit" class="primary">Approve code</button>
+    </form>
+    <div id="pairing-result" role="status" aria-live="polite"></div>
+    <div id="channel-pairings"></div>
+    <div id="channel-grants"></div>
+    <div id="channel-audit"></div>
+  </section>
 </main>
 </body>
 </html>`;

@@ -1,4 +1,5 @@
 import { ACCESS_ROUTES } from "./access-routes.js";
+import { CHANNEL_ROUTES } from "./channel-routes.js";
 import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
 import { HOOK_ROUTES } from "./hook-routes.js";
@@ -26,6 +27,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...CHANNEL_ROUTES,
   ...OPENCLAW_ROUTES,
   ...HOOK_ROUTES,
   ...PAIRING_ROUTES,

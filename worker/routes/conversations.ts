@@ -3,7 +3,8 @@ import { ApprovalDecision, ruleExpiry } from "@edgeloop/protocol/approval-rules"
 import { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
+import { allMetricsShards, conversationFor } from "../../durable-objects/addresses.js";
+import { decideApproval } from "../../durable-objects/approval-decision.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
@@ -115,44 +116,17 @@ conversations.post("/:id/approvals/:call", async (c) => {
   const principal = c.var.principal;
   if (d.scope !== "once" && !hasScope(principal, "approval_rules"))
     return problemResponse(403, "Forbidden", "a decision with a scope makes a rule: this key needs 'approval_rules'");
-  const approve = d.scope === "deny_always" ? false : d.approve === true;
   const callId = c.req.param("call");
-  const stub = conversationFor(c.env, id);
-  const missing = () => problemResponse(404, "Not found", `no pending call '${callId}' in conversation '${id}'`);
-  let rule = null;
-  if (d.scope !== "once") {
-    const view = await stub.getConversation();
-    const call = view?.pending_tool_calls.find((p) => p.id === callId);
-    if (!view || !call) return missing();
-    const expires_at = ruleExpiry(d, Date.now());
-    if (expires_at !== null && expires_at <= Date.now())
-      return problemResponse(400, "Invalid decision", "the expiry is in the past", {
-        errors: [{ path: "expires_at", message: "must be in the future" }],
-      });
-    rule = await approvalRulesOf(c.env).create({
-      effect: approve ? "allow" : "deny",
-      agent_id: call.rule_target ? call.rule_target.agent_id : view.agent_id,
-      tool: call.rule_target?.tool ?? call.name,
-      pattern: d.pattern ?? null,
-      expires_at,
-      reason: d.reason ?? null,
-      created_by: `${id}/${callId}`,
-      // A scoped principal's rule answers for its own conversations only.
-      owner: principal.scoped ? principal.id : null,
+  const expiresAt = ruleExpiry(d, Date.now());
+  if (d.scope !== "once" && expiresAt !== null && expiresAt <= Date.now())
+    return problemResponse(400, "Invalid decision", "the expiry is in the past", {
+      errors: [{ path: "expires_at", message: "must be in the future" }],
     });
-  }
-  const match = rule && {
-    rule_id: rule.rule_id,
-    effect: rule.effect,
-    agent_id: rule.agent_id,
-    tool: rule.tool,
-    pattern: rule.pattern,
-    expires_at: rule.expires_at,
-  };
-  const res = await stub.approve(callId, approve, d.reason, match ?? undefined);
-  if (rule && !res.applied) await approvalRulesOf(c.env).revoke(rule.rule_id);
-  if (!res.found) return missing();
-  if (!res.applied) return problemResponse(409, "Conflict", "that call is not waiting for approval");
+  const decision = { approve: d.approve === true, scope: d.scope, reason: d.reason, pattern: d.pattern, expiresAt };
+  // A scoped principal's rule answers for its own conversations only.
+  const res = await decideApproval(c.env, id, callId, decision, principal.scoped ? principal.id : null);
+  if (!res.ok) return problemResponse(res.status, res.status === 404 ? "Not found" : "Conflict", res.detail);
+  const { approved: approve, rule } = res;
   return c.json({ conversation_id: id, tool_call_id: callId, approved: approve, scope: d.scope, rule });
 });
 

@@ -1,7 +1,7 @@
 import type { ImageFit } from "@edgeloop/protocol";
 import type { Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
-import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
+import { chatThreadOfReplyTarget, conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
 import type { LoopEvent, LoopState } from "../core/index.js";
@@ -13,6 +13,7 @@ import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
 import { withSpan } from "../tracing/runtime-spans.js";
 import { runBuiltin } from "./builtin-runner.js";
+import { deliverToChat } from "./chat-delivery.js";
 import { deviceOfCall, deviceOfTool, routeDispatches } from "./fleet-dispatch.js";
 import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
@@ -230,10 +231,14 @@ export class EffectRunner {
     const conversation_id = this.host.state().conversation_id;
     const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
+    const thread = chatThreadOfReplyTarget(effect.url);
     const sent = await withSpan(
       "deliver_reply",
       { "gen_ai.conversation.id": conversation_id, "edgeloop.reply.key": key },
-      () => deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound),
+      () =>
+        thread === null
+          ? deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound)
+          : deliverToChat(this.env, thread, key, effect.payload),
     );
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });

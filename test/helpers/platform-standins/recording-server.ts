@@ -14,6 +14,8 @@ export type RecordedCall = {
   headers: Record<string, string>;
   /** JSON bodies parsed; form bodies as an object; multipart as fields plus files (bytes). */
   body: unknown;
+  /** What the stand-in answered (a message's id or ts is in it). */
+  answer?: unknown;
 };
 
 export type Reply = { status: number; headers?: Record<string, string>; body?: unknown };
@@ -67,6 +69,7 @@ export async function startRecordingServer(handle: (call: RecordedCall, origin: 
     calls.push(call);
     const failure = failures.findIndex((f) => call.path.includes(f.pathPart));
     const reply = failure >= 0 ? failures.splice(failure, 1)[0]!.reply : handle(call, origin);
+    call.answer = reply.body;
     const bytes = reply.body instanceof Uint8Array;
     res.writeHead(reply.status, {
       ...(reply.body === undefined || bytes ? {} : { "content-type": "application/json" }),

@@ -7,6 +7,7 @@
  * rendered as text, never as HTML.
  */
 import { api, every } from "./api.js";
+import { startChannels } from "./channels.js";
 import { latencyByTool, overTime, renderToolTable } from "./charts.js";
 import { chatTargets, startChat } from "./chat.js";
 import { startDeviceTokens } from "./device-tokens.js";
@@ -82,6 +83,7 @@ actions.refreshConversations = refreshConversations;
 startChat();
 startLongLived();
 startKeys();
+startChannels();
 startDeviceTokens();
 startPairing();
 startOpenClawSetup();

@@ -1,0 +1,142 @@
+import type { ChannelGrant } from "@edgeloop/protocol/channels";
+import { hasScope, type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
+import { log } from "../../../runtime/log.js";
+import { randomHex } from "../../../runtime/random-token.js";
+import { channelDirectoryOf, chatReplyTarget, conversationFor } from "../../addresses.js";
+import { acceptMessage } from "../../front-door/accept-message.js";
+import { readConfig } from "../../front-door/front-door-config.js";
+import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
+import type { InboundEvent } from "../platform.js";
+import { approveDevicePairing } from "./approve-device.js";
+import { countRefusal, type ThreadContext } from "./thread-context.js";
+
+type MessageEvent = Extract<InboundEvent, { kind: "message" }>;
+
+/** A device (`pi-1`) or a pool (`pool:kitchen`), as grants and `/device` name them. */
+const targetOf = (t: string) => (t.startsWith("pool:") ? { pool: t.slice(5) } : { agent_id: t });
+
+/**
+ * A chat message: nobody reaches a device without a grant (an unknown user gets a pairing code
+ * and nothing else), commands change the thread's conversation or device, a reply to an open
+ * question answers it, and anything else goes through the front door as the thread's message.
+ */
+export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Promise<void> {
+  const { env, store, identity } = ctx;
+  const directory = channelDirectoryOf(env);
+  const grant = await directory.grantFor(identity.platform, event.user.id, event.chat.chatId);
+  if (!grant) {
+    const pairing = await directory.pairingFor(identity.platform, event.user, event.chat);
+    await countRefusal(env, identity.platform, "unpaired user");
+    if (pairing.notify)
+      notice(
+        ctx,
+        `pairing:${pairing.code}:${Date.now()}`,
+        `You are not paired with this edgeloop yet. Your pairing code is ${pairing.code}.\n` +
+          `Ask an admin to approve it: \`edgeloop channels approve ${pairing.code} --agent DEVICE\``,
+      );
+    return;
+  }
+  const cfg = readConfig(env);
+  if (!cfg.ok) return notice(ctx, `misconfigured:${event.eventId}`, "edgeloop is misconfigured; ask an admin.");
+  const principal = scopedPrincipal(`chat:${identity.key}`, grant, cfg.config.POOLS);
+  const command = parseCommand(event.text);
+  if (command) {
+    switch (command.kind) {
+      case "help":
+        return notice(ctx, `help:${event.eventId}`, HELP_TEXT);
+      case "unknown":
+        return notice(ctx, `unknown:${event.eventId}`, `No command /${command.name}.\n\n${HELP_TEXT}`);
+      case "new":
+        store.put("conversation_id", null);
+        return notice(ctx, `new:${event.eventId}`, "Started a fresh conversation.");
+      case "device":
+        return switchDevice(ctx, principal, command.target, event.eventId);
+      case "approve":
+        return notice(ctx, `approve:${event.eventId}`, await approveDevicePairing(ctx, event, command.code));
+    }
+  }
+  if (!hasScope(principal, "messages")) {
+    await countRefusal(env, identity.platform, "no messages scope");
+    return notice(ctx, `noscope:${event.eventId}`, "Your grant does not let you send messages to a device.");
+  }
+  const question = store.openQuestion();
+  if (question && event.text !== "") {
+    store.decideCard(question.card_id, `💬 Answered by ${event.user.name}`);
+    store.enqueue(`card_edit:${question.card_id}`, { type: "card_edit", card_id: question.card_id }, Date.now());
+    const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, event.text);
+    if (res.applied) return;
+    // The question ended meanwhile (answered elsewhere, or the run was cancelled): a new message.
+  }
+  await postToConversation(ctx, principal, grant, event);
+}
+
+async function postToConversation(
+  ctx: ThreadContext,
+  principal: Principal,
+  grant: ChannelGrant,
+  event: MessageEvent,
+): Promise<void> {
+  const { env, store, identity } = ctx;
+  const target = store.get<string>("target") ?? defaultTarget(grant);
+  if (!target) return notice(ctx, `notarget:${event.eventId}`, "No device chosen: send /device NAME first.");
+  if (event.images.length > 0 && event.text === "")
+    // Waiting for image messages in the conversation (POST /v1/messages image blocks).
+    return notice(ctx, `noimage:${event.eventId}`, "Pictures cannot be sent to the agent yet; add some text.");
+  let conversationId = store.get<string>("conversation_id");
+  if (!conversationId) {
+    conversationId = `conv_chat_${randomHex(12)}`;
+    store.put("conversation_id", conversationId);
+  }
+  const cfg = readConfig(env);
+  if (!cfg.ok) return;
+  const msg = { text: event.text, conversation_id: conversationId, ...targetOf(target) };
+  const out = await acceptMessage(env, cfg.config, {
+    principal,
+    idempotencyKey: `${identity.platform}:${event.eventId}`,
+    rawBody: JSON.stringify(msg),
+    msg,
+    waitSeconds: null,
+    replyTarget: { url: chatReplyTarget(identity.key), events: false },
+  });
+  if (!out.ok) {
+    log("info", "chat message refused", { thread: identity.key, status: out.status, detail: out.detail });
+    await countRefusal(env, identity.platform, `message ${out.status}`);
+    return notice(ctx, `refused:${event.eventId}`, `Not sent: ${out.title}. ${out.detail}`);
+  }
+  const accepted = JSON.parse(out.body) as { conversation_id: string; message_id: string; agent_id?: string };
+  const agentId = accepted.agent_id ?? target;
+  store.addRun(accepted.message_id, accepted.conversation_id, agentId, Date.now());
+  await ctx.client.typing(identity.chat).catch(() => {});
+}
+
+async function switchDevice(
+  ctx: ThreadContext,
+  principal: Principal,
+  target: string | null,
+  eventId: string,
+): Promise<void> {
+  if (target === null) {
+    const now = ctx.store.get<string>("target");
+    return notice(ctx, `device:${eventId}`, `Talking to ${now ?? "the default device"}. Send /device NAME to switch.`);
+  }
+  const refusal = targetRefusal(principal, targetOf(target));
+  if (refusal) {
+    await countRefusal(ctx.env, ctx.identity.platform, "device not granted");
+    return notice(ctx, `device:${eventId}`, `You may not use ${target}.`);
+  }
+  ctx.store.put("target", target);
+  // A conversation stays on its device: the next message starts a new one on the chosen device.
+  ctx.store.put("conversation_id", null);
+  return notice(ctx, `device:${eventId}`, `Now talking to ${target} (a fresh conversation).`);
+}
+
+/** The grant's device for a new conversation: its target, else its first pool, else its first agent. */
+export function defaultTarget(grant: Pick<ChannelGrant, "target" | "pools" | "agents">): string | null {
+  if (grant.target) return grant.target;
+  if (grant.pools[0]) return `pool:${grant.pools[0]}`;
+  return grant.agents.find((a) => a !== "*") ?? null;
+}
+
+function notice(ctx: ThreadContext, key: string, text: string): void {
+  ctx.store.enqueue(`notice:${key}`, { type: "notice", text }, Date.now());
+}

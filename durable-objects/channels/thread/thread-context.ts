@@ -1,0 +1,24 @@
+import { log } from "../../../runtime/log.js";
+import { rejectionCounters } from "../../addresses.js";
+import type { FrontDoorEnv } from "../../front-door/front-door-env.js";
+import type { ChannelVars } from "../channel-settings.js";
+import type { PlatformClient, PlatformLimits } from "../platform.js";
+import type { ThreadIdentity, ThreadStore } from "./thread-store.js";
+
+export type ChatThreadEnv = FrontDoorEnv & ChannelVars;
+
+/** What the thread's handlers share while one alarm runs. */
+export type ThreadContext = {
+  env: ChatThreadEnv;
+  store: ThreadStore;
+  identity: ThreadIdentity;
+  client: PlatformClient;
+  limits: PlatformLimits;
+};
+
+/** Refusals are counted with the front door's (GET /v1/limits, the metrics endpoint). */
+export async function countRefusal(env: ChatThreadEnv, platform: string, what: string): Promise<void> {
+  await rejectionCounters(env)
+    .increment(`channel ${platform}: ${what}`)
+    .catch((e: unknown) => log("warn", "channel refusal not counted", { error: String(e) }));
+}

@@ -1,0 +1,296 @@
+/**
+ * Slack end to end: Events API and interactivity bodies shaped as in Slack's documentation, signed
+ * with the signing secret exactly as Slack signs them, to the real worker under plain `wrangler dev`,
+ * whose Web API calls go to a local stand-in that records them. One wrangler, the scripted model,
+ * no device agent (the runs use built-in tools).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ScriptRuleInput } from "../../scripted-llm/script.js";
+import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
+import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { slackHeaders } from "../helpers/platform-signers.js";
+import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
+import { startSlackStandIn } from "../helpers/platform-standins/slack.js";
+
+const SIGNING_SECRET = "e2e-slack-signing-secret";
+const BOT_TOKEN = "xoxb-e2e-bot-token";
+const BOT_USER = "U0EDGELOOP";
+const OWNER = "U0OWNER01"; // paired, and an approver
+const MEMBER = "U0MEMBER1"; // paired, may talk but not approve
+const STRANGER = "U0STRANGE"; // never paired
+const TEAM_CHANNEL = "C0TEAM001";
+const RULES: ScriptRuleInput[] = [
+  {
+    match: "clock please",
+    turns: [
+      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
+      { content: "The clock on **pi-1** is fine.", delay_ms: 1500 },
+    ],
+  },
+  {
+    match: "please echo",
+    turns: [
+      { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
+      { content: "Echo said {{last_tool_result}}." },
+    ],
+  },
+  { match: ".", turns: [{ content: "Hello from pi-1." }] },
+];
+
+let llm: ScriptedLlm;
+let slack: StandIn & { apiBaseUrl: string };
+let worker: LocalWorker;
+let ts = 1_700_000_000;
+
+beforeAll(async () => {
+  llm = await startScriptedLlm({ port: 0, rules: RULES });
+  slack = await startSlackStandIn(BOT_TOKEN);
+  worker = await startLocalWorker({
+    vars: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "x",
+      LLM_MODEL: "scripted",
+      DEVICE_TOKENS: "pi-1:t",
+      TOOL_POLICIES: "echo:requires_approval",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_API_BASE_URL: slack.apiBaseUrl,
+      CHANNEL_APPROVERS: `slack:${OWNER}`,
+    },
+  });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await llm?.close();
+  await slack?.close();
+});
+
+/** An Events API envelope as Slack documents it (api.slack.com/apis/events-api#callback-field). */
+function eventCallback(event: { ts: string; [field: string]: unknown }) {
+  return {
+    token: "XXYYZZ",
+    team_id: "T123ABC456",
+    api_app_id: "A123ABC456",
+    event: { event_ts: event.ts, ...event },
+    type: "event_callback",
+    event_id: `Ev${++ts}`,
+    event_time: ts,
+    authorizations: [{ team_id: "T123ABC456", user_id: BOT_USER, is_bot: true }],
+  };
+}
+
+const directMessage = (user: string, text: string) =>
+  eventCallback({
+    type: "message",
+    channel: `D${user.slice(1)}`,
+    user,
+    text,
+    ts: `${++ts}.000100`,
+    channel_type: "im",
+  });
+
+/** A mention in a channel: it starts a thread, and the thread is the conversation. */
+const mention = (user: string, text: string) =>
+  eventCallback({
+    type: "app_mention",
+    channel: TEAM_CHANNEL,
+    user,
+    text: `<@${BOT_USER}> ${text}`,
+    ts: `${++ts}.000200`,
+  });
+
+/** POST a body to the worker's Slack request URL, signed as Slack signs (or not). */
+async function deliver(body: string, contentType: string, extra: Record<string, string> = {}, signed = true) {
+  const res = await fetch(`${worker.url}/v1/channels/slack`, {
+    method: "POST",
+    headers: { "content-type": contentType, ...(signed ? slackHeaders(SIGNING_SECRET, body) : {}), ...extra },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+const postEvent = (body: unknown, extra?: Record<string, string>) =>
+  deliver(JSON.stringify(body), "application/json", extra);
+
+/** A Block Kit button press (api.slack.com/reference/interaction-payloads/block-actions), form-encoded. */
+function press(user: string, card: { channel: string; ts: string; threadTs?: string }, value: string) {
+  const payload = {
+    type: "block_actions",
+    team: { id: "T123ABC456", domain: "example" },
+    user: { id: user, username: user.toLowerCase(), team_id: "T123ABC456" },
+    api_app_id: "A123ABC456",
+    token: "9s8d9as89d8as9d8as989",
+    container: {
+      type: "message",
+      message_ts: card.ts,
+      channel_id: card.channel,
+      is_ephemeral: false,
+      ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
+    },
+    trigger_id: `${++ts}.333649436676.d8c1bb837935619ccad0f624c448ffb3`,
+    channel: { id: card.channel, name: "team" },
+    message: { type: "message", ts: card.ts, ...(card.threadTs ? { thread_ts: card.threadTs } : {}) },
+    actions: [{ action_id: "edgeloop_0", block_id: "b", type: "button", value, action_ts: `${ts}.840180` }],
+  };
+  return deliver(
+    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+    "application/x-www-form-urlencoded",
+  );
+}
+
+type SlackBody = {
+  channel?: string;
+  thread_ts?: string;
+  ts?: string;
+  text?: string;
+  user?: string;
+  blocks?: unknown[];
+};
+const bodyOf = (c: RecordedCall) => (c.body ?? {}) as SlackBody;
+const method = (c: RecordedCall) => c.path.replace(/^\/api\//, "");
+const textOf = (c: RecordedCall) => String(bodyOf(c).text ?? "");
+const waitForCall = (what: string, pred: (c: RecordedCall) => boolean, timeoutMs?: number) =>
+  waitForRecorded(() => slack.calls, what, pred, timeoutMs);
+/** How many runs started on `text`: each run's first model request has no tool result in it yet. */
+const runsOn = (text: string) =>
+  llm
+    .requests()
+    .filter((r) => JSON.stringify(r.body).includes(text) && !JSON.stringify(r.body).includes('"role":"tool"')).length;
+
+/** Pair a Slack user the way an admin does: the user writes, gets a code, the code is approved. */
+async function pair(user: string): Promise<void> {
+  await postEvent(directMessage(user, "hi"));
+  const notice = await waitForCall(
+    `${user}'s pairing code`,
+    (c) =>
+      method(c) === "chat.postMessage" && bodyOf(c).channel === `D${user.slice(1)}` && /pairing code/.test(textOf(c)),
+  );
+  const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
+  const approved = await adminJson(worker.url, "POST", `/v1/channels/pairings/${code}/approve`, { agents: ["pi-1"] });
+  expect(approved.status).toBe(200);
+}
+
+describe("Slack channel", () => {
+  it("answers url_verification with its challenge, and refuses an unsigned request", async () => {
+    const challenge = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P";
+    const body = { token: "Jhj5dZrVaK7ZwHHjRyZWjbDl", challenge, type: "url_verification" };
+    expect(await postEvent(body)).toEqual({ status: 200, body: { challenge } });
+    const unsigned = await deliver(JSON.stringify(body), "application/json", {}, false);
+    expect(unsigned.status).toBe(401);
+    const stale = await deliver(JSON.stringify(body), "application/json", {
+      ...slackHeaders(SIGNING_SECRET, JSON.stringify(body), Math.floor(Date.now() / 1000) - 600),
+    });
+    expect(stale.status).toBe(401);
+  });
+
+  it("an unknown user gets a pairing code and reaches no device", async () => {
+    const before = llm.requests().length;
+    expect((await postEvent(directMessage(STRANGER, "run rm -rf on pi-1"))).status).toBe(200);
+    await waitForCall("the pairing code", (c) => method(c) === "chat.postMessage" && /pairing code/.test(textOf(c)));
+    await postEvent(directMessage(STRANGER, "and again"));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(llm.requests().length).toBe(before);
+    expect(slack.calls.filter((c) => /pairing code/.test(textOf(c)))).toHaveLength(1);
+    const status = await adminJson<{ pairings: { user_id: string }[] }>(worker.url, "GET", "/v1/channels");
+    expect(status.body.pairings).toContainEqual(expect.objectContaining({ user_id: STRANGER }));
+  });
+
+  it("a paired user's mention gets one reply in its thread, edited as it grows; Slack's retry starts no second run", async () => {
+    await pair(OWNER);
+    await pair(MEMBER);
+    const mark = slack.calls.length;
+    const event = mention(OWNER, "clock please");
+    const threadTs = event.event.ts;
+    expect((await postEvent(event)).body).toMatchObject({ ok: true, taken: 1 });
+    // Slack did not see the 200 in time and delivers the same event again.
+    const retry = await postEvent(event, { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" });
+    expect(retry).toEqual({ status: 200, body: { ok: true, taken: 0, repeated: 1 } });
+    const answer = await waitForCall(
+      "the answer",
+      (c) => method(c) === "chat.update" && textOf(c).includes("The clock on *pi-1* is fine."),
+    );
+    const posted = slack.calls.slice(mark).filter((c) => method(c) === "chat.postMessage" && c !== answer);
+    const live = posted.filter((c) => bodyOf(c).thread_ts === threadTs);
+    // One message in the thread: posted with the tool's line, then edited into the answer.
+    expect(live).toHaveLength(1);
+    expect(textOf(live[0]!)).toContain("get_current_time");
+    expect(bodyOf(answer).ts).toBe((live[0]!.answer as { ts: string }).ts);
+    expect(bodyOf(answer).channel).toBe(TEAM_CHANNEL);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(runsOn("clock please")).toBe(1);
+    expect(
+      slack.calls.slice(mark).filter((c) => bodyOf(c).thread_ts === threadTs && method(c) === "chat.postMessage"),
+    ).toHaveLength(1);
+  });
+
+  it("an approval card: a non-approver's press is refused, the approver's applies once, a second press is answered", async () => {
+    const event = mention(OWNER, "please echo");
+    const threadTs = event.event.ts;
+    await postEvent(event);
+    const card = await waitForCall(
+      "the approval card",
+      (c) => method(c) === "chat.postMessage" && bodyOf(c).thread_ts === threadTs && /Approval needed/.test(textOf(c)),
+    );
+    const cardTs = String((card.answer as { ts: string }).ts);
+    const actions = (
+      bodyOf(card).blocks as { type: string; elements?: { text: { text: string }; value: string }[] }[]
+    ).find((b) => b.type === "actions")!.elements!;
+    expect(actions.map((b) => b.text.text)).toEqual(["Approve", "Always", "Deny"]);
+    const approve = actions[0]!.value;
+    const where = { channel: TEAM_CHANNEL, ts: cardTs, threadTs };
+
+    expect((await press(MEMBER, where, approve)).status).toBe(200);
+    await waitForCall(
+      "the member's refusal, to the member alone",
+      (c) => method(c) === "chat.postEphemeral" && bodyOf(c).user === MEMBER && /may not approve/.test(textOf(c)),
+    );
+    const audit = await adminJson<{ audit: { user_id: string; action: string }[] }>(worker.url, "GET", "/v1/channels");
+    expect(audit.body.audit[0]).toMatchObject({ user_id: MEMBER, action: "approve refused" });
+
+    await press(OWNER, where, approve);
+    await press(OWNER, where, approve);
+    const edited = await waitForCall(
+      "the card edited in place",
+      (c) => method(c) === "chat.update" && bodyOf(c).ts === cardTs && /Approved by/.test(textOf(c)),
+    );
+    expect((bodyOf(edited).blocks ?? []).some((b) => (b as { type: string }).type === "actions")).toBe(false);
+    await waitForCall("the answer after approval", (c) => textOf(c).includes("Echo said tapped"));
+    await waitForCall(
+      "the second press answered",
+      (c) => method(c) === "chat.postEphemeral" && bodyOf(c).user === OWNER && /Already decided/.test(textOf(c)),
+    );
+    const sawResult = llm
+      .requests()
+      .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
+    expect(sawResult).toHaveLength(1);
+  });
+
+  it("an approver lets a waiting device in with /approve CODE; a non-approver's try is refused", async () => {
+    const open = await fetch(`${worker.url}/v1/pairing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "pi-9", label: "kitchen pi" }),
+    });
+    expect(open.status).toBe(201);
+    const { code } = (await open.json()) as { code: string };
+    const pending = async () =>
+      (await adminJson<{ pending: { code: string }[] }>(worker.url, "GET", "/v1/pairing")).body.pending.map(
+        (p) => p.code,
+      );
+
+    await postEvent(directMessage(MEMBER, `/approve ${code}`));
+    await waitForCall(
+      "the member's refusal",
+      (c) => bodyOf(c).channel === `D${MEMBER.slice(1)}` && /may not approve device pairings/.test(textOf(c)),
+    );
+    expect(await pending()).toContain(code);
+
+    await postEvent(directMessage(OWNER, `/approve ${code.toLowerCase()}`));
+    await waitForCall(
+      "the approval",
+      (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c).includes("Approved: pi-9 may connect now"),
+    );
+    expect(await pending()).not.toContain(code);
+  });
+});

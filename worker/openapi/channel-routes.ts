@@ -1,0 +1,79 @@
+import { ApprovePairingRequest, ChannelGrantRequest } from "@edgeloop/protocol/channels";
+import { z } from "zod";
+import { ADMIN, json, PUBLIC, problem, type Route } from "./route.js";
+
+const WEBHOOK_ANSWERS = {
+  200: json(
+    "accepted: each event handed to its chat thread once (`taken`), repeats of events seen before counted apart",
+    z.looseObject({ ok: z.boolean(), taken: z.number().int(), repeated: z.number().int() }),
+  ),
+  401: problem("not signed the platform's way (Telegram: a wrong or missing X-Telegram-Bot-Api-Secret-Token)"),
+  404: problem("no such platform, or its settings are not set"),
+};
+
+/** Chat channels (docs/channels.md): the platforms' webhooks and the admin's view of chat access. */
+export const CHANNEL_ROUTES: Route[] = [
+  {
+    method: "POST",
+    path: "/v1/channels/:platform",
+    summary: "A chat platform's webhook (telegram, slack, discord, whatsapp), verified the platform's own way",
+    tag: "channels",
+    auth: PUBLIC,
+    responses: WEBHOOK_ANSWERS,
+  },
+  {
+    method: "GET",
+    path: "/v1/channels/:platform",
+    summary: "A platform's verification handshake on the webhook URL (WhatsApp's hub.challenge)",
+    tag: "channels",
+    auth: PUBLIC,
+    responses: WEBHOOK_ANSWERS,
+  },
+  {
+    method: "GET",
+    path: "/v1/channels",
+    summary: "Channels: which platforms are configured, pairing codes waiting, grants, recent refusals",
+    tag: "channels",
+    auth: ADMIN,
+    responses: { 200: json("the channels' state") },
+  },
+  {
+    method: "POST",
+    path: "/v1/channels/pairings/:code/approve",
+    summary: "Approve a chat user's pairing code: the user gets these devices, as a scoped key would",
+    tag: "channels",
+    auth: ADMIN,
+    body: ApprovePairingRequest,
+    responses: { 200: json("the pairing and the grant made"), 404: problem("no such code waiting") },
+  },
+  {
+    method: "POST",
+    path: "/v1/channels/grants",
+    summary: "Bind a chat user (`user:<id>`) or a whole group chat (`chat:<id>`) to devices",
+    tag: "channels",
+    auth: ADMIN,
+    body: ChannelGrantRequest,
+    responses: { 201: json("the grant") },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/channels/grants/:platform/:subject",
+    summary: "Remove a grant: that user or chat reaches no device any more",
+    tag: "channels",
+    auth: ADMIN,
+    responses: { 200: json("removed"), 404: problem("no such grant") },
+  },
+  {
+    method: "POST",
+    path: "/v1/channels/:platform/register",
+    summary: "Point the platform at this worker's webhook (Telegram's setWebhook with the secret token)",
+    tag: "channels",
+    auth: ADMIN,
+    body: z.object({ url: z.string().url() }),
+    responses: {
+      200: json("registered"),
+      409: problem("this platform's webhook is set in its console"),
+      502: problem("the platform refused"),
+    },
+  },
+];
