@@ -299,6 +299,43 @@ describe("Telegram channel", () => {
     expect(sawResult).toHaveLength(1);
   });
 
+  it("Always remembers the approval for this chat: the next call of the tool asks no one", async () => {
+    const mark = telegram.calls().length;
+    const isNew = (c: BotApiCall) => telegram.calls().indexOf(c) >= mark;
+    await post(textUpdate(OWNER, "please echo again"));
+    const card = await waitForCall(
+      "a card",
+      (c) => isNew(c) && c.method === "sendMessage" && /Approval needed/.test(textOf(c)),
+    );
+    const always = (
+      card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }
+    ).inline_keyboard[0]!.find((b) => b.text === "Always")!;
+    await post(pressUpdate(OWNER, OWNER, card.message_id!, always.callback_data));
+    await waitForCall(
+      "the card",
+      (c) => isNew(c) && c.method === "editMessageText" && /Always approved by Owner/.test(textOf(c)),
+    );
+    await waitForCall("the first answer", (c) => isNew(c) && !c.failed && textOf(c).includes("Echo said tapped"));
+    const second = telegram.calls().length;
+    await post(textUpdate(OWNER, "please echo once more"));
+    await waitForCall(
+      "the second answer",
+      (c) => telegram.calls().indexOf(c) >= second && !c.failed && textOf(c).includes("Echo said tapped"),
+    );
+    const cards = telegram
+      .calls()
+      .slice(second)
+      .filter((c) => /Approval needed/.test(textOf(c)));
+    expect(cards).toEqual([]);
+    const rules = await admin<{ rules: { tool: string; effect: string; owner: string | null }[] }>(
+      "GET",
+      "/v1/approval-rules",
+    );
+    expect(rules.body.rules).toContainEqual(
+      expect.objectContaining({ tool: "echo", effect: "allow", owner: `chat:telegram:${OWNER}` }),
+    );
+  });
+
   it("/device switches only to a device the grant allows; /new starts a fresh conversation", async () => {
     await post(textUpdate(OWNER, "/device pi-2"));
     await waitForCall("the refusal", (c) => toChat(OWNER)(c) && textOf(c) === "You may not use pi-2.");
