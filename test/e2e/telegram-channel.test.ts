@@ -21,7 +21,13 @@ const SECRET = "e2e-telegram-webhook-secret";
 const OWNER = 1111111; // paired, and an approver
 const STRANGER = 2222222;
 const NEWCOMER = 3333333; // paired from the dashboard
+/** 120 numbered lines of 57 characters: some 6900 characters, two Telegram parts. */
+const LONG_ANSWER = Array.from(
+  { length: 120 },
+  (_, i) => `line ${String(i).padStart(3, "0")} ${"lorem ipsum ".repeat(4)}`,
+).join("\n");
 const RULES: ScriptRuleInput[] = [
+  { match: "^long answer", turns: [{ content: LONG_ANSWER }] },
   { match: "^hello", turns: [{ content: "Hello back from **pi-1**." }] },
   {
     match: "^please echo",
@@ -334,6 +340,25 @@ describe("Telegram channel", () => {
     expect(rules.body.rules).toContainEqual(
       expect.objectContaining({ tool: "echo", effect: "allow", owner: `chat:telegram:${OWNER}` }),
     );
+  });
+
+  it("a long answer is split at Telegram's length, each part sent once, in order", async () => {
+    const mark = telegram.calls().length;
+    await post(textUpdate(OWNER, "long answer please"));
+    await waitForCall("the last part", (c) => telegram.calls().indexOf(c) >= mark && textOf(c).includes("line 119"));
+    await new Promise((r) => setTimeout(r, 2000));
+    const calls = telegram
+      .calls()
+      .slice(mark)
+      .filter((c) => !c.failed && c.method !== "sendChatAction");
+    // The last form of each message: the live message's final edit, then the parts sent after it.
+    const last = new Map<number, string>();
+    for (const c of calls) last.set(c.message_id ?? Number(c.params.message_id), textOf(c));
+    const parts = [...last.values()];
+    for (const p of parts) expect(p.length).toBeLessThanOrEqual(4096);
+    // Whole, in order, nothing twice (the answer's trailing space is trimmed).
+    expect(parts.join("\n")).toBe(LONG_ANSWER.trimEnd());
+    expect(parts.length).toBe(2);
   });
 
   it("/device switches only to a device the grant allows; /new starts a fresh conversation", async () => {
