@@ -2,75 +2,36 @@
  * Telegram end to end: updates shaped as in the Bot API's documentation, sent with the secret
  * token header exactly as Telegram sends it, to the real worker under plain `wrangler dev`, whose
  * Bot API calls go to a local stand-in that records them. One wrangler, the scripted model, an
- * offline device (the runs use built-in tools, so no agent is needed).
+ * offline device for most runs (built-in tools), and a real agent for the long device tool.
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { LONG_ANSWER, TELEGRAM_CHAT_RULES as RULES } from "../fixtures/telegram-chat-script.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import {
+  adminCall,
+  keyboardOf,
+  postUpdate,
+  pressUpdate,
+  runCli,
+  textOf,
+  textUpdate,
+  toChat,
+  waitForBotCall,
+} from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
-import { waitUntil } from "../helpers/wait.js";
 
 const BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 const SECRET = "e2e-telegram-webhook-secret";
 const OWNER = 1111111; // paired, and an approver
 const STRANGER = 2222222;
 const NEWCOMER = 3333333; // paired from the dashboard
-/** 120 numbered lines of 57 characters: some 6900 characters, two Telegram parts. */
-const LONG_ANSWER = Array.from(
-  { length: 120 },
-  (_, i) => `line ${String(i).padStart(3, "0")} ${"lorem ipsum ".repeat(4)}`,
-).join("\n");
-const RULES: ScriptRuleInput[] = [
-  { match: "^long answer", turns: [{ content: LONG_ANSWER }] },
-  { match: "^hello", turns: [{ content: "Hello back from **pi-1**." }] },
-  {
-    match: "^please echo",
-    turns: [
-      { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
-      { content: "Echo said {{last_tool_result}}." },
-    ],
-  },
-  {
-    match: "^ask me",
-    turns: [
-      { tool_calls: [{ name: "question", arguments: { question: "Which colour?", options: ["red", "blue"] } }] },
-      { content: "You picked {{last_tool_result}}." },
-    ],
-  },
-  {
-    match: "^run slow",
-    turns: [
-      { tool_calls: [{ name: "bash", arguments: { command: "sleep 7; echo slept" } }] },
-      { content: "Slept well." },
-    ],
-  },
-  {
-    match: "^clock please",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "The clock is fine.", delay_ms: 2500 },
-    ],
-  },
-  {
-    match: "^what time",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "It is late, after a restart.", quirks: { stall_after_first_chunk_ms: 6000 } },
-    ],
-  },
-];
-
 let llm: ScriptedLlm;
 let telegram: TelegramStandin;
 let worker: LocalWorker;
 let agent: AgentProcess | undefined;
-let updateId = 500_000;
 
 const vars = () => ({
   OPENAI_BASE_URL: llm.url,
@@ -97,80 +58,13 @@ afterAll(async () => {
   await telegram?.close();
 });
 
-/** A private-chat text message as the Bot API documents it (`chat.id` equals the user's id). */
-function textUpdate(from: number, text: string, id = ++updateId) {
-  const user = { id: from, is_bot: false, first_name: "Test", last_name: "Lastname", username: `user${from}` };
-  return {
-    update_id: id,
-    message: { message_id: id, from: user, chat: { ...user, type: "private" }, date: 1441645532, text },
-  };
-}
-
-function pressUpdate(from: number, chat: number, messageId: number, data: string) {
-  const user = { id: from, is_bot: false, first_name: from === OWNER ? "Owner" : "Stranger" };
-  return {
-    update_id: ++updateId,
-    callback_query: {
-      id: `cb${updateId}`,
-      from: user,
-      message: { message_id: messageId, chat: { id: chat, type: "private" }, date: 1441645532, text: "card" },
-      chat_instance: "-1234",
-      data,
-    },
-  };
-}
-
-async function post(update: unknown, secret: string | null = SECRET) {
-  const res = await fetch(`${worker.url}/v1/channels/telegram`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(secret ? { "X-Telegram-Bot-Api-Secret-Token": secret } : {}) },
-    body: JSON.stringify(update),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-async function admin<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${worker.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-/** `edgeloop` as an operator runs it, against this worker with the admin token. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: "/nonexistent",
-        EDGELOOP_URL: worker.url,
-        EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const textOf = (c: BotApiCall) => String(c.params.text ?? "");
-const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
-
-async function waitForCall(what: string, pred: (c: BotApiCall) => boolean, timeoutMs = 30_000): Promise<BotApiCall> {
-  const found = await waitUntil(
-    async () => telegram.calls().find(pred),
-    (c) => c !== undefined,
-    { timeoutMs, what },
-  );
-  return found!;
-}
+const post = (update: unknown, secret: string | null = SECRET) => postUpdate(worker.url, update, secret);
+const admin = <T>(method: string, path: string, body?: unknown) => adminCall<T>(worker.url, method, path, body);
+const cli = (args: string[]) => runCli(worker.url, args);
+const waitForCall = (what: string, pred: (c: BotApiCall) => boolean, timeoutMs?: number) =>
+  waitForBotCall(telegram, what, pred, timeoutMs);
+const owner = { id: OWNER, name: "Owner" };
+const stranger = { id: STRANGER, name: "Stranger" };
 
 describe("Telegram channel", () => {
   it("edgeloop channels register points Telegram at the webhook with the secret token", async () => {
@@ -269,14 +163,13 @@ describe("Telegram channel", () => {
       "the approval card",
       (c) => c.method === "sendMessage" && /Approval needed/.test(textOf(c)),
     );
-    const keyboard = (card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
-      .inline_keyboard[0]!;
+    const keyboard = keyboardOf(card)[0]!;
     expect(keyboard.map((b) => b.text)).toEqual(["Approve", "Always", "Deny"]);
     for (const b of keyboard) expect(new TextEncoder().encode(b.callback_data).length).toBeLessThanOrEqual(64);
     const approve = keyboard[0]!.callback_data;
     const cardId = card.message_id!;
 
-    await post(pressUpdate(STRANGER, OWNER, cardId, approve));
+    await post(pressUpdate(stranger, OWNER, cardId, approve));
     const refused = await waitForCall(
       "the stranger's refusal",
       (c) => c.method === "answerCallbackQuery" && /may not approve/.test(textOf(c)),
@@ -285,8 +178,8 @@ describe("Telegram channel", () => {
     const audit = await admin<{ audit: { user_id: string; action: string }[] }>("GET", "/v1/channels");
     expect(audit.body.audit[0]).toMatchObject({ user_id: String(STRANGER), action: "approve refused" });
 
-    await post(pressUpdate(OWNER, OWNER, cardId, approve));
-    await post(pressUpdate(OWNER, OWNER, cardId, approve));
+    await post(pressUpdate(owner, OWNER, cardId, approve));
+    await post(pressUpdate(owner, OWNER, cardId, approve));
     const edited = await waitForCall(
       "the card edited in place",
       (c) =>
@@ -313,10 +206,8 @@ describe("Telegram channel", () => {
       "a card",
       (c) => isNew(c) && c.method === "sendMessage" && /Approval needed/.test(textOf(c)),
     );
-    const always = (
-      card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }
-    ).inline_keyboard[0]!.find((b) => b.text === "Always")!;
-    await post(pressUpdate(OWNER, OWNER, card.message_id!, always.callback_data));
+    const always = keyboardOf(card)[0]!.find((b) => b.text === "Always")!;
+    await post(pressUpdate(owner, OWNER, card.message_id!, always.callback_data));
     await waitForCall(
       "the card",
       (c) => isNew(c) && c.method === "editMessageText" && /Always approved by Owner/.test(textOf(c)),
@@ -385,10 +276,9 @@ describe("Telegram channel", () => {
       "the question card",
       (c) => c.method === "sendMessage" && textOf(c).includes("Which colour?"),
     );
-    const rows = (card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
-      .inline_keyboard;
+    const rows = keyboardOf(card);
     expect(rows.map((r) => r[0]!.text)).toEqual(["red", "blue"]);
-    await post(pressUpdate(OWNER, OWNER, card.message_id!, rows[1]![0]!.callback_data));
+    await post(pressUpdate(owner, OWNER, card.message_id!, rows[1]![0]!.callback_data));
     await waitForCall("the answer", (c) => textOf(c).includes("You picked blue."));
   });
 
