@@ -2,15 +2,25 @@
  * Telegram end to end: updates shaped as in the Bot API's documentation, sent with the secret
  * token header exactly as Telegram sends it, to the real worker under plain `wrangler dev`, whose
  * Bot API calls go to a local stand-in that records them. One wrangler, the scripted model, an
- * offline device (the runs use built-in tools, so no agent is needed).
+ * offline device for most runs (built-in tools), and a real agent for the long device tool.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { adminJson, runCli, waitForRecorded } from "../helpers/channel-e2e.js";
+import { LONG_ANSWER, TELEGRAM_CHAT_RULES as RULES } from "../fixtures/telegram-chat-script.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import {
+  adminCall,
+  keyboardOf,
+  postUpdate,
+  pressUpdate,
+  runCli,
+  textOf,
+  textUpdate,
+  toChat,
+  waitForBotCall,
+} from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
 
 const BOT_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
@@ -18,50 +28,10 @@ const SECRET = "e2e-telegram-webhook-secret";
 const OWNER = 1111111; // paired, and an approver
 const STRANGER = 2222222;
 const NEWCOMER = 3333333; // paired from the dashboard
-const RULES: ScriptRuleInput[] = [
-  { match: "^hello", turns: [{ content: "Hello back from **pi-1**." }] },
-  {
-    match: "^please echo",
-    turns: [
-      { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
-      { content: "Echo said {{last_tool_result}}." },
-    ],
-  },
-  {
-    match: "^ask me",
-    turns: [
-      { tool_calls: [{ name: "question", arguments: { question: "Which colour?", options: ["red", "blue"] } }] },
-      { content: "You picked {{last_tool_result}}." },
-    ],
-  },
-  {
-    match: "^run slow",
-    turns: [
-      { tool_calls: [{ name: "bash", arguments: { command: "sleep 7; echo slept" } }] },
-      { content: "Slept well." },
-    ],
-  },
-  {
-    match: "^clock please",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "The clock is fine.", delay_ms: 2500 },
-    ],
-  },
-  {
-    match: "^what time",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "It is late, after a restart.", quirks: { stall_after_first_chunk_ms: 6000 } },
-    ],
-  },
-];
-
 let llm: ScriptedLlm;
 let telegram: TelegramStandin;
 let worker: LocalWorker;
 let agent: AgentProcess | undefined;
-let updateId = 500_000;
 
 const vars = () => ({
   OPENAI_BASE_URL: llm.url,
@@ -88,46 +58,13 @@ afterAll(async () => {
   await telegram?.close();
 });
 
-/** A private-chat text message as the Bot API documents it (`chat.id` equals the user's id). */
-function textUpdate(from: number, text: string, id = ++updateId) {
-  const user = { id: from, is_bot: false, first_name: "Test", last_name: "Lastname", username: `user${from}` };
-  return {
-    update_id: id,
-    message: { message_id: id, from: user, chat: { ...user, type: "private" }, date: 1441645532, text },
-  };
-}
-
-function pressUpdate(from: number, chat: number, messageId: number, data: string) {
-  const user = { id: from, is_bot: false, first_name: from === OWNER ? "Owner" : "Stranger" };
-  return {
-    update_id: ++updateId,
-    callback_query: {
-      id: `cb${updateId}`,
-      from: user,
-      message: { message_id: messageId, chat: { id: chat, type: "private" }, date: 1441645532, text: "card" },
-      chat_instance: "-1234",
-      data,
-    },
-  };
-}
-
-async function post(update: unknown, secret: string | null = SECRET) {
-  const res = await fetch(`${worker.url}/v1/channels/telegram`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(secret ? { "X-Telegram-Bot-Api-Secret-Token": secret } : {}) },
-    body: JSON.stringify(update),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-const admin = <T>(method: string, path: string, body?: unknown) => adminJson<T>(worker.url, method, path, body);
+const post = (update: unknown, secret: string | null = SECRET) => postUpdate(worker.url, update, secret);
+const admin = <T>(method: string, path: string, body?: unknown) => adminCall<T>(worker.url, method, path, body);
 const cli = (args: string[]) => runCli(worker.url, args);
-
-const textOf = (c: BotApiCall) => String(c.params.text ?? "");
-const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
-
 const waitForCall = (what: string, pred: (c: BotApiCall) => boolean, timeoutMs?: number) =>
-  waitForRecorded(() => telegram.calls(), what, pred, timeoutMs);
+  waitForBotCall(telegram, what, pred, timeoutMs);
+const owner = { id: OWNER, name: "Owner" };
+const stranger = { id: STRANGER, name: "Stranger" };
 
 describe("Telegram channel", () => {
   it("edgeloop channels register points Telegram at the webhook with the secret token", async () => {
@@ -226,14 +163,13 @@ describe("Telegram channel", () => {
       "the approval card",
       (c) => c.method === "sendMessage" && /Approval needed/.test(textOf(c)),
     );
-    const keyboard = (card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
-      .inline_keyboard[0]!;
+    const keyboard = keyboardOf(card)[0]!;
     expect(keyboard.map((b) => b.text)).toEqual(["Approve", "Always", "Deny"]);
     for (const b of keyboard) expect(new TextEncoder().encode(b.callback_data).length).toBeLessThanOrEqual(64);
     const approve = keyboard[0]!.callback_data;
     const cardId = card.message_id!;
 
-    await post(pressUpdate(STRANGER, OWNER, cardId, approve));
+    await post(pressUpdate(stranger, OWNER, cardId, approve));
     const refused = await waitForCall(
       "the stranger's refusal",
       (c) => c.method === "answerCallbackQuery" && /may not approve/.test(textOf(c)),
@@ -242,8 +178,8 @@ describe("Telegram channel", () => {
     const audit = await admin<{ audit: { user_id: string; action: string }[] }>("GET", "/v1/channels");
     expect(audit.body.audit[0]).toMatchObject({ user_id: String(STRANGER), action: "approve refused" });
 
-    await post(pressUpdate(OWNER, OWNER, cardId, approve));
-    await post(pressUpdate(OWNER, OWNER, cardId, approve));
+    await post(pressUpdate(owner, OWNER, cardId, approve));
+    await post(pressUpdate(owner, OWNER, cardId, approve));
     const edited = await waitForCall(
       "the card edited in place",
       (c) =>
@@ -260,6 +196,60 @@ describe("Telegram channel", () => {
       .requests()
       .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
     expect(sawResult).toHaveLength(1);
+  });
+
+  it("Always remembers the approval for this chat: the next call of the tool asks no one", async () => {
+    const mark = telegram.calls().length;
+    const isNew = (c: BotApiCall) => telegram.calls().indexOf(c) >= mark;
+    await post(textUpdate(OWNER, "please echo again"));
+    const card = await waitForCall(
+      "a card",
+      (c) => isNew(c) && c.method === "sendMessage" && /Approval needed/.test(textOf(c)),
+    );
+    const always = keyboardOf(card)[0]!.find((b) => b.text === "Always")!;
+    await post(pressUpdate(owner, OWNER, card.message_id!, always.callback_data));
+    await waitForCall(
+      "the card",
+      (c) => isNew(c) && c.method === "editMessageText" && /Always approved by Owner/.test(textOf(c)),
+    );
+    await waitForCall("the first answer", (c) => isNew(c) && !c.failed && textOf(c).includes("Echo said tapped"));
+    const second = telegram.calls().length;
+    await post(textUpdate(OWNER, "please echo once more"));
+    await waitForCall(
+      "the second answer",
+      (c) => telegram.calls().indexOf(c) >= second && !c.failed && textOf(c).includes("Echo said tapped"),
+    );
+    const cards = telegram
+      .calls()
+      .slice(second)
+      .filter((c) => /Approval needed/.test(textOf(c)));
+    expect(cards).toEqual([]);
+    const rules = await admin<{ rules: { tool: string; effect: string; owner: string | null }[] }>(
+      "GET",
+      "/v1/approval-rules",
+    );
+    expect(rules.body.rules).toContainEqual(
+      expect.objectContaining({ tool: "echo", effect: "allow", owner: `chat:telegram:${OWNER}` }),
+    );
+  });
+
+  it("a long answer is split at Telegram's length, each part sent once, in order", async () => {
+    const mark = telegram.calls().length;
+    await post(textUpdate(OWNER, "long answer please"));
+    await waitForCall("the last part", (c) => telegram.calls().indexOf(c) >= mark && textOf(c).includes("line 119"));
+    await new Promise((r) => setTimeout(r, 2000));
+    const calls = telegram
+      .calls()
+      .slice(mark)
+      .filter((c) => !c.failed && c.method !== "sendChatAction");
+    // The last form of each message: the live message's final edit, then the parts sent after it.
+    const last = new Map<number, string>();
+    for (const c of calls) last.set(c.message_id ?? Number(c.params.message_id), textOf(c));
+    const parts = [...last.values()];
+    for (const p of parts) expect(p.length).toBeLessThanOrEqual(4096);
+    // Whole, in order, nothing twice (the answer's trailing space is trimmed).
+    expect(parts.join("\n")).toBe(LONG_ANSWER.trimEnd());
+    expect(parts.length).toBe(2);
   });
 
   it("/device switches only to a device the grant allows; /new starts a fresh conversation", async () => {
@@ -286,10 +276,9 @@ describe("Telegram channel", () => {
       "the question card",
       (c) => c.method === "sendMessage" && textOf(c).includes("Which colour?"),
     );
-    const rows = (card.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] })
-      .inline_keyboard;
+    const rows = keyboardOf(card);
     expect(rows.map((r) => r[0]!.text)).toEqual(["red", "blue"]);
-    await post(pressUpdate(OWNER, OWNER, card.message_id!, rows[1]![0]!.callback_data));
+    await post(pressUpdate(owner, OWNER, card.message_id!, rows[1]![0]!.callback_data));
     await waitForCall("the answer", (c) => textOf(c).includes("You picked blue."));
   });
 

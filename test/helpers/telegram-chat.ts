@@ -1,0 +1,60 @@
+import { waitForRecorded } from "./channel-e2e.js";
+import type { BotApiCall, TelegramStandin } from "./telegram-standin.js";
+
+/**
+ * A Telegram chat against a local worker, as the e2e tests drive it: updates shaped as the Bot
+ * API documents them, posted with the secret-token header as Telegram sends it; the admin API and
+ * the CLI as an operator uses them; and waiting for the worker's calls to the Bot API stand-in.
+ */
+let updateId = 500_000;
+
+/** A private-chat text message (`chat.id` equals the user's id, as in a direct chat). */
+export function textUpdate(from: number, text: string) {
+  const id = ++updateId;
+  const user = { id: from, is_bot: false, first_name: "Test", last_name: "Lastname", username: `user${from}` };
+  return {
+    update_id: id,
+    message: { message_id: id, from: user, chat: { ...user, type: "private" }, date: 1441645532, text },
+  };
+}
+
+/** A press on an inline button of message `messageId` in `chat`. */
+export function pressUpdate(from: { id: number; name: string }, chat: number, messageId: number, data: string) {
+  const id = ++updateId;
+  return {
+    update_id: id,
+    callback_query: {
+      id: `cb${id}`,
+      from: { id: from.id, is_bot: false, first_name: from.name },
+      message: { message_id: messageId, chat: { id: chat, type: "private" }, date: 1441645532, text: "card" },
+      chat_instance: "-1234",
+      data,
+    },
+  };
+}
+
+export async function postUpdate(workerUrl: string, update: unknown, secret: string | null) {
+  const res = await fetch(`${workerUrl}/v1/channels/telegram`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(secret ? { "X-Telegram-Bot-Api-Secret-Token": secret } : {}) },
+    body: JSON.stringify(update),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+export { adminJson as adminCall, runCli } from "./channel-e2e.js";
+
+export const textOf = (c: BotApiCall) => String(c.params.text ?? "");
+export const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
+
+/** The first recorded Bot API call matching `pred`, waited for. */
+export const waitForBotCall = (
+  standin: TelegramStandin,
+  what: string,
+  pred: (c: BotApiCall) => boolean,
+  timeoutMs?: number,
+): Promise<BotApiCall> => waitForRecorded(() => standin.calls(), what, pred, timeoutMs);
+
+/** The inline keyboard a sendMessage carried. */
+export const keyboardOf = (c: BotApiCall) =>
+  (c.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard;
