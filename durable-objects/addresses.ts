@@ -41,6 +41,10 @@ export const conversationFor = (env: Bindings<"CONVERSATION">, conversationId: s
 /** The one device registry. */
 export const registryOf = (env: Bindings<"REGISTRY">) => stub<RegistryDO>(env.REGISTRY, "global");
 
+/** One registry per pool: its members' state and its conversations' devices, for routing. */
+export const poolRegistryFor = (env: Bindings<"REGISTRY">, pool: string) =>
+  stub<RegistryDO>(env.REGISTRY, `pool:${pool}`);
+
 /** One rate limiter per sender and per agent. */
 export const limiterFor = (env: Bindings<"LIMITER">, subject: `sender:${string}` | `agent:${string}`) =>
   stub<LimiterDO>(env.LIMITER, subject);

@@ -1,6 +1,7 @@
 import { type SkillManifest, type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, hubFor } from "../addresses.js";
+import { rulesInForce } from "../approval-rules/rules-in-force.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
@@ -35,7 +36,10 @@ export async function deviceTools(env: Env, agentId: string): Promise<ToolSpec[]
   return toolSpecsFromSkills(await hubFor(env, agentId).getSkills(agentId));
 }
 
-/** The remembered approval decisions, read only when a tool may ask for approval. */
+/**
+ * The remembered approval decisions, read only when a tool may ask for approval, from the
+ * isolate's copy of the rules (docs/architecture.md#approval-rule-bound).
+ */
 export async function approvalRulesFor(
   env: Env,
   config: LoopConfig,
@@ -44,7 +48,8 @@ export async function approvalRulesFor(
   ownerId: string | null,
 ): Promise<{ approval_rules?: ApprovalRuleMatch[] }> {
   if (!mayNeedApproval(config, tools)) return {};
-  return { approval_rules: await approvalRulesOf(env).forAgent(agentId, ownerId) };
+  const read = () => approvalRulesOf(env).inForce();
+  return { approval_rules: await rulesInForce.forAgent(agentId, ownerId, read) };
 }
 
 /** The context settings follow the deployment's vars, so a conversation of months sees a new model's window. */

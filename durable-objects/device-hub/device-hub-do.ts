@@ -17,6 +17,7 @@ import { conversationFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { DeviceReport } from "../registry/registry-do.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
 import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
@@ -336,6 +337,11 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async isKnown(): Promise<boolean> {
     return this.sockets.live() !== null || this.store.everSeen() || this.tokens.list().length > 0;
+  }
+
+  async followPool(agentId: string, pool: string): Promise<DeviceReport> {
+    this.store.rememberAgentId(agentId);
+    return this.registry.follow(agentId, pool);
   }
 
   // ---- RPC from the admin API --------------------------------------------------------------

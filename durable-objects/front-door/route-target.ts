@@ -1,5 +1,5 @@
 import type { MessageRequest } from "@edgeloop/protocol";
-import { hubFor, registryOf } from "../addresses.js";
+import { hubFor, poolRegistryFor } from "../addresses.js";
 import type { WorkerConfig } from "./front-door-config.js";
 import type { FrontDoorEnv } from "./front-door-env.js";
 
@@ -10,8 +10,8 @@ export type Target =
 /**
  * The device a message goes to. An `agent_id` must name a known device (unknown-device rule in
  * docs/architecture.md): a DEVICE_TOKENS entry (config, no call), else its own hub (one object per
- * device, no registry call on this path). A `pool` asks the registry, which keeps the conversation
- * on its device while that is online.
+ * device, no registry call on this path). A `pool` asks that pool's own registry, which keeps the
+ * conversation on its device while that is online (no object shared by all pools on this path).
  */
 export async function routeMessage(
   env: FrontDoorEnv,
@@ -44,7 +44,7 @@ export async function routeMessage(
       field: "pool",
     };
   }
-  const routed = await registryOf(env).route({
+  const routed = await poolRegistryFor(env, pool).route({
     conversation_id: conversationId,
     pool,
     members,

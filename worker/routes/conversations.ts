@@ -3,6 +3,7 @@ import { ApprovalDecision, ruleExpiry } from "@edgeloop/protocol/approval-rules"
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { allMetricsShards, approvalRulesOf, conversationFor } from "../../durable-objects/addresses.js";
+import { rulesInForce } from "../../durable-objects/approval-rules/rules-in-force.js";
 import { parseStoredCanvas, renderCanvas } from "../../durable-objects/conversation/builtins/index.js";
 import { canSee, hasScope } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
@@ -136,6 +137,7 @@ conversations.post("/:id/approvals/:call", async (c) => {
       // A scoped principal's rule answers for its own conversations only.
       owner: principal.scoped ? principal.id : null,
     });
+    rulesInForce.forget();
   }
   const match = rule && {
     rule_id: rule.rule_id,
@@ -146,7 +148,10 @@ conversations.post("/:id/approvals/:call", async (c) => {
     expires_at: rule.expires_at,
   };
   const res = await stub.approve(callId, approve, d.reason, match ?? undefined);
-  if (rule && !res.applied) await approvalRulesOf(c.env).revoke(rule.rule_id);
+  if (rule && !res.applied) {
+    await approvalRulesOf(c.env).revoke(rule.rule_id);
+    rulesInForce.forget();
+  }
   if (!res.found) return missing();
   if (!res.applied) return problemResponse(409, "Conflict", "that call is not waiting for approval");
   return c.json({ conversation_id: id, tool_call_id: callId, approved: approve, scope: d.scope, rule });
