@@ -129,14 +129,14 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    const att = this.sockets.attachment(ws);
     if (att?.hello) this.touch(att.agent_id, true);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
     await this.registry.report("close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    const att = this.sockets.attachment(ws);
     log("warn", "device socket error", { agent_id: att?.agent_id, error: String(error) });
     await this.registry.report("error");
   }
