@@ -125,7 +125,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify(kind === "pool" ? { pool: POOL, text } : { agent_id: "bench-cost", text }),
       });
-      if (res.status !== 202) throw new Error(`cost: POST answered ${res.status}`);
+      if (res.status !== 202) throw new Error(`cost: POST answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
     });
   let device: [Case, Case];
   let builtin: [Case, Case];
