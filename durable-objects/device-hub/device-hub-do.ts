@@ -17,7 +17,7 @@ import { conversationFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import type { DeviceReport } from "../registry/registry-do.js";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
 import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";

@@ -1,5 +1,5 @@
 import type { SkillManifest } from "@edgeloop/protocol";
-import type { DeviceReport } from "../registry/registry-do.js";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
 import type { DeviceRecord } from "./device-record.js";
 import type { IssuedToken, TokenInfo } from "./device-tokens.js";

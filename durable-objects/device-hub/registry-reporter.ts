@@ -2,7 +2,7 @@ import { log } from "../../runtime/log.js";
 import { poolRegistryFor, registryOf } from "../addresses.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
-import type { DeviceReport } from "../registry/registry-do.js";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { DeviceStore } from "./device-record.js";
 import type { DeviceSockets } from "./device-sockets.js";
 

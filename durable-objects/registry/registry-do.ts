@@ -1,23 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { DeviceReport, DeviceSummary, RegistryRpc, RouteRequest, RouteResult } from "./registry-rpc.js";
 import { rendezvousPick } from "./rendezvous.js";
-
-/** What a hub tells the registry about its device. */
-export type DeviceReport = {
-  agent_id: string;
-  online: boolean;
-  last_seen: number | null;
-  version: string | null;
-  tools: string[];
-  /** why the state changed: hello, close, heartbeat_missed, revoked… */
-  reason: string;
-};
-
-export type DeviceSummary = Omit<DeviceReport, "reason"> & { last_change: string; updated_at: number };
-
-export type RouteRequest = { conversation_id: string; pool: string; members: string[]; tools: string[] };
-export type RouteResult = { ok: true; agent_id: string; sticky: boolean } | { ok: false; detail: string };
 
 type DeviceRow = {
   agent_id: string;
@@ -40,7 +25,7 @@ const ASSIGNMENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * (messages that name a `pool`; messages that name an `agent_id` touch no registry), so no
  * object shared by the whole deployment is on a message's path.
  */
-export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVICE_HUB">> {
+export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVICE_HUB">> implements RegistryRpc {
   constructor(ctx: DurableObjectState, env: Pick<DurableObjectBindings, "DEVICE_HUB">) {
     super(ctx, env);
     const sql = ctx.storage.sql;
