@@ -10,17 +10,6 @@ import type { ScenarioResult } from "../lib/result.js";
 import { round, roundSummary, summarize } from "../lib/stats.js";
 
 const ROUNDS = 3;
-/** repetitions redone when the dev server reloads mid-repetition, before the scenario fails */
-const MAX_REDONE = 2;
-
-/** Until the scripted model has had no request for 2 s (60 s at most): nothing is running. */
-async function modelIdle(env: BenchEnv): Promise<void> {
-  let seen = -1;
-  for (let waited = 0; waited < 60_000 && env.llm.requests().length !== seen; waited += 2_000) {
-    seen = env.llm.requests().length;
-    await new Promise((r) => setTimeout(r, 2_000));
-  }
-}
 
 /** One repetition: the fleet's conversations, then the floor's calls at the same concurrency. */
 type Repetition = {
@@ -51,16 +40,11 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       ],
     },
   ]);
-  const connectFleet = () =>
-    Promise.all(
-      Array.from({ length: devices }, (_, i) =>
-        FakeDevice.connect(env.worker.url, `fleet-${i}`, deviceToken(`fleet-${i}`)),
-      ),
-    );
-  let fleet = await connectFleet();
-  /** devices of repetitions the dev server cut short (see below), still counted for duplicates */
-  const retired: FakeDevice[] = [];
-  let redone = 0;
+  const fleet = await Promise.all(
+    Array.from({ length: devices }, (_, i) =>
+      FakeDevice.connect(env.worker.url, `fleet-${i}`, deviceToken(`fleet-${i}`)),
+    ),
+  );
   const run = Date.now();
   const runtime = env.worker.child.proc.pid!;
   const floorRuntime = env.floor.child.proc.pid!;
@@ -75,24 +59,9 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       allTexts.push(...texts);
       const cpuBefore = groupCpuMs(runtime);
       const started = performance.now();
-      let got: Awaited<ReturnType<typeof sendMessage>>[];
-      try {
-        got = await Promise.all(
-          texts.map((text, i) => sendMessage(env.worker.url, { agent_id: `fleet-${i % devices}`, text }, 60)),
-        );
-      } catch (e) {
-        // wrangler's dev server reloaded its runtime mid-repetition (its proxy answers a POST in
-        // flight with a 503 "Your worker restarted mid-request"): the repetition measured the
-        // reload, and its devices' sockets are gone. Reconnect, let its conversations finish, redo it.
-        if (!/Your worke/.test(String(e)) || redone >= MAX_REDONE) throw e;
-        redone++;
-        for (const d of fleet) d.close();
-        retired.push(...fleet);
-        fleet = await connectFleet();
-        await modelIdle(env);
-        r--;
-        continue;
-      }
+      const got = await Promise.all(
+        texts.map((text, i) => sendMessage(env.worker.url, { agent_id: `fleet-${i % devices}`, text }, 60)),
+      );
       const wallMs = performance.now() - started;
       const cpu = cpuDelta(cpuBefore, groupCpuMs(runtime));
       replies = replies.concat(got);
@@ -117,7 +86,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   }
   const succeeded = reps.reduce((n, x) => n + x.succeeded, 0);
   const incomplete = replies.filter((r) => r.body.status !== "completed").length;
-  const perRequest = [...retired, ...fleet].flatMap((d) => [...d.received.values()]);
+  const perRequest = fleet.flatMap((d) => [...d.received.values()]);
   const duplicated = perRequest.reduce((n, c) => n + (c - 1), 0) + Math.max(0, succeeded - expected * reps.length);
   const lost = Math.max(0, expected * reps.length - succeeded);
   const s = summarize(reps.flatMap((x) => x.steps));
@@ -149,7 +118,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
         "runtime CPU per tool call / the floor's per call (median of 3 repetitions)",
         reps.map((x) => cpuPerCall(x) / floorCpuPerCall(x)),
         { op: "<=", value: 3 },
-        `each repetition: the fleet's conversations, then the floor's calls at the same concurrency${redone ? `; ${redone} redone after wrangler's dev server reloaded its runtime mid-repetition` : ""}`,
+        "each repetition: the fleet's conversations, then the floor's calls at the same concurrency",
       ),
       {
         name: "tool calls per second / floor calls per second (median of 3 repetitions)",
@@ -202,7 +171,6 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       conversations,
       rounds: ROUNDS,
       repetitions: reps.length,
-      repetitions_redone_after_a_dev_server_reload: redone,
       expected_calls: expected * reps.length,
       succeeded_calls: succeeded,
       incomplete_conversations: incomplete,
