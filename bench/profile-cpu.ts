@@ -1,12 +1,16 @@
 /**
  * `npx tsx bench/profile-cpu.ts [rounds]`: a CPU profile of the worker (all its Durable Objects)
  * while one conversation runs `rounds` instant tool round trips, taken through wrangler dev's
- * inspector (Chrome DevTools protocol, `Profiler.start/stop`). Prints self time by function,
- * heaviest first. Not part of the report; it shows what a step spends its CPU on.
+ * inspector (Chrome DevTools protocol, `Profiler.start/stop`). `--fleet`: the fleet scenario's load
+ * instead (its simulated devices, 100 concurrent conversations of 3 rounds). Prints where a tool
+ * call's time goes by part (bench/lib/profile-breakdown.ts), then self and inclusive time by
+ * function, heaviest first. Not part of the report; it shows what a step spends its CPU on.
  */
 import WebSocket from "ws";
 import { sendMessage } from "../test/helpers/api.js";
-import { startBenchEnv } from "./lib/bench-env.js";
+import { deviceToken, FLEET_SIZE, startBenchEnv } from "./lib/bench-env.js";
+import { FakeDevice } from "./lib/fake-device.js";
+import { breakdown } from "./lib/profile-breakdown.js";
 
 type Node = {
   id: number;
@@ -16,7 +20,16 @@ type Node = {
 };
 type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
-const rounds = Math.min(Number(process.argv[2] ?? 80), 100);
+const fleetMode = process.argv.includes("--fleet");
+const rounds = fleetMode ? 3 : Math.min(Number(process.argv[2] ?? 80), 100);
+const calls = fleetMode ? 300 : rounds;
+async function startFleet() {
+  return Promise.all(
+    Array.from({ length: FLEET_SIZE }, (_, i) =>
+      FakeDevice.connect(env.worker.url, `fleet-${i}`, deviceToken(`fleet-${i}`)),
+    ),
+  );
+}
 const env = await startBenchEnv(true, { inspector: true });
 try {
   const args = env.worker.child.proc.spawnargs;
@@ -47,14 +60,28 @@ try {
     },
   ]);
   // Warm up (first requests compile code), then profile a second conversation.
-  await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu warm ${Date.now()}` }, 60);
+  const fleet = fleetMode ? await startFleet() : null;
+  const run = (tag: string) =>
+    fleet
+      ? Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            sendMessage(
+              env.worker.url,
+              { agent_id: `fleet-${i % 20}`, text: `bench cpu ${tag} ${Date.now()} ${i}` },
+              60,
+            ),
+          ),
+        )
+      : sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu ${tag} ${Date.now()}` }, 60);
+  await run("warm");
   await call("Profiler.enable");
   await call("Profiler.setSamplingInterval", { interval: 200 });
   await call("Profiler.start");
   const t0 = Date.now();
-  await sendMessage(env.worker.url, { agent_id: "bench-dev", text: `bench cpu ${Date.now()}` }, 60);
+  await run("profiled");
   const wall = Date.now() - t0;
   const { profile } = (await call("Profiler.stop")) as { profile: Profile };
+  for (const d of fleet ?? []) d.close();
   if (process.env.PROFILE_OUT)
     (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
   ws.close();
@@ -91,8 +118,16 @@ try {
     }
   }
   console.log(
-    `${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per round ${((total - idle) / rounds).toFixed(2)} ms`,
+    `${rounds} rounds, wall ${wall} ms; profiled ${total.toFixed(0)} ms, of which idle/program ${idle.toFixed(0)} ms; busy per tool call ${((total - idle) / calls).toFixed(2)} ms`,
   );
+  const parts = breakdown(profile);
+  console.log(
+    `-- where a tool call's busy time goes (ms per tool call; sampled wall time, so a busy machine inflates it)`,
+  );
+  for (const p of parts.parts)
+    console.log(
+      `${(p.ms / calls).toFixed(2).padStart(8)} ms  ${p.part}${p.sqlite_ms ? ` (of which SQLite ${(p.sqlite_ms / calls).toFixed(2)})` : ""}`,
+    );
   console.log("-- self time");
   for (const [k, v] of [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40))
     console.log(`${v.toFixed(1).padStart(8)} ms  ${k}`);

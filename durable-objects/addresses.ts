@@ -13,7 +13,7 @@ import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
 import type { PairingRpc } from "./pairing/pairing-rpc.js";
-import type { RegistryDO } from "./registry/registry-do.js";
+import type { RegistryRpc } from "./registry/registry-rpc.js";
 import type { SchedulerRpc } from "./scheduler/scheduler-rpc.js";
 
 /**
@@ -42,7 +42,11 @@ export const conversationFor = (env: Bindings<"CONVERSATION">, conversationId: s
   stub<ConversationRpc>(env.CONVERSATION, conversationId);
 
 /** The one device registry. */
-export const registryOf = (env: Bindings<"REGISTRY">) => stub<RegistryDO>(env.REGISTRY, "global");
+export const registryOf = (env: Bindings<"REGISTRY">) => stub<RegistryRpc>(env.REGISTRY, "global");
+
+/** One registry per pool: its members' state and its conversations' devices, for routing. */
+export const poolRegistryFor = (env: Bindings<"REGISTRY">, pool: string) =>
+  stub<RegistryRpc>(env.REGISTRY, `pool:${pool}`);
 
 /** One rate limiter per sender and per agent. */
 export const limiterFor = (env: Bindings<"LIMITER">, subject: `sender:${string}` | `agent:${string}`) =>

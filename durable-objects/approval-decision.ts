@@ -1,5 +1,6 @@
 import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, conversationFor } from "./addresses.js";
+import { rulesInForce } from "./approval-rules/rules-in-force.js";
 import type { DurableObjectBindings } from "./bindings.js";
 
 /** A person's decision on one pending call, as the API and a chat button make it. */
@@ -52,6 +53,7 @@ export async function decideApproval(
       created_by: createdBy,
       owner: ruleOwner,
     });
+    rulesInForce.forget();
   }
   const match: ApprovalRuleMatch | undefined = rule
     ? {
@@ -64,7 +66,10 @@ export async function decideApproval(
       }
     : undefined;
   const res = await stub.approve(callId, approve, choice.reason, match);
-  if (rule && !res.applied) await approvalRulesOf(env).revoke(rule.rule_id);
+  if (rule && !res.applied) {
+    await approvalRulesOf(env).revoke(rule.rule_id);
+    rulesInForce.forget();
+  }
   if (!res.found) return missing;
   if (!res.applied) return { ok: false, status: 409, detail: "that call is not waiting for approval" };
   return { ok: true, approved: approve, rule };

@@ -7,6 +7,10 @@ import { DurableObject } from "cloudflare:workers";
  * POSTs `body` to `url`, reads the whole response (an SSE stream from the scripted model), then
  * answers `fetched <bytes>`. So one client round trip of a `fetch` frame = one WebSocket round trip
  * + one HTTP request from a Durable Object to the model: the floor of one tool step.
+ *
+ * For bench/profile-units.ts, what the runtime charges for the pieces a durable round is made of:
+ * `write <n>` answers after n one-row SQLite writes (one commit), `rpc` after one RPC to a peer
+ * object that writes one row (another object's event and commit).
  */
 export class FloorDO extends DurableObject {
   async fetch(request) {
@@ -24,7 +28,32 @@ export class FloorDO extends DurableObject {
       ws.send(`fetched ${res.status} ${text.length}`);
       return;
     }
+    if (typeof message === "string" && message.startsWith("write ")) {
+      this.writeRows(Number(message.slice(6)));
+      ws.send("wrote");
+      return;
+    }
+    if (message === "rpc") {
+      const name = `${this.ctx.id.toString()}-peer`;
+      await this.env.FLOOR.get(this.env.FLOOR.idFromName(name)).note();
+      ws.send("noted");
+      return;
+    }
     ws.send(message);
+  }
+
+  async note() {
+    this.writeRows(1);
+  }
+
+  writeRows(n) {
+    const sql = this.ctx.storage.sql;
+    if (!this.table) {
+      sql.exec("CREATE TABLE IF NOT EXISTS rows (k INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+      this.table = true;
+    }
+    for (let i = 0; i < n; i++)
+      sql.exec("INSERT INTO rows (v) VALUES (?)", "a row of about forty bytes, as a ledger's");
   }
 
   async webSocketClose(ws, code) {

@@ -51,12 +51,16 @@ const zero = (): CostTotals => ({
   by_statement: {},
 });
 
-/** What `after` counted beyond `before`, by class ("*" = all classes). */
-export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string, CostTotals> {
+/** What `after` counted beyond `before`, by class, or by `kindOf` ("*" = all objects). */
+export function costDelta(
+  before: CostSnapshot,
+  after: CostSnapshot,
+  kindOf: (c: CostCounters) => string = (c) => c.class,
+): Map<string, CostTotals> {
   const out = new Map<string, CostTotals>([["*", zero()]]);
   for (const [key, a] of after) {
     const b = before.get(key);
-    for (const cls of [a.class, "*"]) {
+    for (const cls of [kindOf(a), "*"]) {
       const t = out.get(cls) ?? zero();
       out.set(cls, t);
       for (const f of [
@@ -72,7 +76,7 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
       for (const [q, [n, r, w]] of Object.entries(a.by_statement ?? {})) {
         const [bn, br, bw] = b?.by_statement?.[q] ?? [0, 0, 0];
         if (n === bn) continue;
-        const key = `${a.class}: ${q}`;
+        const key = `${kindOf(a)}: ${q}`;
         const t0 = t.by_statement[key] ?? [0, 0, 0];
         t.by_statement[key] = t0;
         t0[0] += n - bn;
@@ -82,7 +86,7 @@ export function costDelta(before: CostSnapshot, after: CostSnapshot): Map<string
       for (const [m, n] of Object.entries(a.requests.rpc)) {
         const d = n - (b?.requests.rpc[m] ?? 0);
         t.rpc += d;
-        if (d) t.rpc_by_method[`${a.class}.${m}`] = (t.rpc_by_method[`${a.class}.${m}`] ?? 0) + d;
+        if (d) t.rpc_by_method[`${kindOf(a)}.${m}`] = (t.rpc_by_method[`${kindOf(a)}.${m}`] ?? 0) + d;
       }
     }
   }

@@ -13,7 +13,13 @@ export class FakeDevice {
   readonly received = new Map<string, number>();
   private constructor(private readonly ws: WebSocket) {}
 
-  static async connect(workerUrl: string, agentId: string, token: string): Promise<FakeDevice> {
+  /** `extraTools`: more instant tools to advertise beside `bench_ok` (answered the same way). */
+  static async connect(
+    workerUrl: string,
+    agentId: string,
+    token: string,
+    extraTools: string[] = [],
+  ): Promise<FakeDevice> {
     // Like the agent: no permessage-deflate.
     const ws = new WebSocket(`${workerUrl.replace(/^http/, "ws")}/v1/devices/${agentId}/connect`, {
       headers: { authorization: `Bearer ${token}` },
@@ -25,7 +31,7 @@ export class FakeDevice {
       ws.once("open", () => resolve());
       ws.once("error", reject);
     });
-    ws.send(JSON.stringify(hello(agentId)));
+    ws.send(JSON.stringify(hello(agentId, extraTools)));
     await waitUntil(
       () =>
         fetch(`${workerUrl}/v1/devices/${agentId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
@@ -61,7 +67,7 @@ export class FakeDevice {
   }
 }
 
-function hello(agentId: string): HelloFrame {
+function hello(agentId: string, extraTools: string[]): HelloFrame {
   return {
     type: "hello",
     protocol: PROTOCOL_VERSION,
@@ -74,20 +80,18 @@ function hello(agentId: string): HelloFrame {
       {
         name: "bench-fake",
         version: "1.0.0",
-        tools: [
-          {
-            name: "bench_ok",
-            description: "Answer ok at once.",
-            binary: "bin/bench-ok",
-            category: "other",
-            timeout_ms: 10_000,
-            max_timeout_ms: 60_000,
-            permissions: [],
-            sandboxing: "none",
-            requires: [],
-            parameters: { type: "object", properties: {}, required: [] },
-          },
-        ],
+        tools: ["bench_ok", ...extraTools].map((name) => ({
+          name,
+          description: "Answer ok at once.",
+          binary: "bin/bench-ok",
+          category: "other",
+          timeout_ms: 10_000,
+          max_timeout_ms: 60_000,
+          permissions: [],
+          sandboxing: "none",
+          requires: [],
+          parameters: { type: "object", properties: {}, required: [] },
+        })),
       },
     ],
   };

@@ -62,21 +62,23 @@ export async function echoPlusFetch(socket: FloorSocket, url: string, body: stri
 
 /**
  * Raw echo throughput: `sockets` sockets, each to its own DO, each keeping `window` frames in
- * flight, until `total` frames have come back. Frames per second.
+ * flight, until `total` frames have come back. Frames per second. `frame`: another request the
+ * floor object knows (`write 1`: after a one-row commit; `rpc`: after an RPC to an object that
+ * commits one row) instead of a command frame to echo.
  */
 export async function echoThroughput(
   wsUrl: string,
   sockets: number,
   window: number,
   total: number,
-): Promise<{ perSecond: number; frames: number; ms: number }> {
-  const open = await Promise.all(Array.from({ length: sockets }, (_, i) => FloorSocket.open(wsUrl, `throughput-${i}`)));
-  const frame = JSON.stringify({
+  frame = JSON.stringify({
     type: "command",
     command: "tool",
     request_id: "floor",
     payload: { tool: "bench_ok", parameters: {}, timeout_ms: 10000, request_id: "floor" },
-  });
+  }),
+): Promise<{ perSecond: number; frames: number; ms: number }> {
+  const open = await Promise.all(Array.from({ length: sockets }, (_, i) => FloorSocket.open(wsUrl, `throughput-${i}`)));
   let sent = 0;
   const started = performance.now();
   const lane = async (s: FloorSocket) => {

@@ -10,18 +10,46 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
 
-/** Binding names reached by a literal object name, from the source of addresses.ts. */
-export function singleNamedBindings(addressesSource: string): string[] {
-  const found = addressesSource.matchAll(/stub<\w+>\(\s*env\.(\w+),\s*["'`][^"'`$]*["'`]\s*\)/g);
-  return [...new Set([...found].map((m) => m[1]!))];
+/** Bindings reached by a literal object name, with that name, from the source of addresses.ts. */
+export function singleNamedObjects(addressesSource: string): { binding: string; name: string }[] {
+  const found = addressesSource.matchAll(/stub<\w+>\(\s*env\.(\w+),\s*["'`]([^"'`$]*)["'`]\s*\)/g);
+  return [...found].map((m) => ({ binding: m[1]!, name: m[2]! }));
 }
 
-/** The classes of the product's per-deployment objects, by class name. */
-export function perDeploymentClasses(): string[] {
+/** Binding names reached by a literal object name, from the source of addresses.ts. */
+export function singleNamedBindings(addressesSource: string): string[] {
+  return [...new Set(singleNamedObjects(addressesSource).map((o) => o.binding))];
+}
+
+function productObjects(): { class: string; name: string }[] {
   const source = readFileSync(join(REPO_ROOT, "durable-objects/addresses.ts"), "utf8");
   const config = parse(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8")) as {
     durable_objects: { bindings: { name: string; class_name: string }[] };
   };
   const byBinding = new Map(config.durable_objects.bindings.map((b) => [b.name, b.class_name]));
-  return singleNamedBindings(source).flatMap((b) => (byBinding.has(b) ? [byBinding.get(b)!] : []));
+  return singleNamedObjects(source).flatMap((o) =>
+    byBinding.has(o.binding) ? [{ class: byBinding.get(o.binding)!, name: o.name }] : [],
+  );
+}
+
+/** The classes of the product's per-deployment objects, by class name. */
+export function perDeploymentClasses(): string[] {
+  return [...new Set(productObjects().map((o) => o.class))];
+}
+
+/**
+ * The product's per-deployment objects as kinds, `Class "name"`: a class may also have objects
+ * named by a key (the registry has one per pool beside the global one), which are not.
+ */
+export function perDeploymentKinds(): string[] {
+  return productObjects().map((o) => `${o.class} "${o.name}"`);
+}
+
+/**
+ * The kind a counted object is: `Class "name"` for a per-deployment object, else its class (all
+ * of a sharded class's objects are one kind). `name` is the object's name as the meter saw it.
+ */
+export function objectKind(perDeployment: string[], cls: string, name: string): string {
+  const kind = `${cls} "${name}"`;
+  return perDeployment.includes(kind) ? kind : cls;
 }

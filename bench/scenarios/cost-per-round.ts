@@ -4,15 +4,25 @@ import { ADMIN_TOKEN, API_TOKEN, type LocalWorker } from "../../test/helpers/loc
 import { waitUntil } from "../../test/helpers/wait.js";
 import { BENCH_SKILLS, type BenchEnv, deviceToken, workerVars } from "../lib/bench-env.js";
 import { billedRequests, type CostTotals, costDelta, costSnapshot, requestsByClass } from "../lib/cost-log.js";
+import type { CostCounters } from "../lib/cost-meter.js";
 import { startCostWorker } from "../lib/cost-worker.js";
+import type { FakeDevice } from "../lib/fake-device.js";
 import { minimalRequestBytes } from "../lib/model-bytes.js";
 import { type ModelProxy, startModelProxy } from "../lib/model-proxy.js";
-import { perDeploymentClasses } from "../lib/object-kinds.js";
+import { objectKind, perDeploymentKinds } from "../lib/object-kinds.js";
 import { packagedBundles } from "../lib/packaged-bundles.js";
 import { peerChat, startPeerWorker } from "../lib/peer-worker.js";
 import type { Metric, ScenarioResult } from "../lib/result.js";
 import { countMismatches, readScaleCounts } from "../lib/scale-counts.js";
 import { round } from "../lib/stats.js";
+import {
+  connectPoolDevice,
+  POOL,
+  POOL_CASE_VARS,
+  POOL_MESSAGES,
+  POOL_RULE,
+  poolMessageMetric,
+} from "./cost-pool-message.js";
 
 /**
  * Scenario 8: what one tool round costs in Cloudflare's billing units, counted (not estimated):
@@ -71,10 +81,14 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   env.llm.setRules([
     ...rules("bench cost device", "bench_ok", {}),
     ...rules("bench cost echo", "echo", { text: "hi" }),
+    POOL_RULE,
   ]);
+  // Objects are told apart by kind: a per-deployment object by its name, a sharded class as one.
+  const singles = perDeploymentKinds();
+  const kindOf = (c: CostCounters) => objectKind(singles, c.class, c.id);
   const proxy = await startModelProxy(env.llm.url);
   const [product, peer] = await Promise.allSettled([
-    startCostWorker(workerVars(proxy.url)),
+    startCostWorker({ ...workerVars(proxy.url), ...POOL_CASE_VARS }),
     startPeerWorker({ llmUrl: proxy.url, meter: true }),
   ]);
   const started = [product, peer].flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
@@ -105,18 +119,21 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     throw e;
   });
   const edgeloop = (kind: string, n: number) =>
-    measure(worker, proxy, `bench cost ${kind}${n} ${run} ${seq++}`, n, async (text) => {
+    measure(worker, proxy, kindOf, `bench cost ${kind}${n} ${run} ${seq++}`, n, async (text) => {
       const res = await fetch(`${worker.url}/v1/messages`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ agent_id: "bench-cost", text }),
+        body: JSON.stringify(kind === "pool" ? { pool: POOL, text } : { agent_id: "bench-cost", text }),
       });
-      if (res.status !== 202) throw new Error(`cost: POST answered ${res.status}`);
+      if (res.status !== 202) throw new Error(`cost: POST answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
     });
   let device: [Case, Case];
   let builtin: [Case, Case];
   let sdk: [Case, Case];
+  const pool: Case[] = [];
+  let poolDevice: FakeDevice | undefined;
   try {
+    poolDevice = await connectPoolDevice(worker.url);
     // Unmeasured first messages: what a runtime or an object does once (its first request to a
     // device's hub, a fresh isolate) is no message's cost.
     await edgeloop("device", 1);
@@ -129,11 +146,14 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
     device = [await edgeloop("device", 1), await edgeloop("device", long)];
     builtin = [await edgeloop("echo", 1), await edgeloop("echo", long)];
     const sdkCase = (n: number) =>
-      measure(peer.value, proxy, `bench cost echo${n} ${run} sdk`, n, (text) =>
+      measure(peer.value, proxy, kindOf, `bench cost echo${n} ${run} sdk`, n, (text) =>
         peerChat(peer.value.url, `cost-${n}-${run}`, text),
       );
     sdk = [await sdkCase(1), await sdkCase(long)];
+    await edgeloop("pool", 1);
+    for (let i = 0; i < POOL_MESSAGES; i++) pool.push(await edgeloop("pool", 1));
   } finally {
+    poolDevice?.close();
     await agent.stop();
     for (const w of started) await w.stop();
     await proxy.close();
@@ -176,7 +196,6 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   const dev = perRound(device);
   const bi = perRound(builtin);
   const kinds = { device: objectKinds(device, long), builtin: objectKinds(builtin, long) };
-  const singles = perDeploymentClasses();
   const documented = readScaleCounts();
   // Per-deployment objects are judged by their own metric below (a key cache refresh may land in any message).
   const sharded = (byClass: Record<string, number>) =>
@@ -197,7 +216,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       value: onSingles(perMessageAll([...device, ...builtin])),
       unit: "count",
       target: { op: "<=", value: 0.5 },
-      note: `objects that exist once per deployment (${singles.join(", ")}), over every measured message, sent with a scoped key; a per-message or per-round request would read ≥ 1, a cache refresh (once per key per isolate per 10 s) reads less. By class: ${JSON.stringify(perMessageAll([...device, ...builtin]))}`,
+      note: `objects that exist once per deployment (${singles.join(", ")}), over every measured message, sent with a scoped key; a per-message or per-round request would read ≥ 1, a cache refresh (once per key per isolate per 10 s) reads less. By kind: ${JSON.stringify(perMessageAll([...device, ...builtin]))}`,
     },
     {
       name: "counts docs/scale.md relies on that differ from the counted ones",
@@ -206,6 +225,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       target: { op: "==", value: 0 },
       note: scaleMismatches.join("; ") || "per message and per device round, by object class (bench/scale-counts.json)",
     },
+    poolMessageMetric(perMessageAll(pool), singles),
     ...roundMetrics("device tool round", dev, MIN.device),
     ...roundMetrics("built-in tool round", bi, MIN.builtin),
     ...roundMetrics("Agents SDK peer, server-side tool round", peerRound, null),
@@ -283,7 +303,7 @@ async function scopedKey(worker: LocalWorker): Promise<string> {
   const res = await fetch(`${worker.url}/v1/keys`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench-cost", agents: ["bench-cost"] }),
+    body: JSON.stringify({ name: "bench-cost", agents: ["bench-cost"], pools: [POOL] }),
   });
   if (res.status !== 201) throw new Error(`cost: POST /v1/keys answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { key: string }).key;
@@ -339,6 +359,7 @@ function roundMetrics(
 async function measure(
   worker: LocalWorker,
   proxy: ModelProxy,
+  kindOf: (c: CostCounters) => string,
   text: string,
   rounds: number,
   send: (text: string) => Promise<void>,
@@ -353,7 +374,7 @@ async function measure(
     { timeoutMs: 60_000, intervalMs: 20, what: `model requests of "${text}"` },
   );
   await new Promise((r) => setTimeout(r, 600));
-  const delta = costDelta(before, costSnapshot(worker.child.output()));
+  const delta = costDelta(before, costSnapshot(worker.child.output()), kindOf);
   const reqs = mine();
   return {
     cost: delta.get("*")!,

@@ -95,12 +95,18 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const cpuPerCall = (x: Repetition) => x.cpu.total! / x.succeeded;
   const floorCpuPerCall = (x: Repetition) => x.floorCpu.total! / x.fair.calls;
   const median = (f: (x: Repetition) => number) => summarize(reps.map(f)).median;
-  const echo = await echoThroughput(
-    env.floor.wsUrl,
-    devices,
-    Math.ceil(conversations / devices),
-    env.quick ? 400 : 4000,
-  );
+  const window = Math.ceil(conversations / devices);
+  const echoCpuBefore = groupCpuMs(floorRuntime);
+  const echo = await echoThroughput(env.floor.wsUrl, devices, window, env.quick ? 400 : 4000);
+  const echoCpu = cpuDelta(echoCpuBefore, groupCpuMs(floorRuntime)).total! / echo.frames;
+  // What the pieces of a durable round cost this runtime, at the same concurrency (bench/profile-units.ts).
+  const unitCpu = async (frame: string) => {
+    const before = groupCpuMs(floorRuntime);
+    const r = await echoThroughput(env.floor.wsUrl, devices, window, env.quick ? 200 : 2000, frame);
+    return cpuDelta(before, groupCpuMs(floorRuntime)).total! / r.frames - echoCpu;
+  };
+  const commitCpu = await unitCpu("write 1");
+  const rpcCpu = (await unitCpu("rpc")) - commitCpu;
   return {
     id: "fleet_load",
     title: `3. Fleet load (${devices} device connections, ${conversations} concurrent conversations × ${ROUNDS} tool rounds)`,
@@ -144,6 +150,17 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
         unit: "ratio",
       },
       { name: "raw WebSocket echo frames per second", value: round(echo.perSecond), unit: "per_s" },
+      {
+        name: "runtime CPU of one SQLite commit (one row), beside an echo",
+        value: round(commitCpu, 3),
+        unit: "ms",
+        note: `a durable device round commits at least 4 times (the conversation before dispatch and on the result, the hub's command and outcome): ${round((4 * commitCpu) / median(floorCpuPerCall))}× the floor's whole call, before anything else`,
+      },
+      {
+        name: "runtime CPU of one RPC to another object, beside its commit",
+        value: round(rpcCpu, 3),
+        unit: "ms",
+      },
       { name: "round trip p99", value: round(s.p99), unit: "ms" },
       { name: "lost calls", value: lost, unit: "count", target: { op: "==", value: 0 } },
       { name: "duplicated calls", value: duplicated, unit: "count", target: { op: "==", value: 0 } },

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
+import { rulesFor } from "./rules-in-force.js";
 
 /** A rule as the API or a person's decision asks for it; the object gives it its id and time. */
 export type NewApprovalRule = Pick<
@@ -35,7 +36,8 @@ type Row = {
  * The deployment's approval rules (one object, `"global"`): remembered decisions that answer an
  * approval-required call without asking. Written by `POST /v1/approval-rules` and by decisions
  * with scope `always`/`deny_always`; read by every conversation whose tools may need approval, once
- * per message (`forAgent`). Rules are few and small, so one object holds them all.
+ * through each isolate's copy of the rules in force (`inForce`, rules-in-force.ts), not per message.
+Rules are few and small, so one object holds them all.
  */
 export class ApprovalRulesDO extends DurableObject {
   private readonly sql: SqlStorage;
@@ -122,21 +124,17 @@ export class ApprovalRulesDO extends DurableObject {
     return { found, revoked: cursor.rowsWritten > 0 };
   }
 
-  /**
-   * The rules in force for one device in a conversation of `owner`, in the shape the loop applies:
-   * the deployment-wide ones and that owner's own. One principal's rules never answer for another's
-   * conversations, even on a shared device.
-   */
+  /** Every rule in force now, for the isolates' copies (rules-in-force.ts): no limit, they are all needed. */
+  async inForce(): Promise<ApprovalRule[]> {
+    return this.sql
+      .exec<Row>("SELECT * FROM rules WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", Date.now())
+      .toArray()
+      .map(toRule);
+  }
+
+  /** The rules in force for one device in a conversation of `owner` (rules-in-force.ts#rulesFor). */
   async forAgent(agentId: string, owner: string | null = null): Promise<ApprovalRuleMatch[]> {
-    const rules = (await this.list({ agent_id: agentId })).filter((r) => r.owner === null || r.owner === owner);
-    return rules.map(({ rule_id, effect, agent_id, tool, pattern, expires_at }) => ({
-      rule_id,
-      effect,
-      agent_id,
-      tool,
-      pattern,
-      expires_at,
-    }));
+    return rulesFor(await this.inForce(), agentId, owner, Date.now());
   }
 }
 

@@ -1,6 +1,7 @@
 import { type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import { approvalRulesOf, hubFor } from "../addresses.js";
+import { rulesInForce } from "../approval-rules/rules-in-force.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
@@ -47,7 +48,10 @@ export async function deviceTools(env: Env, agentId: string): Promise<ToolSpec[]
   return toolSpecsFromSkills(await hubFor(env, agentId).getSkills(agentId));
 }
 
-/** The remembered approval decisions, read only when a tool may ask for approval. */
+/**
+ * The remembered approval decisions, read only when a tool may ask for approval, from the
+ * isolate's copy of the rules (docs/architecture.md#approval-rule-bound).
+ */
 export async function approvalRulesFor(
   env: Env,
   config: LoopConfig,
@@ -58,9 +62,11 @@ export async function approvalRulesFor(
   fleet?: string[],
 ): Promise<{ approval_rules?: ApprovalRuleMatch[] }> {
   if (!mayNeedApproval(config, tools)) return {};
-  const rules = approvalRulesOf(env);
-  const lists = await Promise.all((fleet ?? [agentId]).map((id) => rules.forAgent(id, ownerId)));
-  const byId = new Map(lists.flat().map((r) => [r.rule_id, r]));
+  const read = () => approvalRulesOf(env).inForce();
+  // One after another: the first fills this isolate's copy, the others read it.
+  const byId = new Map<string, ApprovalRuleMatch>();
+  for (const id of fleet ?? [agentId])
+    for (const r of await rulesInForce.forAgent(id, ownerId, read)) byId.set(r.rule_id, r);
   return { approval_rules: [...byId.values()] };
 }
 

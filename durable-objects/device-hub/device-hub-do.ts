@@ -16,13 +16,14 @@ import { conversationFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
 import { mayBeOnDevice } from "./call-endings.js";
 import { CLOSE } from "./close-codes.js";
 import { commandFrame } from "./command-frame.js";
 import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
-import { type DeviceLoad, deviceLoad } from "./device-load.js";
+import { type DeviceLoad, deviceLoad, deviceView } from "./device-load.js";
 import { DeviceStore, manifestUpdated, recordFromHello } from "./device-record.js";
 import { DeviceSockets, type SocketAttachment } from "./device-sockets.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
@@ -63,7 +64,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     this.sockets = new DeviceSockets(ctx, (ws, frame) => this.nodes.adapt(ws, frame));
     this.outcomes = new CommandOutcomes(env, this.ledger, this.audit, this.store, this.alarms);
     const { ledger, store, tokens, outcomes, alarms } = this;
-    this.nodes = new NodeGateway({ ctx, env, ledger, store, tokens, outcomes, alarms });
+    this.nodes = new NodeGateway({ ctx, env, ledger, store, tokens, outcomes, alarms, sockets: this.sockets });
     this.registry = new RegistryReporter(env, this.store, this.sockets, this.alarms);
     this.checks = new HubChecks({
       ledger: this.ledger,
@@ -135,7 +136,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    const att = this.sockets.attachment(ws);
     if (att?.hello) this.touch(att.agent_id, true);
     await this.nodes.closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
@@ -143,7 +144,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    const att = this.sockets.attachment(ws);
     log("warn", "device socket error", { agent_id: att?.agent_id, error: String(error) });
     await this.registry.report("error");
   }
@@ -317,17 +318,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {
-    this.store.rememberAgentId(agentId);
-    const record = this.store.load(agentId);
-    const ws = this.sockets.live();
-    return {
-      ...record,
-      online: ws !== null,
-      last_alive: ws ? this.sockets.lastAlive(ws) : record.last_seen,
-      commands: this.ledger.counts(),
-      counters: this.store.counters(),
-      tokens: this.tokens.list().length,
-    };
+    return deviceView(this.store, this.ledger, this.sockets, this.tokens, agentId);
   }
 
   async getLoad(agentId: string): Promise<DeviceLoad> {
@@ -341,6 +332,11 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async isKnown(): Promise<boolean> {
     return this.sockets.live() !== null || this.store.everSeen() || this.tokens.list().length > 0;
+  }
+
+  async followPool(agentId: string, pool: string): Promise<DeviceReport> {
+    this.store.rememberAgentId(agentId);
+    return this.registry.follow(agentId, pool);
   }
 
   // ---- RPC from the admin API --------------------------------------------------------------

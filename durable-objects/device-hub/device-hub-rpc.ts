@@ -1,4 +1,5 @@
 import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
 import type { DeviceLoad } from "./device-load.js";
 import type { DeviceRecord } from "./device-record.js";
@@ -21,6 +22,8 @@ export interface DeviceHubRpc {
   getSkills(agentId: string): Promise<SkillManifest[]>;
   /** Whether this device was ever connected or has an issued token; reads only, so unknown ids leave nothing. */
   isKnown(): Promise<boolean>;
+  /** A pool's registry asks to be told of the device's changes from now on; answers how it is now. */
+  followPool(agentId: string, pool: string): Promise<DeviceReport>;
   issueToken(agentId: string): Promise<IssuedToken>;
   listTokens(): Promise<TokenInfo[]>;
   /** Revoke a token and close, at once, any socket that authenticated with it (4001). */

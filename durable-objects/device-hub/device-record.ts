@@ -107,6 +107,26 @@ export class DeviceStore {
   }
   private known: string | null = null;
 
+  /** The pools whose registries follow this device (registry-reporter.ts), kept in memory once read. */
+  followedPools(): string[] {
+    if (!this.pools) {
+      const row = this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'pools'").toArray()[0];
+      this.pools = row ? (JSON.parse(row.v) as string[]) : [];
+    }
+    return this.pools;
+  }
+
+  follow(pool: string): void {
+    const pools = this.followedPools();
+    if (pools.includes(pool)) return;
+    this.pools = [...pools, pool];
+    this.sql.exec(
+      "INSERT INTO device (k, v) VALUES ('pools', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+      JSON.stringify(this.pools),
+    );
+  }
+  private pools: string[] | null = null;
+
   flag(name: string): boolean {
     return this.sql.exec("SELECT 1 FROM device WHERE k = ?", `flag:${name}`).toArray().length > 0;
   }

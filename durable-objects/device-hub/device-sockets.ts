@@ -31,6 +31,12 @@ export type FrameAdapter = (ws: WebSocket, frame: HubFrame) => string | null | f
 export class DeviceSockets {
   /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
   private readonly lastFrameAt = new WeakMap<WebSocket, number>();
+  /**
+   * Each socket's attachment as last written or read by this instance: this object is its only
+   * writer, so a frame needs no deserialization (a structured-clone read per tool result). Lost
+   * with the instance; after a wake from hibernation the first frame reads it again.
+   */
+  private readonly attachments = new WeakMap<WebSocket, SocketAttachment>();
   /** the socket that said hello, while this instance lives (see `live`) */
   private helloSocket: WebSocket | null = null;
 
@@ -54,20 +60,35 @@ export class DeviceSockets {
       token_id: tokenId,
       last_frame_at: now,
     };
-    server.serializeAttachment(attachment);
+    this.attach(server, attachment);
     return pair[0];
+  }
+
+  /** The socket's attachment, read from the socket only when this instance has not seen it. */
+  attachment(ws: WebSocket): SocketAttachment | null {
+    const known = this.attachments.get(ws);
+    if (known) return known;
+    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    if (att) this.attachments.set(ws, att);
+    return att;
+  }
+
+  /** Written through this instance's copy: whoever writes an attachment goes through here. */
+  attach(ws: WebSocket, att: SocketAttachment): void {
+    ws.serializeAttachment(att);
+    this.attachments.set(ws, att);
   }
 
   /** A frame arrived: the socket is alive. Returns its attachment. */
   noteFrame(ws: WebSocket, now: number): SocketAttachment {
-    let att = ws.deserializeAttachment() as SocketAttachment;
+    let att = this.attachment(ws) as SocketAttachment;
     this.lastFrameAt.set(ws, now);
     // The attachment outlives hibernation, when the in-memory time is lost. Rewriting it on every
     // frame cost each tool result a serialization; a copy a few seconds old is as good for a
     // heartbeat allowance of tens of seconds.
     if (now - att.last_frame_at > ATTACHMENT_REFRESH_MS) {
       att = { ...att, last_frame_at: now };
-      ws.serializeAttachment(att);
+      this.attach(ws, att);
     }
     return att;
   }
@@ -75,7 +96,7 @@ export class DeviceSockets {
   /** The socket said hello: from now on it gets commands. */
   helloFrom(ws: WebSocket, att: SocketAttachment): void {
     // Read again: whoever let the socket in (an OpenClaw node's connect) may have added to it.
-    ws.serializeAttachment({ ...((ws.deserializeAttachment() as SocketAttachment | null) ?? att), hello: true });
+    this.attach(ws, { ...(this.attachment(ws) ?? att), hello: true });
     this.helloSocket = ws;
   }
 
@@ -84,7 +105,7 @@ export class DeviceSockets {
     if (this.helloSocket?.readyState === WebSocket.OPEN) return this.helloSocket;
     this.helloSocket = null;
     for (const ws of this.ctx.getWebSockets()) {
-      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      const att = this.attachment(ws);
       if (att?.hello && ws.readyState === WebSocket.OPEN) {
         this.helloSocket = ws;
         return ws;
@@ -95,7 +116,7 @@ export class DeviceSockets {
 
   /** Every socket with its attachment (heartbeat checks, token revocation). */
   all(): { ws: WebSocket; att: SocketAttachment | null }[] {
-    return this.ctx.getWebSockets().map((ws) => ({ ws, att: ws.deserializeAttachment() as SocketAttachment | null }));
+    return this.ctx.getWebSockets().map((ws) => ({ ws, att: this.attachment(ws) }));
   }
 
   /** Closes the sockets that signed in with a revoked token; how many it closed. */
@@ -124,7 +145,7 @@ export class DeviceSockets {
   /** Refuse a frame, telling the device why; too many bad frames close the socket. */
   reject(ws: WebSocket, att: SocketAttachment, reason: string, requestId?: string): void {
     const bad = att.bad_frames + 1;
-    ws.serializeAttachment({ ...att, bad_frames: bad });
+    this.attach(ws, { ...att, bad_frames: bad });
     log("warn", "frame rejected", { agent_id: att.agent_id, reason, request_id: requestId });
     this.send(ws, { type: "rejected", reason, ...(requestId ? { request_id: requestId } : {}) });
     if (bad >= MAX_BAD_FRAMES) ws.close(CLOSE.TOO_MANY_BAD_FRAMES.code, CLOSE.TOO_MANY_BAD_FRAMES.reason);
@@ -132,7 +153,7 @@ export class DeviceSockets {
 
   /** When the socket last showed it is alive: a frame, or a ping the runtime answered without waking us. */
   lastAlive(ws: WebSocket): number {
-    const att = ws.deserializeAttachment() as SocketAttachment;
+    const att = this.attachment(ws) as SocketAttachment;
     const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
     return Math.max(pinged, this.lastFrameAt.get(ws) ?? 0, att.last_frame_at ?? 0, att.connected_at);
   }

@@ -1,7 +1,8 @@
 import { log } from "../../runtime/log.js";
-import { registryOf } from "../addresses.js";
+import { poolRegistryFor, registryOf } from "../addresses.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { DeviceStore } from "./device-record.js";
 import type { DeviceSockets } from "./device-sockets.js";
 
@@ -10,7 +11,8 @@ export const REPORT_RETRY_MS = 5_000;
 
 /**
  * Tells the registry what the device looks like now (online, last seen, version, tools) when that
- * changes. A failure is remembered and retried by the hub's alarm, so the registry catches up
+ * changes, and the registry of each pool that routes to the device (it asked to follow it the
+ * first time it routed a message of the pool: `follow`). A failure is remembered and retried by the hub's alarm, so the registry catches up
  * without the device having to do anything.
  */
 export class RegistryReporter {
@@ -26,20 +28,32 @@ export class RegistryReporter {
     return this.store.flag("registry_dirty");
   }
 
+  /** A pool's registry follows the device from now on; it gets the device as it is now. */
+  follow(agentId: string, pool: string): DeviceReport {
+    this.store.follow(pool);
+    return this.current(agentId, "followed");
+  }
+
+  private current(agentId: string, reason: string): DeviceReport {
+    const record = this.store.load(agentId);
+    const online = this.sockets.live() !== null;
+    return {
+      agent_id: agentId,
+      online,
+      last_seen: online ? Date.now() : record.last_seen,
+      version: record.version,
+      tools: record.skills.flatMap((s) => s.tools.map((t) => t.name)),
+      reason,
+    };
+  }
+
   async report(reason: string): Promise<void> {
     const agentId = this.store.agentId();
     if (!agentId) return;
-    const record = this.store.load(agentId);
-    const online = this.sockets.live() !== null;
+    const report = this.current(agentId, reason);
+    const pools = this.store.followedPools().map((p) => poolRegistryFor(this.env, p));
     try {
-      await registryOf(this.env).report({
-        agent_id: agentId,
-        online,
-        last_seen: online ? Date.now() : record.last_seen,
-        version: record.version,
-        tools: record.skills.flatMap((s) => s.tools.map((t) => t.name)),
-        reason,
-      });
+      await Promise.all([registryOf(this.env), ...pools].map((r) => r.report(report)));
       this.store.setFlag("registry_dirty", false);
     } catch (e) {
       log("warn", "registry report failed, will retry", { agent_id: agentId, error: String(e) });

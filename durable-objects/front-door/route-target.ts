@@ -1,5 +1,5 @@
 import { MAX_FLEET_DEVICES, type MessageRequest } from "@edgeloop/protocol";
-import { hubFor, registryOf } from "../addresses.js";
+import { hubFor, poolRegistryFor } from "../addresses.js";
 import type { WorkerConfig } from "./front-door-config.js";
 import type { FrontDoorEnv } from "./front-door-env.js";
 
@@ -11,10 +11,11 @@ export type Target =
 /**
  * The device a message goes to. An `agent_id` must name a known device (unknown-device rule in
  * docs/architecture.md): a DEVICE_TOKENS entry (config, no call), else its own hub (one object per
- * device, no registry call on this path). A `pool` asks the registry, which keeps the conversation
- * on its device while that is online. A fleet (docs/fleet.md) is every one of its devices, the
- * first being the conversation's home: `agent_ids`, each known as above, or a pool in fleet mode,
- * its members as POOLS lists them (one that never connected has no tools to offer yet).
+ * device, no registry call on this path). A `pool` asks that pool's own registry, which keeps the
+ * conversation on its device while that is online (no object shared by all pools on this path).
+ * A fleet (docs/fleet.md) is every one of its devices, the first being the conversation's home:
+ * `agent_ids`, each known as above, or a pool in fleet mode, its members as POOLS lists them (one
+ * that never connected has no tools to offer yet).
  */
 export async function routeMessage(
   env: FrontDoorEnv,
@@ -56,7 +57,7 @@ export async function routeMessage(
       field: "mode",
     };
   }
-  const routed = await registryOf(env).route({
+  const routed = await poolRegistryFor(env, pool).route({
     conversation_id: conversationId,
     pool,
     members,

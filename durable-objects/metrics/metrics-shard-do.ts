@@ -95,6 +95,12 @@ export class MetricsShardDO extends DurableObject<unknown> {
     this.sql.exec("DELETE FROM runs WHERE at < ?", Date.now() - RETENTION_MS);
   }
 
+  /** A message's end: its index row and its run in one request (and one commit), not two. */
+  async recordEnd(row: ConversationIndexRow, key: string, run: RunRecord): Promise<void> {
+    await this.upsertConversation(row);
+    await this.record(key, run);
+  }
+
   async runs(since = 0): Promise<RunRecord[]> {
     return this.sql
       .exec<{ json: string }>("SELECT json FROM runs WHERE at >= ? ORDER BY at DESC LIMIT ?", since, MAX_ROWS_READ)

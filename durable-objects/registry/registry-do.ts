@@ -1,21 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { hubFor } from "../addresses.js";
+import type { DurableObjectBindings } from "../bindings.js";
+import type { DeviceReport, DeviceSummary, RegistryRpc, RouteRequest, RouteResult } from "./registry-rpc.js";
 import { rendezvousPick } from "./rendezvous.js";
-
-/** What a hub tells the registry about its device. */
-export type DeviceReport = {
-  agent_id: string;
-  online: boolean;
-  last_seen: number | null;
-  version: string | null;
-  tools: string[];
-  /** why the state changed: hello, close, heartbeat_missed, revoked… */
-  reason: string;
-};
-
-export type DeviceSummary = Omit<DeviceReport, "reason"> & { last_change: string; updated_at: number };
-
-export type RouteRequest = { conversation_id: string; pool: string; members: string[]; tools: string[] };
-export type RouteResult = { ok: true; agent_id: string; sticky: boolean } | { ok: false; detail: string };
 
 type DeviceRow = {
   agent_id: string;
@@ -31,13 +18,15 @@ type DeviceRow = {
 const ASSIGNMENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * The device registry: one instance ("global"). Hubs report here when their device says hello,
- * disconnects or misses its heartbeats, so the registry is written on state changes only, never
- * per message. It is read by `GET /v1/devices`, by the audit fan-out, and by pool routing
- * (messages that name a `pool`; messages that name an `agent_id` never touch it).
+ * The device registry: one instance ("global") for every device, and one per pool (`pool:<name>`)
+ * for that pool's members. Hubs report to both when their device says hello, disconnects or
+ * misses its heartbeats, so a registry is written on state changes only, never per message. The
+ * global one is read by `GET /v1/devices` and the audit fan-out; a pool's by that pool's routing
+ * (messages that name a `pool`; messages that name an `agent_id` touch no registry), so no
+ * object shared by the whole deployment is on a message's path.
  */
-export class RegistryDO extends DurableObject<unknown> {
-  constructor(ctx: DurableObjectState, env: unknown) {
+export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVICE_HUB">> implements RegistryRpc {
+  constructor(ctx: DurableObjectState, env: Pick<DurableObjectBindings, "DEVICE_HUB">) {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS device (
@@ -81,11 +70,15 @@ export class RegistryDO extends DurableObject<unknown> {
    * when another device joins the pool later.
    */
   async route(req: RouteRequest): Promise<RouteResult> {
-    const now = Date.now();
     const sql = this.ctx.storage.sql;
+    const rows = new Map<string, DeviceRow | undefined>();
+    for (const id of req.members)
+      rows.set(id, sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0]);
+    await this.askUnreported(req.pool, rows);
+    const now = Date.now();
     const eligible = new Set(
       req.members.filter((id) => {
-        const d = this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0];
+        const d = rows.get(id);
         if (d?.online !== 1) return false;
         const tools = new Set(JSON.parse(d.tools) as string[]);
         return req.tools.every((t) => tools.has(t));
@@ -122,6 +115,32 @@ export class RegistryDO extends DurableObject<unknown> {
     );
     sql.exec("DELETE FROM assignment WHERE used_at < ?", now - ASSIGNMENT_TTL_MS);
     return { ok: true, agent_id: pick, sticky: false };
+  }
+
+  /**
+   * A pool's registry knows a member from the first message it routes among them on: it asks the
+   * member's hub to follow it (the hub then reports here too) and takes the answer as the row. A
+   * report that lands meanwhile is newer and wins.
+   */
+  private async askUnreported(pool: string, rows: Map<string, DeviceRow | undefined>): Promise<void> {
+    const missing = [...rows].filter(([, row]) => !row).map(([id]) => id);
+    await Promise.all(
+      missing.map(async (id) => {
+        const d = await hubFor(this.env, id).followPool(id, pool);
+        this.ctx.storage.sql.exec(
+          `INSERT OR IGNORE INTO device (agent_id, online, last_seen, version, tools, last_change, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          id,
+          d.online ? 1 : 0,
+          d.last_seen,
+          d.version,
+          JSON.stringify(d.tools),
+          d.reason,
+          Date.now(),
+        );
+        rows.set(id, this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0]);
+      }),
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import { ApprovalRuleRequest, ruleExpiry } from "@edgeloop/protocol/approval-rul
 import { Hono } from "hono";
 import { z } from "zod";
 import { approvalRulesOf } from "../../durable-objects/addresses.js";
+import { rulesInForce } from "../../durable-objects/approval-rules/rules-in-force.js";
 import { canSee, mayReach, type Reach } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
@@ -75,6 +76,7 @@ approvalRules.post("/", async (c) => {
     created_by: principal.scoped ? principal.id : "api",
     owner: principal.scoped ? principal.id : null,
   });
+  rulesInForce.forget();
   return c.json(rule, 201);
 });
 
@@ -94,6 +96,7 @@ approvalRules.delete("/:id", async (c) => {
     if (!rule || !canSee(principal, rule.owner)) return noRule(id);
   }
   const res = await approvalRulesOf(c.env).revoke(id);
+  rulesInForce.forget();
   if (!res.found) return noRule(id);
   return c.json({ rule_id: id, revoked: true, already_revoked: !res.revoked });
 });

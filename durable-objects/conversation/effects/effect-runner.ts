@@ -184,7 +184,7 @@ export class EffectRunner {
       case "record_metrics": {
         const shard = metricsShardFor(this.env, state.conversation_id);
         if (shard) {
-          await shard.upsertConversation({
+          const row = {
             conversation_id: state.conversation_id,
             agent_id: state.agent_id,
             status: effect.status,
@@ -192,8 +192,9 @@ export class EffectRunner {
             updated_at: effect.at,
             last_text: effect.text?.slice(0, 200) ?? null,
             owner: this.host.owner()?.id ?? null,
-          });
-          if (effect.run) await shard.record(effect.message_id, effect.run);
+          };
+          if (effect.run) await shard.recordEnd(row, effect.message_id, effect.run);
+          else await shard.upsertConversation(row);
         }
         this.store.finishOutbox(id);
         return;

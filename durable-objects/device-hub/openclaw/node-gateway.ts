@@ -6,7 +6,7 @@ import { mayBeOnDevice } from "../call-endings.js";
 import { CLOSE } from "../close-codes.js";
 import type { CommandOutcomes } from "../command-outcomes.js";
 import type { DeviceStore } from "../device-record.js";
-import type { SocketAttachment } from "../device-sockets.js";
+import type { DeviceSockets, SocketAttachment } from "../device-sockets.js";
 import type { DeviceTokens } from "../device-tokens.js";
 import { type HubVars, hubSettings } from "../hub-settings.js";
 import type { Ledger } from "../ledger.js";
@@ -37,9 +37,9 @@ type Deps = {
   tokens: DeviceTokens;
   outcomes: CommandOutcomes;
   alarms: AlarmSchedule;
+  /** the hub's sockets: attachments are read and written through their copy (device-sockets.ts) */
+  sockets: DeviceSockets;
 };
-
-const attachmentOf = (ws: WebSocket) => ws.deserializeAttachment() as NodeAttachment | null;
 
 /**
  * The gateway side of OpenClaw's node protocol, inside the device hub (docs/openclaw-nodes.md):
@@ -59,6 +59,10 @@ export class NodeGateway {
     this.pairing = pairingDesk(d.env);
   }
 
+  private attachmentOf(ws: WebSocket): NodeAttachment | null {
+    return this.d.sockets.attachment(ws) as NodeAttachment | null;
+  }
+
   /**
    * What the worker's /v1/openclaw routes ask of this hub, named by `x-edgeloop-openclaw`: a node's
    * socket, or an admin's (or a join URL's) request about onboarding (node-onboarding.ts).
@@ -76,7 +80,9 @@ export class NodeGateway {
 
   /** A node's upgrade: accepted before any credential (it comes in the first frame), then challenged. */
   async accept(agentId: string, now: number): Promise<Response> {
-    const waiting = this.d.ctx.getWebSockets().filter((ws) => attachmentOf(ws)?.openclaw && !attachmentOf(ws)?.hello);
+    const waiting = this.d.ctx
+      .getWebSockets()
+      .filter((ws) => this.attachmentOf(ws)?.openclaw && !this.attachmentOf(ws)?.hello);
     if (waiting.length >= MAX_UNAUTHENTICATED)
       return new Response("too many OpenClaw connections waiting to sign in", { status: 429 });
     const pair = new WebSocketPair();
@@ -92,7 +98,7 @@ export class NodeGateway {
       last_frame_at: now,
       openclaw: state,
     };
-    server.serializeAttachment(att);
+    this.d.sockets.attach(server, att);
     this.isNode.set(server, true);
     server.send(JSON.stringify(event("connect.challenge", { nonce: state.nonce, ts: now })));
     await this.d.alarms.atMost(now + CONNECT_TIMEOUT_MS);
@@ -103,7 +109,7 @@ export class NodeGateway {
   owns(ws: WebSocket): boolean {
     let known = this.isNode.get(ws);
     if (known === undefined) {
-      known = attachmentOf(ws)?.openclaw !== undefined;
+      known = this.attachmentOf(ws)?.openclaw !== undefined;
       this.isNode.set(ws, known);
     }
     return known;
@@ -114,7 +120,7 @@ export class NodeGateway {
    * (hello, result, progress, manifest_update), or null when there is nothing more to do.
    */
   async receive(ws: WebSocket, text: string, now: number): Promise<Parsed<DeviceFrame> | null> {
-    const att = attachmentOf(ws)!;
+    const att = this.attachmentOf(ws)!;
     const state = att.openclaw!;
     let json: unknown;
     try {
@@ -163,10 +169,11 @@ export class NodeGateway {
       return null;
     }
     const state: NodeSocketState = { ...att.openclaw!, device_id: admission.deviceId, protocol: admission.protocol };
-    ws.serializeAttachment({ ...att, token_id: admission.tokenId, openclaw: state } satisfies NodeAttachment);
+    const signedIn: NodeAttachment = { ...att, token_id: admission.tokenId, openclaw: state };
+    this.d.sockets.attach(ws, signedIn);
     // One node per agent id: a newer sign-in replaces the older socket, as for edgeloop's agent.
     for (const other of this.d.ctx.getWebSockets())
-      if (other !== ws && attachmentOf(other)?.hello) other.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
+      if (other !== ws && this.attachmentOf(other)?.hello) other.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
     this.credentials.saveCommands(p.commands);
     const hello = helloOk({
       protocol: admission.protocol,
@@ -227,11 +234,11 @@ export class NodeGateway {
 
   /** A node's socket closed: what it was running is lost, unless it already signed in again. */
   async closed(ws: WebSocket): Promise<void> {
-    const att = attachmentOf(ws);
+    const att = this.attachmentOf(ws);
     if (!att?.openclaw?.device_id) return;
     const again = this.d.ctx
       .getWebSockets()
-      .some((o) => o !== ws && o.readyState === WebSocket.OPEN && attachmentOf(o)?.hello);
+      .some((o) => o !== ws && o.readyState === WebSocket.OPEN && this.attachmentOf(o)?.hello);
     if (!again) await this.cutOff("the connection closed");
   }
 
@@ -242,13 +249,13 @@ export class NodeGateway {
    */
   adapt(ws: WebSocket, frame: HubFrame): string | null | false | undefined {
     if (!this.owns(ws)) return undefined;
-    const nodeId = attachmentOf(ws)?.openclaw?.device_id;
+    const nodeId = this.attachmentOf(ws)?.openclaw?.device_id;
     if (frame.type !== "command") return null;
     if (!nodeId) return false;
     if (frame.command === "cancel")
       return JSON.stringify(event("node.invoke.cancel", { invokeId: frame.request_id, nodeId }));
     const { tool, parameters, timeout_ms } = frame.payload;
-    const agentId = attachmentOf(ws)!.agent_id;
+    const agentId = this.attachmentOf(ws)!.agent_id;
     const manifest = this.d.store
       .load(agentId)
       .skills.flatMap((s) => s.tools)
@@ -272,7 +279,7 @@ export class NodeGateway {
   async tick(now: number): Promise<void> {
     let nodes = false;
     for (const ws of this.d.ctx.getWebSockets()) {
-      const att = attachmentOf(ws);
+      const att = this.attachmentOf(ws);
       if (!att?.openclaw) continue;
       if (att.hello) {
         nodes = true;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { perDeploymentClasses, singleNamedBindings } from "../../../bench/lib/object-kinds.js";
+import {
+  objectKind,
+  perDeploymentClasses,
+  perDeploymentKinds,
+  singleNamedBindings,
+} from "../../../bench/lib/object-kinds.js";
 
 describe("per-deployment object kinds", () => {
   it("are the bindings addresses.ts reaches by a fixed name, not by a key", () => {
@@ -18,5 +23,13 @@ describe("per-deployment object kinds", () => {
     expect(classes.length).toBeGreaterThan(0);
     expect(classes).not.toContain("DeviceHubDO");
     expect(classes).not.toContain("ConversationDO");
+  });
+
+  it("tell a class's per-deployment object from its objects named by a key (the registry's pools)", () => {
+    const kinds = perDeploymentKinds();
+    expect(kinds).toContain('RegistryDO "global"');
+    expect(objectKind(kinds, "RegistryDO", "global")).toBe('RegistryDO "global"');
+    expect(objectKind(kinds, "RegistryDO", "pool:kitchen")).toBe("RegistryDO");
+    expect(objectKind(kinds, "DeviceHubDO", "global")).toBe("DeviceHubDO");
   });
 });
