@@ -10,7 +10,7 @@ import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { slackHeaders } from "../helpers/platform-signers.js";
-import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
+import { ONE_PIXEL_PNG, type RecordedCall, type StandIn } from "../helpers/platform-standins/recording-server.js";
 import { startSlackStandIn } from "../helpers/platform-standins/slack.js";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret";
@@ -264,6 +264,41 @@ describe("Slack channel", () => {
       .requests()
       .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
     expect(sawResult).toHaveLength(1);
+  });
+
+  it("a picture shared in a direct message is fetched with the bot token and reaches the model", async () => {
+    const event = eventCallback({
+      type: "message",
+      subtype: "file_share",
+      channel: `D${OWNER.slice(1)}`,
+      user: OWNER,
+      text: "what is in this slack picture?",
+      ts: `${++ts}.000100`,
+      channel_type: "im",
+      files: [
+        {
+          id: "F0PICTURE",
+          name: "pixel.png",
+          mimetype: "image/png",
+          filetype: "png",
+          url_private: `${slack.origin}/files/T123ABC456-F0PICTURE/pixel.png`,
+          url_private_download: `${slack.origin}/files/T123ABC456-F0PICTURE/download/pixel.png`,
+        },
+      ],
+    });
+    await postEvent(event);
+    await waitForCall(
+      "the answer",
+      (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c) === "Hello from pi-1.",
+    );
+    const download = slack.calls.find((c) => c.path === "/files/T123ABC456-F0PICTURE/download/pixel.png")!;
+    expect(download.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    const request = llm.requests().find((r) => JSON.stringify(r.body).includes("what is in this slack picture"))!;
+    const user = (request.body as { messages: { role: string; content: unknown }[] }).messages.at(-1)!;
+    expect(user.content).toEqual([
+      { type: "text", text: "what is in this slack picture?" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${ONE_PIXEL_PNG.toString("base64")}` } },
+    ]);
   });
 
   it("an approver lets a waiting device in with /approve CODE; a non-approver's try is refused", async () => {
