@@ -2,16 +2,22 @@
  * Slack end to end: Events API and interactivity bodies shaped as in Slack's documentation, signed
  * with the signing secret exactly as Slack signs them, to the real worker under plain `wrangler dev`,
  * whose Web API calls go to a local stand-in that records them. One wrangler, the scripted model,
- * no device agent (the runs use built-in tools).
+ * built-in tools for most runs, and a real device agent for a tool's picture.
  */
+import { Buffer } from "node:buffer";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
+import { startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { slackHeaders } from "../helpers/platform-signers.js";
-import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
+import { ONE_PIXEL_PNG, type RecordedCall, type StandIn } from "../helpers/platform-standins/recording-server.js";
 import { startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret";
 const BOT_TOKEN = "xoxb-e2e-bot-token";
@@ -34,6 +40,10 @@ const RULES: ScriptRuleInput[] = [
       { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
       { content: "Echo said {{last_tool_result}}." },
     ],
+  },
+  {
+    match: "show me the screen",
+    turns: [{ tool_calls: [{ name: "image", arguments: { path: "shot.png" } }] }, { content: "That is the screen." }],
   },
   { match: ".", turns: [{ content: "Hello from pi-1." }] },
 ];
@@ -264,6 +274,68 @@ describe("Slack channel", () => {
       .requests()
       .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
     expect(sawResult).toHaveLength(1);
+  });
+
+  it("a picture shared in a direct message is fetched with the bot token and reaches the model", async () => {
+    const event = eventCallback({
+      type: "message",
+      subtype: "file_share",
+      channel: `D${OWNER.slice(1)}`,
+      user: OWNER,
+      text: "what is in this slack picture?",
+      ts: `${++ts}.000100`,
+      channel_type: "im",
+      files: [
+        {
+          id: "F0PICTURE",
+          name: "pixel.png",
+          mimetype: "image/png",
+          filetype: "png",
+          url_private: `${slack.origin}/files/T123ABC456-F0PICTURE/pixel.png`,
+          url_private_download: `${slack.origin}/files/T123ABC456-F0PICTURE/download/pixel.png`,
+        },
+      ],
+    });
+    await postEvent(event);
+    await waitForCall(
+      "the answer",
+      (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c) === "Hello from pi-1.",
+    );
+    const download = slack.calls.find((c) => c.path === "/files/T123ABC456-F0PICTURE/download/pixel.png")!;
+    expect(download.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
+    const request = llm.requests().find((r) => JSON.stringify(r.body).includes("what is in this slack picture"))!;
+    const user = (request.body as { messages: { role: string; content: unknown }[] }).messages.at(-1)!;
+    expect(user.content).toEqual([
+      { type: "text", text: "what is in this slack picture?" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${ONE_PIXEL_PNG.toString("base64")}` } },
+    ]);
+  });
+
+  it("a real PNG from a device's image tool is uploaded to the chat as a file, its bytes unchanged", async () => {
+    const workspace = tempDir("edgeloop-slack-pictures-ws-");
+    await sharp({ create: { width: 200, height: 120, channels: 3, background: "#208040" } })
+      .png()
+      .toFile(join(workspace, "shot.png"));
+    const agent = await startAgent({ url: worker.url, agentId: "pi-1", token: "t", workspace });
+    try {
+      const mark = slack.calls.length;
+      await postEvent(directMessage(OWNER, "show me the screen"));
+      const done = await waitForCall(
+        "the photo's upload completed",
+        (c) => method(c) === "files.completeUploadExternal",
+        40_000,
+      );
+      expect(done.body).toMatchObject({
+        channel_id: `D${OWNER.slice(1)}`,
+        initial_comment: "🖼 image on pi-1",
+        files: [{ id: "F0TEST" }],
+      });
+      const upload = slack.calls.slice(mark).find((c) => c.path === "/upload/F0TEST")!;
+      expect(Buffer.compare(upload.body as Buffer, readFileSync(join(workspace, "shot.png")))).toBe(0);
+      await waitForCall("the answer", (c) => textOf(c).includes("That is the screen."));
+    } finally {
+      await agent.stop();
+    }
   });
 
   it("an approver lets a waiting device in with /approve CODE; a non-approver's try is refused", async () => {

@@ -18,6 +18,20 @@ export function textUpdate(from: number, text: string) {
   };
 }
 
+/**
+ * A private-chat photo as Telegram delivers it: the sizes it made of the picture, smallest first,
+ * each with its own file_id (the last is the original's size), and the caption when there is one.
+ */
+export function photoUpdate(from: number, fileIds: { thumb: string; full: string }, caption?: string) {
+  const { update_id, message } = textUpdate(from, "");
+  const { text: _text, ...rest } = message;
+  const photo = [
+    { file_id: fileIds.thumb, file_unique_id: `u_${fileIds.thumb}`, file_size: 1093, width: 90, height: 60 },
+    { file_id: fileIds.full, file_unique_id: `u_${fileIds.full}`, file_size: 24_313, width: 320, height: 213 },
+  ];
+  return { update_id, message: { ...rest, photo, ...(caption !== undefined ? { caption } : {}) } };
+}
+
 /** A press on an inline button of message `messageId` in `chat`. */
 export function pressUpdate(from: { id: number; name: string }, chat: number, messageId: number, data: string) {
   const id = ++updateId;

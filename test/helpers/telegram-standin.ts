@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
 /** One Bot API call as the stand-in received it. */
@@ -26,7 +27,7 @@ export type TelegramStandin = {
   calls: () => BotApiCall[];
   callsOf: (method: string) => BotApiCall[];
   fail: (failure: BotApiFailure) => void;
-  /** a file getFile + /file/bot<token>/<path> serve */
+  /** a file getFile describes (its file_path and file_size) and /file/bot<token>/<file_path> serves */
   putFile: (fileId: string, bytes: Uint8Array) => void;
   reset: () => void;
   close: () => Promise<void>;
@@ -53,9 +54,10 @@ export async function startTelegramStandin(token: string): Promise<TelegramStand
     const url = new URL(req.url ?? "/", "http://standin");
     const file = url.pathname.match(/^\/file\/bot([^/]+)\/(.+)$/);
     if (file) {
-      const bytes = file[1] === token ? files.get(file[2]!) : undefined;
+      const index = Number(file[2]!.match(/^photos\/file_(\d+)\.jpg$/)?.[1] ?? -1);
+      const bytes = file[1] === token ? [...files.values()][index] : undefined;
       if (!bytes) return void res.writeHead(404).end();
-      return void res.writeHead(200, { "content-type": "image/jpeg" }).end(Buffer.from(bytes));
+      return void res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from(bytes));
     }
     const m = url.pathname.match(/^\/bot([^/]+)\/(\w+)$/);
     if (!m) return answer(res, 404, { ok: false, error_code: 404, description: "Not Found" });
@@ -84,9 +86,35 @@ export async function startTelegramStandin(token: string): Promise<TelegramStand
     const date = Math.floor(Date.now() / 1000);
     switch (method) {
       case "sendMessage":
-      case "sendPhoto":
         call.message_id = nextMessageId++;
         return answer(res, 200, { ok: true, result: { message_id: call.message_id, chat, date, text: params.text } });
+      case "sendPhoto": {
+        // A photo must come as a file (multipart), as edgeloop uploads it; Telegram answers with its sizes.
+        const photo = params.photo as { file_bytes?: number } | undefined;
+        if (typeof photo?.file_bytes !== "number")
+          return answer(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: "Bad Request: there is no photo in the request",
+          });
+        call.message_id = nextMessageId++;
+        const size = {
+          file_id: `photo${call.message_id}`,
+          file_unique_id: `u${call.message_id}`,
+          width: 90,
+          height: 90,
+        };
+        return answer(res, 200, {
+          ok: true,
+          result: {
+            message_id: call.message_id,
+            chat,
+            date,
+            photo: [size],
+            ...(params.caption ? { caption: params.caption } : {}),
+          },
+        });
+      }
       case "editMessageText":
         return answer(res, 200, {
           ok: true,
@@ -96,7 +124,12 @@ export async function startTelegramStandin(token: string): Promise<TelegramStand
         const id = String(params.file_id);
         if (!files.has(id))
           return answer(res, 400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
-        return answer(res, 200, { ok: true, result: { file_id: id, file_unique_id: id, file_path: id } });
+        // As Telegram answers: the path to download from /file/bot<token>/<file_path>, and the size.
+        const path = `photos/file_${[...files.keys()].indexOf(id)}.jpg`;
+        return answer(res, 200, {
+          ok: true,
+          result: { file_id: id, file_unique_id: `u_${id}`, file_size: files.get(id)!.byteLength, file_path: path },
+        });
       }
       case "sendChatAction":
       case "answerCallbackQuery":
@@ -136,7 +169,18 @@ async function readParams(req: IncomingMessage): Promise<Record<string, unknown>
   if (type.startsWith("multipart/form-data")) {
     const form = await new Response(raw, { headers: { "content-type": type } }).formData();
     const params: Record<string, unknown> = {};
-    for (const [k, v] of form.entries()) params[k] = typeof v === "string" ? v : { file_bytes: v.size };
+    for (const [k, v] of form.entries())
+      params[k] =
+        typeof v === "string"
+          ? v
+          : {
+              file_bytes: v.size,
+              file_name: v.name,
+              content_type: v.type,
+              sha256: createHash("sha256")
+                .update(Buffer.from(await v.arrayBuffer()))
+                .digest("hex"),
+            };
     return params;
   }
   return Object.fromEntries(new URLSearchParams(raw.toString("utf8")));

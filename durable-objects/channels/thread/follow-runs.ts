@@ -4,6 +4,7 @@ import { randomHex } from "../../../runtime/random-token.js";
 import { conversationFor } from "../../addresses.js";
 import { approvalText, decidedLine } from "../core/cards.js";
 import { renderLive } from "../core/live-reply.js";
+import { queueToolPictures } from "./send-photo.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunRow } from "./thread-store.js";
 
@@ -85,6 +86,7 @@ async function applyEvent(
         run.tools = run.tools.map((t) =>
           t.id === event.toolCallId ? { ...t, state: event.isError ? "error" : "ok" } : t,
         );
+      queueToolPictures(ctx, conversationId, run?.agent_id ?? "its device", event, now);
       return;
     case "conversation_end":
       if (run) run.ended = true;

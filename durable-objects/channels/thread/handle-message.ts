@@ -6,8 +6,10 @@ import { channelDirectoryOf, chatReplyTarget, conversationFor } from "../../addr
 import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
 import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
+import { PICTURE_ONLY_TEXT } from "../core/chat-pictures.js";
 import type { InboundEvent } from "../platform.js";
 import { approveDevicePairing } from "./approve-device.js";
+import { picturesOf } from "./message-pictures.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
 
 type MessageEvent = Extract<InboundEvent, { kind: "message" }>;
@@ -60,7 +62,7 @@ export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Pr
     return notice(ctx, `noscope:${event.eventId}`, "Your grant does not let you send messages to a device.");
   }
   const question = store.openQuestion();
-  if (question && event.text !== "") {
+  if (question && event.text !== "" && event.images.length === 0) {
     store.decideCard(question.card_id, `💬 Answered by ${event.user.name}`);
     store.enqueue(`card_edit:${question.card_id}`, { type: "card_edit", card_id: question.card_id }, Date.now());
     const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, event.text);
@@ -79,9 +81,11 @@ async function postToConversation(
   const { env, store, identity } = ctx;
   const target = store.get<string>("target") ?? defaultTarget(grant);
   if (!target) return notice(ctx, `notarget:${event.eventId}`, "No device chosen: send /device NAME first.");
-  if (event.images.length > 0 && event.text === "")
-    // Waiting for image messages in the conversation (POST /v1/messages image blocks).
-    return notice(ctx, `noimage:${event.eventId}`, "Pictures cannot be sent to the agent yet; add some text.");
+  const pictures = await picturesOf(ctx, event.images);
+  if (!pictures.ok) {
+    await countRefusal(env, identity.platform, "picture refused");
+    return notice(ctx, `picture:${event.eventId}`, pictures.reason);
+  }
   let conversationId = store.get<string>("conversation_id");
   if (!conversationId) {
     conversationId = `conv_chat_${randomHex(12)}`;
@@ -89,7 +93,12 @@ async function postToConversation(
   }
   const cfg = readConfig(env);
   if (!cfg.ok) return;
-  const msg = { text: event.text, conversation_id: conversationId, ...targetOf(target) };
+  const msg = {
+    text: event.text === "" ? PICTURE_ONLY_TEXT : event.text,
+    conversation_id: conversationId,
+    ...(pictures.images.length > 0 ? { images: pictures.images } : {}),
+    ...targetOf(target),
+  };
   const out = await acceptMessage(env, cfg.config, {
     principal,
     idempotencyKey: `${identity.platform}:${event.eventId}`,

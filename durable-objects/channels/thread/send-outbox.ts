@@ -3,6 +3,7 @@ import { approvalButtons, questionCard } from "../core/cards.js";
 import { renderLive } from "../core/live-reply.js";
 import { splitText } from "../core/split-text.js";
 import type { SendResult } from "../platform.js";
+import { sendToolPicture } from "./send-photo.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { SendOp, SendRow } from "./thread-store.js";
 
@@ -73,6 +74,8 @@ async function perform(ctx: ThreadContext, row: SendRow): Promise<SendResult> {
     }
     case "final":
       return sendFinal(ctx, row, op);
+    case "photo":
+      return sendToolPicture(ctx, op);
   }
 }
 

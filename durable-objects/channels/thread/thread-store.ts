@@ -6,7 +6,9 @@ export type SendOp =
   | { type: "notice"; text: string }
   | { type: "final"; message_id: string; text: string }
   | { type: "card"; card_id: string }
-  | { type: "card_edit"; card_id: string };
+  | { type: "card_edit"; card_id: string }
+  /** A tool's picture: only its hash here; the bytes are read from the conversation when sent. */
+  | { type: "photo"; conversation_id: string; sha256: string; bytes: number; caption: string };
 
 export type SendRow = { id: number; key: string; op: SendOp; attempts: number; progress: number; next_at: number };
 
