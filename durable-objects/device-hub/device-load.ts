@@ -1,7 +1,5 @@
-import type { DeviceView } from "./device-hub-rpc.js";
-import type { DeviceRecord, DeviceStore } from "./device-record.js";
+import type { DeviceRecord } from "./device-record.js";
 import type { DeviceSockets } from "./device-sockets.js";
-import type { DeviceTokens } from "./device-tokens.js";
 import type { Ledger } from "./ledger.js";
 
 /**
@@ -23,25 +21,4 @@ export function deviceLoad(
   const { n } = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM ledger WHERE state != 'done'").one();
   const ws = sockets.live();
   return { online: ws !== null, in_flight: n, last_alive: ws ? sockets.lastAlive(ws) : record.last_seen };
-}
-
-/** The whole view of a device for the API and the dashboard: its record, liveness, the ledger's counts, counters. */
-export function deviceView(
-  store: DeviceStore,
-  ledger: Ledger,
-  sockets: DeviceSockets,
-  tokens: DeviceTokens,
-  agentId: string,
-): DeviceView {
-  store.rememberAgentId(agentId);
-  const record = store.load(agentId);
-  const ws = sockets.live();
-  return {
-    ...record,
-    online: ws !== null,
-    last_alive: ws ? sockets.lastAlive(ws) : record.last_seen,
-    commands: ledger.counts(),
-    counters: store.counters(),
-    tokens: tokens.list().length,
-  };
 }

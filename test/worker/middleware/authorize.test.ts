@@ -94,12 +94,13 @@ describe("authorizeSender", () => {
     expect(await res.json()).toEqual({ principal: "api", body: '{"text":"hi"}' });
   });
 
-  it("refuses a body over MAX_BODY_BYTES (413) and a signed webhook without WEBHOOK_SECRETS (503)", async () => {
-    const big = await send(
-      "/messages",
-      { method: "POST", headers: API, body: "x".repeat(2048) },
-      { MAX_BODY_BYTES: "1024" },
-    );
+  it("refuses a body over MAX_BODY_BYTES and its images' room (413) and a signed webhook without WEBHOOK_SECRETS (503)", async () => {
+    // The room: 1024 bytes of images, base64-encoded (1368), plus 16 × 256 bytes of JSON around them.
+    const vars = { MAX_BODY_BYTES: "1024", MESSAGE_IMAGES_MAX_BYTES: "1024" };
+    const room = 1024 + 1368 + 16 * 256;
+    const fits = await send("/messages", { method: "POST", headers: API, body: "x".repeat(room) }, vars);
+    expect(fits.status).toBe(200);
+    const big = await send("/messages", { method: "POST", headers: API, body: "x".repeat(room + 1) }, vars);
     expect(big.status).toBe(413);
     const signed = await send("/messages", {
       method: "POST",

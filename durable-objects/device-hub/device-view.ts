@@ -1,0 +1,26 @@
+import type { DeviceView } from "./device-hub-rpc.js";
+import type { DeviceStore } from "./device-record.js";
+import type { DeviceSockets } from "./device-sockets.js";
+import type { DeviceTokens } from "./device-tokens.js";
+import type { Ledger } from "./ledger.js";
+
+/** The whole view of a device for the API and the dashboard: its record, liveness, the ledger's counts, counters. */
+export function deviceView(
+  store: DeviceStore,
+  ledger: Ledger,
+  sockets: DeviceSockets,
+  tokens: DeviceTokens,
+  agentId: string,
+): DeviceView {
+  store.rememberAgentId(agentId);
+  const record = store.load(agentId);
+  const ws = sockets.live();
+  return {
+    ...record,
+    online: ws !== null,
+    last_alive: ws ? sockets.lastAlive(ws) : record.last_seen,
+    commands: ledger.counts(),
+    counters: store.counters(),
+    tokens: tokens.list().length,
+  };
+}
