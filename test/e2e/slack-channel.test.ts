@@ -20,6 +20,8 @@ const OWNER = "U0OWNER01"; // paired, and an approver
 const MEMBER = "U0MEMBER1"; // paired, may talk but not approve
 const STRANGER = "U0STRANGE"; // never paired
 const TEAM_CHANNEL = "C0TEAM001";
+const ALERTS_CHANNEL = "C0ALERTS1"; // where the named hook's replies go
+const HOOK_SECRET = "e2e-alerts-hook-secret";
 const RULES: ScriptRuleInput[] = [
   {
     match: "clock please",
@@ -57,6 +59,15 @@ beforeAll(async () => {
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_API_BASE_URL: slack.apiBaseUrl,
       CHANNEL_APPROVERS: `slack:${OWNER}`,
+      HOOKS: JSON.stringify({
+        alerts: {
+          verify: "token",
+          agent: "pi-1",
+          template: "Alert {{title}} on {{host}}",
+          reply: { platform: "slack", chat: ALERTS_CHANNEL },
+        },
+      }),
+      HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
     },
   });
 });
@@ -292,5 +303,25 @@ describe("Slack channel", () => {
       (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c).includes("Approved: pi-9 may connect now"),
     );
     expect(await pending()).not.toContain(code);
+  });
+
+  it("a named hook's run is announced in its reply channel and its reply posted there, once", async () => {
+    const body = JSON.stringify({ title: "disk full", host: "nas-1" });
+    const fire = () =>
+      fetch(`${worker.url}/v1/hooks/alerts`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${HOOK_SECRET}` },
+        body,
+      });
+    expect((await fire()).status).toBe(202);
+    const toAlerts = (c: RecordedCall) => method(c) === "chat.postMessage" && bodyOf(c).channel === ALERTS_CHANNEL;
+    await waitForCall("the announcement", (c) => toAlerts(c) && textOf(c).includes("alerts: Alert disk full on nas-1"));
+    await waitForCall("the reply", (c) => toAlerts(c) && textOf(c).includes("Hello from pi-1."));
+    // The service delivers the same notification again: answered from the store, nothing posted anew.
+    const again = await fire();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(slack.calls.filter(toAlerts)).toHaveLength(2);
+    expect(runsOn("Alert disk full")).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
 import { Identifier } from "@edgeloop/protocol";
+import { ChannelPlatform } from "@edgeloop/protocol/channels";
 import { z } from "zod";
 import { jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
 import { WebhookSecrets } from "../../runtime/webhook-secrets.js";
@@ -28,6 +29,18 @@ const Hook = z
     delivery_header: HeaderName.optional(),
     /** Append the payload (as JSON, cut to 4000 characters) below the rendered text. */
     append_payload: z.boolean().default(false),
+    /** Post the run's reply to this chat (and thread) of a configured channel, through its outbox. */
+    reply: z
+      .object({
+        platform: ChannelPlatform,
+        chat: z.string().regex(/^[A-Za-z0-9_.+@-]{1,128}$/, "the platform's chat id"),
+        thread: z
+          .string()
+          .regex(/^[A-Za-z0-9_.+@-]{1,128}$/, "the platform's thread id")
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((h) => (h.agent === undefined) !== (h.pool === undefined), "give exactly one of agent or pool");
@@ -40,7 +53,8 @@ export const HooksVarsSchema = z
       .describe(
         'JSON naming the hooks `POST /v1/hooks/:name` serves: `{"gh":{"verify":"github","agent":"pi-1","template":' +
           '"{{@event}} on {{repository.full_name}}"}}`; `verify` is `github`, `standard`, `grafana` or `token`; ' +
-          "`agent` or `pool`; optional `events`, `token_header`, `delivery_header`, `append_payload` " +
+          "`agent` or `pool`; optional `events`, `token_header`, `delivery_header`, `append_payload`, and " +
+          '`reply` (`{"platform":"slack","chat":"C0123","thread":"1700000000.000100"}`: the run\'s reply is posted there) ' +
           "(docs/channels.md#named-hooks).",
       ),
     HOOK_SECRETS: WebhookSecrets.describe(
