@@ -37,6 +37,13 @@ const RULES: ScriptRuleInput[] = [
       { content: "Echo said {{last_tool_result}}." },
     ],
   },
+  {
+    match: "what time",
+    turns: [
+      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
+      { content: "It is late, after a restart.", quirks: { stall_after_first_chunk_ms: 6000 } },
+    ],
+  },
   { match: ".", turns: [{ content: "Hello from pi-1." }] },
 ];
 
@@ -45,31 +52,31 @@ let slack: StandIn & { apiBaseUrl: string };
 let worker: LocalWorker;
 let ts = 1_700_000_000;
 
+const vars = () => ({
+  OPENAI_BASE_URL: llm.url,
+  OPENAI_API_KEY: "x",
+  LLM_MODEL: "scripted",
+  DEVICE_TOKENS: "pi-1:t",
+  TOOL_POLICIES: "echo:requires_approval",
+  SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  SLACK_BOT_TOKEN: BOT_TOKEN,
+  SLACK_API_BASE_URL: slack.apiBaseUrl,
+  CHANNEL_APPROVERS: `slack:${OWNER}`,
+  HOOKS: JSON.stringify({
+    alerts: {
+      verify: "token",
+      agent: "pi-1",
+      template: "Alert {{title}} on {{host}}",
+      reply: { platform: "slack", chat: ALERTS_CHANNEL },
+    },
+  }),
+  HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
+});
+
 beforeAll(async () => {
   llm = await startScriptedLlm({ port: 0, rules: RULES });
   slack = await startSlackStandIn(BOT_TOKEN);
-  worker = await startLocalWorker({
-    vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "pi-1:t",
-      TOOL_POLICIES: "echo:requires_approval",
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_API_BASE_URL: slack.apiBaseUrl,
-      CHANNEL_APPROVERS: `slack:${OWNER}`,
-      HOOKS: JSON.stringify({
-        alerts: {
-          verify: "token",
-          agent: "pi-1",
-          template: "Alert {{title}} on {{host}}",
-          reply: { platform: "slack", chat: ALERTS_CHANNEL },
-        },
-      }),
-      HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
-    },
-  });
+  worker = await startLocalWorker({ vars: vars() });
 });
 
 afterAll(async () => {
@@ -323,5 +330,25 @@ describe("Slack channel", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(slack.calls.filter(toAlerts)).toHaveLength(2);
     expect(runsOn("Alert disk full")).toBe(1);
+  });
+
+  it("a runtime killed mid-reply gives one reply: the live message in the thread is edited into the answer", async () => {
+    const event = mention(OWNER, "what time is it");
+    const threadTs = event.event.ts;
+    await postEvent(event);
+    const inThread = (c: RecordedCall) => bodyOf(c).thread_ts === threadTs && method(c) === "chat.postMessage";
+    const live = await waitForCall("the live message", (c) => inThread(c) && textOf(c).includes("get_current_time"));
+    const liveTs = (live.answer as { ts: string }).ts;
+    // The model is streaming its answer slowly: kill the runtime in the middle of it.
+    await new Promise((r) => setTimeout(r, 1500));
+    await worker.kill();
+    worker = await startLocalWorker({ vars: vars(), persistDir: worker.persistDir, port: worker.port });
+    await waitForCall(
+      "the answer after the restart",
+      (c) => method(c) === "chat.update" && bodyOf(c).ts === liveTs && textOf(c).includes("after a restart"),
+      60_000,
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(slack.calls.filter(inThread)).toHaveLength(1);
   });
 });
