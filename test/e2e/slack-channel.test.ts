@@ -11,7 +11,8 @@ import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { slackHeaders } from "../helpers/platform-signers.js";
 import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
-import { startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { slackRateLimited, startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { slackPayloads } from "../helpers/slack-payloads.js";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret";
 const BOT_TOKEN = "xoxb-e2e-bot-token";
@@ -38,6 +39,13 @@ const RULES: ScriptRuleInput[] = [
     ],
   },
   {
+    match: "ask me",
+    turns: [
+      { tool_calls: [{ name: "question", arguments: { question: "Which colour?", options: ["red", "blue"] } }] },
+      { content: "You picked {{last_tool_result}}." },
+    ],
+  },
+  {
     match: "what time",
     turns: [
       { tool_calls: [{ name: "get_current_time", arguments: {} }] },
@@ -50,7 +58,6 @@ const RULES: ScriptRuleInput[] = [
 let llm: ScriptedLlm;
 let slack: StandIn & { apiBaseUrl: string };
 let worker: LocalWorker;
-let ts = 1_700_000_000;
 
 const vars = () => ({
   OPENAI_BASE_URL: llm.url,
@@ -85,39 +92,9 @@ afterAll(async () => {
   await slack?.close();
 });
 
-/** An Events API envelope as Slack documents it (api.slack.com/apis/events-api#callback-field). */
-function eventCallback(event: { ts: string; [field: string]: unknown }) {
-  return {
-    token: "XXYYZZ",
-    team_id: "T123ABC456",
-    api_app_id: "A123ABC456",
-    event: { event_ts: event.ts, ...event },
-    type: "event_callback",
-    event_id: `Ev${++ts}`,
-    event_time: ts,
-    authorizations: [{ team_id: "T123ABC456", user_id: BOT_USER, is_bot: true }],
-  };
-}
-
-const directMessage = (user: string, text: string) =>
-  eventCallback({
-    type: "message",
-    channel: `D${user.slice(1)}`,
-    user,
-    text,
-    ts: `${++ts}.000100`,
-    channel_type: "im",
-  });
-
-/** A mention in a channel: it starts a thread, and the thread is the conversation. */
-const mention = (user: string, text: string) =>
-  eventCallback({
-    type: "app_mention",
-    channel: TEAM_CHANNEL,
-    user,
-    text: `<@${BOT_USER}> ${text}`,
-    ts: `${++ts}.000200`,
-  });
+const slackBody = slackPayloads(BOT_USER);
+const directMessage = slackBody.directMessage;
+const mention = (user: string, text: string) => slackBody.mention(TEAM_CHANNEL, user, text);
 
 /** POST a body to the worker's Slack request URL, signed as Slack signs (or not). */
 async function deliver(body: string, contentType: string, extra: Record<string, string> = {}, signed = true) {
@@ -131,31 +108,9 @@ async function deliver(body: string, contentType: string, extra: Record<string, 
 const postEvent = (body: unknown, extra?: Record<string, string>) =>
   deliver(JSON.stringify(body), "application/json", extra);
 
-/** A Block Kit button press (api.slack.com/reference/interaction-payloads/block-actions), form-encoded. */
-function press(user: string, card: { channel: string; ts: string; threadTs?: string }, value: string) {
-  const payload = {
-    type: "block_actions",
-    team: { id: "T123ABC456", domain: "example" },
-    user: { id: user, username: user.toLowerCase(), team_id: "T123ABC456" },
-    api_app_id: "A123ABC456",
-    token: "9s8d9as89d8as9d8as989",
-    container: {
-      type: "message",
-      message_ts: card.ts,
-      channel_id: card.channel,
-      is_ephemeral: false,
-      ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
-    },
-    trigger_id: `${++ts}.333649436676.d8c1bb837935619ccad0f624c448ffb3`,
-    channel: { id: card.channel, name: "team" },
-    message: { type: "message", ts: card.ts, ...(card.threadTs ? { thread_ts: card.threadTs } : {}) },
-    actions: [{ action_id: "edgeloop_0", block_id: "b", type: "button", value, action_ts: `${ts}.840180` }],
-  };
-  return deliver(
-    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-    "application/x-www-form-urlencoded",
-  );
-}
+/** A Block Kit button press, form-encoded and signed, as Slack posts it. */
+const press = (user: string, card: { channel: string; ts: string; threadTs?: string }, value: string) =>
+  deliver(slackBody.press(user, card, value), "application/x-www-form-urlencoded");
 
 type SlackBody = {
   channel?: string;
@@ -330,6 +285,42 @@ describe("Slack channel", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(slack.calls.filter(toAlerts)).toHaveLength(2);
     expect(runsOn("Alert disk full")).toBe(1);
+  });
+
+  it("a question's options become buttons, and the asker's press answers it", async () => {
+    const event = mention(OWNER, "ask me something");
+    const threadTs = event.event.ts;
+    await postEvent(event);
+    const card = await waitForCall(
+      "the question card",
+      (c) =>
+        method(c) === "chat.postMessage" && bodyOf(c).thread_ts === threadTs && textOf(c).includes("Which colour?"),
+    );
+    const buttons = (bodyOf(card).blocks as { type: string; elements?: { text: { text: string }; value: string }[] }[])
+      .filter((b) => b.type === "actions")
+      .flatMap((b) => b.elements!);
+    expect(buttons.map((b) => b.text.text)).toEqual(["red", "blue"]);
+    const where = { channel: TEAM_CHANNEL, ts: (card.answer as { ts: string }).ts, threadTs };
+    await press(OWNER, where, buttons[1]!.value);
+    const answer = await waitForCall("the answer", (c) => textOf(c).includes("You picked blue."));
+    expect(bodyOf(answer).channel).toBe(TEAM_CHANNEL);
+  });
+
+  it("a 429 from Slack is retried after its Retry-After, and the answer still arrives once", async () => {
+    slack.failNext("chat.postMessage", slackRateLimited(2));
+    const event = mention(OWNER, "hello after a limit");
+    const threadTs = event.event.ts;
+    const sent = Date.now();
+    await postEvent(event);
+    await waitForCall(
+      "the answer, accepted",
+      (c) => bodyOf(c).thread_ts === threadTs && textOf(c) === "Hello from pi-1." && (c.answer as { ok: boolean }).ok,
+    );
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(1900);
+    await new Promise((r) => setTimeout(r, 1500));
+    const inThread = slack.calls.filter((c) => method(c) === "chat.postMessage" && bodyOf(c).thread_ts === threadTs);
+    // The refused call and the one that went through: the same message, sent once.
+    expect(inThread.map((c) => (c.answer as { ok: boolean }).ok)).toEqual([false, true]);
   });
 
   it("a runtime killed mid-reply gives one reply: the live message in the thread is edited into the answer", async () => {
