@@ -9,14 +9,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { SLACK_CHAT_RULES as RULES } from "../fixtures/slack-chat-script.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import { startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { slackHeaders } from "../helpers/platform-signers.js";
 import { ONE_PIXEL_PNG, type RecordedCall, type StandIn } from "../helpers/platform-standins/recording-server.js";
-import { startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { slackRateLimited, startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { slackPayloads } from "../helpers/slack-payloads.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const SIGNING_SECRET = "e2e-slack-signing-secret";
@@ -26,49 +27,38 @@ const OWNER = "U0OWNER01"; // paired, and an approver
 const MEMBER = "U0MEMBER1"; // paired, may talk but not approve
 const STRANGER = "U0STRANGE"; // never paired
 const TEAM_CHANNEL = "C0TEAM001";
-const RULES: ScriptRuleInput[] = [
-  {
-    match: "clock please",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "The clock on **pi-1** is fine.", delay_ms: 1500 },
-    ],
-  },
-  {
-    match: "please echo",
-    turns: [
-      { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
-      { content: "Echo said {{last_tool_result}}." },
-    ],
-  },
-  {
-    match: "show me the screen",
-    turns: [{ tool_calls: [{ name: "image", arguments: { path: "shot.png" } }] }, { content: "That is the screen." }],
-  },
-  { match: ".", turns: [{ content: "Hello from pi-1." }] },
-];
+const ALERTS_CHANNEL = "C0ALERTS1"; // where the named hook's replies go
+const HOOK_SECRET = "e2e-alerts-hook-secret";
 
 let llm: ScriptedLlm;
 let slack: StandIn & { apiBaseUrl: string };
 let worker: LocalWorker;
-let ts = 1_700_000_000;
+
+const vars = () => ({
+  OPENAI_BASE_URL: llm.url,
+  OPENAI_API_KEY: "x",
+  LLM_MODEL: "scripted",
+  DEVICE_TOKENS: "pi-1:t",
+  TOOL_POLICIES: "echo:requires_approval",
+  SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  SLACK_BOT_TOKEN: BOT_TOKEN,
+  SLACK_API_BASE_URL: slack.apiBaseUrl,
+  CHANNEL_APPROVERS: `slack:${OWNER}`,
+  HOOKS: JSON.stringify({
+    alerts: {
+      verify: "token",
+      agent: "pi-1",
+      template: "Alert {{title}} on {{host}}",
+      reply: { platform: "slack", chat: ALERTS_CHANNEL },
+    },
+  }),
+  HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
+});
 
 beforeAll(async () => {
   llm = await startScriptedLlm({ port: 0, rules: RULES });
   slack = await startSlackStandIn(BOT_TOKEN);
-  worker = await startLocalWorker({
-    vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "pi-1:t",
-      TOOL_POLICIES: "echo:requires_approval",
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_API_BASE_URL: slack.apiBaseUrl,
-      CHANNEL_APPROVERS: `slack:${OWNER}`,
-    },
-  });
+  worker = await startLocalWorker({ vars: vars() });
 });
 
 afterAll(async () => {
@@ -77,39 +67,9 @@ afterAll(async () => {
   await slack?.close();
 });
 
-/** An Events API envelope as Slack documents it (api.slack.com/apis/events-api#callback-field). */
-function eventCallback(event: { ts: string; [field: string]: unknown }) {
-  return {
-    token: "XXYYZZ",
-    team_id: "T123ABC456",
-    api_app_id: "A123ABC456",
-    event: { event_ts: event.ts, ...event },
-    type: "event_callback",
-    event_id: `Ev${++ts}`,
-    event_time: ts,
-    authorizations: [{ team_id: "T123ABC456", user_id: BOT_USER, is_bot: true }],
-  };
-}
-
-const directMessage = (user: string, text: string) =>
-  eventCallback({
-    type: "message",
-    channel: `D${user.slice(1)}`,
-    user,
-    text,
-    ts: `${++ts}.000100`,
-    channel_type: "im",
-  });
-
-/** A mention in a channel: it starts a thread, and the thread is the conversation. */
-const mention = (user: string, text: string) =>
-  eventCallback({
-    type: "app_mention",
-    channel: TEAM_CHANNEL,
-    user,
-    text: `<@${BOT_USER}> ${text}`,
-    ts: `${++ts}.000200`,
-  });
+const slackBody = slackPayloads(BOT_USER);
+const directMessage = slackBody.directMessage;
+const mention = (user: string, text: string) => slackBody.mention(TEAM_CHANNEL, user, text);
 
 /** POST a body to the worker's Slack request URL, signed as Slack signs (or not). */
 async function deliver(body: string, contentType: string, extra: Record<string, string> = {}, signed = true) {
@@ -123,31 +83,9 @@ async function deliver(body: string, contentType: string, extra: Record<string, 
 const postEvent = (body: unknown, extra?: Record<string, string>) =>
   deliver(JSON.stringify(body), "application/json", extra);
 
-/** A Block Kit button press (api.slack.com/reference/interaction-payloads/block-actions), form-encoded. */
-function press(user: string, card: { channel: string; ts: string; threadTs?: string }, value: string) {
-  const payload = {
-    type: "block_actions",
-    team: { id: "T123ABC456", domain: "example" },
-    user: { id: user, username: user.toLowerCase(), team_id: "T123ABC456" },
-    api_app_id: "A123ABC456",
-    token: "9s8d9as89d8as9d8as989",
-    container: {
-      type: "message",
-      message_ts: card.ts,
-      channel_id: card.channel,
-      is_ephemeral: false,
-      ...(card.threadTs ? { thread_ts: card.threadTs } : {}),
-    },
-    trigger_id: `${++ts}.333649436676.d8c1bb837935619ccad0f624c448ffb3`,
-    channel: { id: card.channel, name: "team" },
-    message: { type: "message", ts: card.ts, ...(card.threadTs ? { thread_ts: card.threadTs } : {}) },
-    actions: [{ action_id: "edgeloop_0", block_id: "b", type: "button", value, action_ts: `${ts}.840180` }],
-  };
-  return deliver(
-    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-    "application/x-www-form-urlencoded",
-  );
-}
+/** A Block Kit button press, form-encoded and signed, as Slack posts it. */
+const press = (user: string, card: { channel: string; ts: string; threadTs?: string }, value: string) =>
+  deliver(slackBody.press(user, card, value), "application/x-www-form-urlencoded");
 
 type SlackBody = {
   channel?: string;
@@ -277,24 +215,13 @@ describe("Slack channel", () => {
   });
 
   it("a picture shared in a direct message is fetched with the bot token and reaches the model", async () => {
-    const event = eventCallback({
-      type: "message",
-      subtype: "file_share",
-      channel: `D${OWNER.slice(1)}`,
-      user: OWNER,
-      text: "what is in this slack picture?",
-      ts: `${++ts}.000100`,
-      channel_type: "im",
-      files: [
-        {
-          id: "F0PICTURE",
-          name: "pixel.png",
-          mimetype: "image/png",
-          filetype: "png",
-          url_private: `${slack.origin}/files/T123ABC456-F0PICTURE/pixel.png`,
-          url_private_download: `${slack.origin}/files/T123ABC456-F0PICTURE/download/pixel.png`,
-        },
-      ],
+    const event = slackBody.fileShare(OWNER, "what is in this slack picture?", {
+      id: "F0PICTURE",
+      name: "pixel.png",
+      mimetype: "image/png",
+      filetype: "png",
+      url_private: `${slack.origin}/files/T123ABC456-F0PICTURE/pixel.png`,
+      url_private_download: `${slack.origin}/files/T123ABC456-F0PICTURE/download/pixel.png`,
     });
     await postEvent(event);
     await waitForCall(
@@ -364,5 +291,81 @@ describe("Slack channel", () => {
       (c) => bodyOf(c).channel === `D${OWNER.slice(1)}` && textOf(c).includes("Approved: pi-9 may connect now"),
     );
     expect(await pending()).not.toContain(code);
+  });
+
+  it("a named hook's run is announced in its reply channel and its reply posted there, once", async () => {
+    const body = JSON.stringify({ title: "disk full", host: "nas-1" });
+    const fire = () =>
+      fetch(`${worker.url}/v1/hooks/alerts`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${HOOK_SECRET}` },
+        body,
+      });
+    expect((await fire()).status).toBe(202);
+    const toAlerts = (c: RecordedCall) => method(c) === "chat.postMessage" && bodyOf(c).channel === ALERTS_CHANNEL;
+    await waitForCall("the announcement", (c) => toAlerts(c) && textOf(c).includes("alerts: Alert disk full on nas-1"));
+    await waitForCall("the reply", (c) => toAlerts(c) && textOf(c).includes("Hello from pi-1."));
+    // The service delivers the same notification again: answered from the store, nothing posted anew.
+    const again = await fire();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(slack.calls.filter(toAlerts)).toHaveLength(2);
+    expect(runsOn("Alert disk full")).toBe(1);
+  });
+
+  it("a question's options become buttons, and the asker's press answers it", async () => {
+    const event = mention(OWNER, "ask me something");
+    const threadTs = event.event.ts;
+    await postEvent(event);
+    const card = await waitForCall(
+      "the question card",
+      (c) =>
+        method(c) === "chat.postMessage" && bodyOf(c).thread_ts === threadTs && textOf(c).includes("Which colour?"),
+    );
+    const buttons = (bodyOf(card).blocks as { type: string; elements?: { text: { text: string }; value: string }[] }[])
+      .filter((b) => b.type === "actions")
+      .flatMap((b) => b.elements!);
+    expect(buttons.map((b) => b.text.text)).toEqual(["red", "blue"]);
+    const where = { channel: TEAM_CHANNEL, ts: (card.answer as { ts: string }).ts, threadTs };
+    await press(OWNER, where, buttons[1]!.value);
+    const answer = await waitForCall("the answer", (c) => textOf(c).includes("You picked blue."));
+    expect(bodyOf(answer).channel).toBe(TEAM_CHANNEL);
+  });
+
+  it("a 429 from Slack is retried after its Retry-After, and the answer still arrives once", async () => {
+    slack.failNext("chat.postMessage", slackRateLimited(2));
+    const event = mention(OWNER, "hello after a limit");
+    const threadTs = event.event.ts;
+    const sent = Date.now();
+    await postEvent(event);
+    await waitForCall(
+      "the answer, accepted",
+      (c) => bodyOf(c).thread_ts === threadTs && textOf(c) === "Hello from pi-1." && (c.answer as { ok: boolean }).ok,
+    );
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(1900);
+    await new Promise((r) => setTimeout(r, 1500));
+    const inThread = slack.calls.filter((c) => method(c) === "chat.postMessage" && bodyOf(c).thread_ts === threadTs);
+    // The refused call and the one that went through: the same message, sent once.
+    expect(inThread.map((c) => (c.answer as { ok: boolean }).ok)).toEqual([false, true]);
+  });
+
+  it("a runtime killed mid-reply gives one reply: the live message in the thread is edited into the answer", async () => {
+    const event = mention(OWNER, "what time is it");
+    const threadTs = event.event.ts;
+    await postEvent(event);
+    const inThread = (c: RecordedCall) => bodyOf(c).thread_ts === threadTs && method(c) === "chat.postMessage";
+    const live = await waitForCall("the live message", (c) => inThread(c) && textOf(c).includes("get_current_time"));
+    const liveTs = (live.answer as { ts: string }).ts;
+    // The model is streaming its answer slowly: kill the runtime in the middle of it.
+    await new Promise((r) => setTimeout(r, 1500));
+    await worker.kill();
+    worker = await startLocalWorker({ vars: vars(), persistDir: worker.persistDir, port: worker.port });
+    await waitForCall(
+      "the answer after the restart",
+      (c) => method(c) === "chat.update" && bodyOf(c).ts === liveTs && textOf(c).includes("after a restart"),
+      60_000,
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(slack.calls.filter(inThread)).toHaveLength(1);
   });
 });

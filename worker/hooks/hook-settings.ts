@@ -1,4 +1,5 @@
 import { Identifier } from "@edgeloop/protocol";
+import { ChannelPlatform } from "@edgeloop/protocol/channels";
 import { MessageTargetFields, refineTarget } from "@edgeloop/protocol/message-target";
 import { z } from "zod";
 import { jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
@@ -33,6 +34,18 @@ export const Hook = z
     delivery_header: HeaderName.optional(),
     /** Append the payload (as JSON, cut to 4000 characters) below the rendered text. */
     append_payload: z.boolean().default(false),
+    /** Post the run's reply to this chat (and thread) of a configured channel, through its outbox. */
+    reply: z
+      .object({
+        platform: ChannelPlatform,
+        chat: z.string().regex(/^[A-Za-z0-9_.+@-]{1,128}$/, "the platform's chat id"),
+        thread: z
+          .string()
+          .regex(/^[A-Za-z0-9_.+@-]{1,128}$/, "the platform's thread id")
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((h, ctx) => refineTarget({ ...h, agent_id: h.agent }, ctx, { agent_id: "agent" }));
@@ -45,7 +58,9 @@ export const HooksVarsSchema = z
       .describe(
         'JSON naming the hooks `POST /v1/hooks/:name` serves: `{"gh":{"verify":"github","agent":"pi-1","template":' +
           '"{{@event}} on {{repository.full_name}}"}}`; `verify` is `github`, `standard`, `grafana` or `token`; ' +
-          '`agent`, `agent_ids` (a fleet) or `pool` (with `mode: "fleet"`, all its devices); optional `events`, `token_header`, `delivery_header`, `append_payload` ' +
+          '`agent`, `agent_ids` (a fleet) or `pool` (with `mode: "fleet"`, all its devices); optional `events`, ' +
+          "`token_header`, `delivery_header`, `append_payload`, and " +
+          '`reply` (`{"platform":"slack","chat":"C0123","thread":"1700000000.000100"}`: the run\'s reply is posted there) ' +
           "(docs/channels.md#named-hooks).",
       ),
     HOOK_SECRETS: WebhookSecrets.describe(

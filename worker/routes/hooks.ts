@@ -4,6 +4,7 @@ import { acceptMessage } from "../../durable-objects/front-door/accept-message.j
 import { scopedPrincipal } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
+import { announceHookRun, hookReplyThread } from "../hooks/hook-reply.js";
 import { type Hook, hooksSettings } from "../hooks/hook-settings.js";
 import { renderTemplate } from "../hooks/render-template.js";
 import { verifyHook } from "../hooks/verify-hook.js";
@@ -87,14 +88,17 @@ hooks.post("/:name", async (c) => {
     pools: hook.pool ? [hook.pool] : [],
     scopes: ["messages"] as const,
   };
+  const reply = hookReplyThread(hook);
   const out = await acceptMessage(c.env, cfg, {
     principal: scopedPrincipal(`hook:${name}`, grant, cfg.POOLS),
     idempotencyKey: verdict.deliveryId,
     rawBody,
     msg,
     waitSeconds: null,
+    ...(reply ? { replyTarget: reply.replyTarget } : {}),
   });
   if (!out.ok) return problemResponse(out.status, out.title, out.detail, out.extra ?? {}, out.headers ?? {});
+  if (reply && !out.replayed) await announceHookRun(c.env, reply.thread, name, verdict.deliveryId, text);
   return c.body(out.body, out.status, {
     "content-type": out.content_type,
     ...(out.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {}),
