@@ -2,6 +2,7 @@ import { ApprovePairingRequest, ChannelGrantRequest, ChannelPlatform, GrantSubje
 import { Hono } from "hono";
 import { z } from "zod";
 import { channelDirectoryOf, chatThreadFor } from "../../durable-objects/addresses.js";
+import { grantsInForce } from "../../durable-objects/channels/directory/grants-in-force.js";
 import { PLATFORMS, platformNamed } from "../../durable-objects/channels/platforms/index.js";
 import { receiveWebhook } from "../../durable-objects/channels/receive-webhook.js";
 import { threadIdentity } from "../../durable-objects/channels/thread-key.js";
@@ -68,6 +69,7 @@ channels.post("/pairings/:code/approve", authorizeAdmin, async (c) => {
     target: body.value.target ?? null,
     ...(body.value.scopes ? { scopes: [...new Set(body.value.scopes)] } : {}),
   });
+  grantsInForce.forget();
   if (!approved)
     return problemResponse(404, "Not found", `no pairing code '${c.req.param("code")}' waiting (codes last an hour)`);
   const { pairing, grant } = approved;
@@ -99,6 +101,7 @@ channels.post("/grants", authorizeAdmin, async (c) => {
     ...(name ? { name } : {}),
     ...(scopes ? { scopes: [...new Set(scopes)] } : {}),
   });
+  grantsInForce.forget();
   return c.json(grant, 201);
 });
 
@@ -108,6 +111,7 @@ channels.delete("/grants/:platform/:subject", authorizeAdmin, async (c) => {
   if (!platform.success || !subject.success)
     return problemResponse(400, "Invalid grant", "a platform name and user:<id> or chat:<id>");
   const found = await channelDirectoryOf(c.env).deleteGrant(platform.data, subject.data);
+  grantsInForce.forget();
   if (!found) return problemResponse(404, "Not found", `no grant for ${subject.data} on ${platform.data}`);
   return c.json({ platform: platform.data, subject: subject.data, revoked: true });
 });

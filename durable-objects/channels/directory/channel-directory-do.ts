@@ -2,12 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import { KEY_SCOPES, type KeyScope } from "@edgeloop/protocol/api-keys";
 import type { ChannelAuditEntry, ChannelGrant, ChannelPlatform, PendingPairing } from "@edgeloop/protocol/channels";
 import { log } from "../../../runtime/log.js";
-import { pairingCode } from "./pairing-code.js";
+import { pairingCode, RESEND_CODE_MS } from "./pairing-code.js";
 
 /** A pairing code is good for this long; the user gets a new one after. */
 const PAIRING_TTL_MS = 3600_000;
-/** The same code is sent again to a user who keeps writing, at most this often. */
-const RESEND_CODE_MS = 10 * 60_000;
 /** Recent refusals kept for the status view. */
 const AUDIT_KEPT = 200;
 
@@ -21,7 +19,8 @@ type GrantRow = Omit<ChannelGrant, "agents" | "pools" | "scopes"> & { agents: st
 /**
  * The deployment's chat access (one object, `"global"`): grants binding chat users and group
  * chats to devices, pairing codes waiting for an admin, and an audit of refusals. Nobody reaches
- * a device without a grant (docs/architecture.md#chat-access).
+ * a device without a grant (docs/architecture.md#chat-access). Chat threads read the grants
+ * through each isolate's copy, not per message (grants-in-force.ts).
  */
 export class ChannelDirectoryDO extends DurableObject {
   private readonly sql: SqlStorage;
@@ -39,19 +38,6 @@ export class ChannelDirectoryDO extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
       platform TEXT NOT NULL, user_id TEXT NOT NULL, user_name TEXT NOT NULL, chat_id TEXT NOT NULL,
       action TEXT NOT NULL, detail TEXT NOT NULL)`);
-  }
-
-  /** The user's own grant, else the group chat's; null: the user reaches nothing. */
-  async grantFor(platform: ChannelPlatform, userId: string, chatId: string): Promise<ChannelGrant | null> {
-    const rows = this.sql
-      .exec<GrantRow>(
-        "SELECT * FROM grants WHERE platform = ? AND subject IN (?, ?) ORDER BY subject DESC",
-        platform,
-        `user:${userId}`,
-        `chat:${chatId}`,
-      )
-      .toArray();
-    return rows[0] ? grantView(rows[0]) : null;
   }
 
   async putGrant(grant: NewGrant, now = Date.now()): Promise<ChannelGrant> {

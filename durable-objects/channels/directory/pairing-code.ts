@@ -1,3 +1,6 @@
+/** The same code is sent again to a user who keeps writing, at most this often. */
+export const RESEND_CODE_MS = 10 * 60_000;
+
 /** Letters and digits that cannot be misread for one another (no 0/O, 1/I/L). */
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 

@@ -2,6 +2,7 @@ import { channelDirectoryOf, conversationFor } from "../../addresses.js";
 import { decideApproval } from "../../approval-decision.js";
 import { channelSettings } from "../channel-settings.js";
 import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../core/cards.js";
+import { grantsInForce } from "../directory/grants-in-force.js";
 import type { InboundEvent } from "../platform.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
 
@@ -23,7 +24,9 @@ export async function handleButton(ctx: ThreadContext, event: ButtonEvent): Prom
   const allowed =
     card.kind === "approval"
       ? isApprover(ctx, event.user.id)
-      : (await channelDirectoryOf(env).grantFor(identity.platform, event.user.id, event.chat.chatId)) !== null;
+      : (await grantsInForce.grantFor(identity.platform, event.user.id, event.chat.chatId, () =>
+          channelDirectoryOf(env).grants(),
+        )) !== null;
   if (!allowed) {
     const action = card.kind === "approval" ? "approve refused" : "answer refused";
     await channelDirectoryOf(env).audit({

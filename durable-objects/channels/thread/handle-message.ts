@@ -7,10 +7,12 @@ import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
 import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
 import { PICTURE_ONLY_TEXT } from "../core/chat-pictures.js";
+import { grantsInForce } from "../directory/grants-in-force.js";
 import type { InboundEvent } from "../platform.js";
 import { approveDevicePairing } from "./approve-device.js";
 import { picturesOf } from "./message-pictures.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
+import { toldStrangers } from "./told-strangers.js";
 
 type MessageEvent = Extract<InboundEvent, { kind: "message" }>;
 
@@ -24,11 +26,16 @@ const targetOf = (t: string) => (t.startsWith("pool:") ? { pool: t.slice(5) } : 
  */
 export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Promise<void> {
   const { env, store, identity } = ctx;
+  // Neither lookup asks the one directory per message (docs/architecture.md#chat-grant-bound).
   const directory = channelDirectoryOf(env);
-  const grant = await directory.grantFor(identity.platform, event.user.id, event.chat.chatId);
+  const grant = await grantsInForce.grantFor(identity.platform, event.user.id, event.chat.chatId, () =>
+    directory.grants(),
+  );
   if (!grant) {
-    const pairing = await directory.pairingFor(identity.platform, event.user, event.chat);
     await countRefusal(env, identity.platform, "unpaired user");
+    if (toldStrangers.recently(identity.key, event.user.id)) return;
+    const pairing = await directory.pairingFor(identity.platform, event.user, event.chat);
+    toldStrangers.remember(identity.key, event.user.id);
     if (pairing.notify)
       notice(
         ctx,
