@@ -1,10 +1,26 @@
 import { HubFrame, PROTOCOL_VERSION, parseJson } from "@edgeloop/protocol";
 import type { ContentBlock } from "@edgeloop/protocol/content-blocks";
 import WebSocket from "ws";
+import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { ADMIN_TOKEN } from "../../test/helpers/local-worker.js";
 import { waitUntil } from "../../test/helpers/wait.js";
 
 /** What the device answers its `n`-th command with (from 1): the result text and any content blocks. */
+/**
+ * The scripted model of the long-conversation scenarios: each `turn N` message calls the device's
+ * `report` tool once, and a compaction's summary request gets a short summary.
+ */
+export const REPORT_TURN_RULES: ScriptRuleInput[] = [
+  {
+    match: "^\\[edgeloop\\] Summarise",
+    turns: [{ content: "Summary: the user asked for a disk report each turn; each came back 4 KB." }],
+  },
+  {
+    match: "^turn (\\d+)",
+    turns: [{ tool_calls: [{ name: "report", arguments: {} }] }, { content: "ok {{match_1}}" }],
+  },
+];
+
 export type ReportAnswer = (n: number) => { result: string; content?: ContentBlock[] };
 
 /**

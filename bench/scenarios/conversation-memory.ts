@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, startLocalWorker } from "../../test/helpers/local-worker.j
 import type { BenchEnv } from "../lib/bench-env.js";
 import { InspectorHeap } from "../lib/inspector-heap.js";
 import { noisePng } from "../lib/noise-png.js";
-import { connectReportDevice } from "../lib/report-device.js";
+import { connectReportDevice, REPORT_TURN_RULES } from "../lib/report-device.js";
 import type { Metric, ScenarioResult } from "../lib/result.js";
 import { round } from "../lib/stats.js";
 
@@ -30,16 +30,7 @@ export async function conversationMemory(env: BenchEnv): Promise<ScenarioResult>
   const image = noisePng(IMAGE_BYTES).toString("base64");
   const llm = await startScriptedLlm({
     port: 0,
-    rules: [
-      {
-        match: "^\\[edgeloop\\] Summarise",
-        turns: [{ content: "Summary: the user asked for a disk report each turn; each came back 4 KB." }],
-      },
-      {
-        match: "^turn (\\d+)",
-        turns: [{ tool_calls: [{ name: "report", arguments: {} }] }, { content: "ok {{match_1}}" }],
-      },
-    ],
+    rules: REPORT_TURN_RULES,
   });
   const worker = await startLocalWorker({
     vars: {

@@ -2,7 +2,7 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../../test/helpers/api.js";
 import { ADMIN_TOKEN, startLocalWorker } from "../../test/helpers/local-worker.js";
 import type { BenchEnv } from "../lib/bench-env.js";
-import { connectReportDevice } from "../lib/report-device.js";
+import { connectReportDevice, REPORT_TURN_RULES } from "../lib/report-device.js";
 import type { ScenarioResult } from "../lib/result.js";
 import { round } from "../lib/stats.js";
 
@@ -24,16 +24,7 @@ export async function longConversation(env: BenchEnv): Promise<ScenarioResult> {
   const window = env.quick ? 6000 : 16_000;
   const llm = await startScriptedLlm({
     port: 0,
-    rules: [
-      {
-        match: "^\\[edgeloop\\] Summarise",
-        turns: [{ content: "Summary: the user asked for a disk report each turn; each came back 4 KB." }],
-      },
-      {
-        match: "^turn (\\d+)",
-        turns: [{ tool_calls: [{ name: "report", arguments: {} }] }, { content: "ok {{match_1}}" }],
-      },
-    ],
+    rules: REPORT_TURN_RULES,
   });
   const worker = await startLocalWorker({
     vars: {

@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { CLOCK_AND_ECHO, HELLO } from "../fixtures/chat-scripts.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { discordKeyPair } from "../helpers/platform-signers.js";
@@ -20,23 +20,7 @@ const APPLICATION_ID = "1245551121451000001";
 const CHANNEL = "645027906669510667";
 const OWNER = "53908232506183680"; // paired, and an approver
 const MEMBER = "53908232506183681"; // paired, may not approve
-const RULES: ScriptRuleInput[] = [
-  {
-    match: "clock please",
-    turns: [
-      { tool_calls: [{ name: "get_current_time", arguments: {} }] },
-      { content: "The clock on **pi-1** is fine.", delay_ms: 1500 },
-    ],
-  },
-  {
-    match: "please echo",
-    turns: [
-      { tool_calls: [{ name: "echo", arguments: { text: "tapped" } }] },
-      { content: "Echo said {{last_tool_result}}." },
-    ],
-  },
-  { match: ".", turns: [{ content: "Hello from pi-1." }] },
-];
+const RULES = [...CLOCK_AND_ECHO, HELLO];
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/channels/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;

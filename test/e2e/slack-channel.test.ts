@@ -10,7 +10,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { SLACK_CHAT_RULES as RULES } from "../fixtures/slack-chat-script.js";
+import { SLACK_CHAT_RULES as RULES } from "../fixtures/chat-scripts.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import { startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
