@@ -7,15 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { LONG_ANSWER, TELEGRAM_CHAT_RULES as RULES } from "../fixtures/telegram-chat-script.js";
+import { adminJson, runCli } from "../helpers/channel-e2e.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import {
-  adminCall,
   keyboardOf,
   postUpdate,
   pressUpdate,
-  runCli,
   textOf,
   textUpdate,
   toChat,
@@ -59,7 +58,7 @@ afterAll(async () => {
 });
 
 const post = (update: unknown, secret: string | null = SECRET) => postUpdate(worker.url, update, secret);
-const admin = <T>(method: string, path: string, body?: unknown) => adminCall<T>(worker.url, method, path, body);
+const admin = <T>(method: string, path: string, body?: unknown) => adminJson<T>(worker.url, method, path, body);
 const cli = (args: string[]) => runCli(worker.url, args);
 const waitForCall = (what: string, pred: (c: BotApiCall) => boolean, timeoutMs?: number) =>
   waitForBotCall(telegram, what, pred, timeoutMs);

@@ -12,9 +12,10 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import { adminJson } from "../helpers/channel-e2e.js";
 import { type AgentProcess, BUNDLED_SKILLS, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { adminCall, photoUpdate, postUpdate, textOf, textUpdate, waitForBotCall } from "../helpers/telegram-chat.js";
+import { photoUpdate, postUpdate, textOf, textUpdate, waitForBotCall } from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -62,7 +63,7 @@ beforeAll(async () => {
   worker = await startLocalWorker({ vars: vars() });
   agent = await startAgent({ url: worker.url, agentId: "pi-1", token: "t", workspace, skills: BUNDLED_SKILLS });
   const grant = { platform: "telegram", subject: `user:${OWNER}`, agents: ["pi-1"] };
-  expect((await adminCall(worker.url, "POST", "/v1/channels/grants", grant)).status).toBe(201);
+  expect((await adminJson(worker.url, "POST", "/v1/channels/grants", grant)).status).toBe(201);
 });
 
 afterAll(async () => {

@@ -56,8 +56,6 @@ export async function postUpdate(workerUrl: string, update: unknown, secret: str
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-export { adminJson as adminCall, runCli } from "./channel-e2e.js";
-
 export const textOf = (c: BotApiCall) => String(c.params.text ?? "");
 export const toChat = (chat: number) => (c: BotApiCall) => String(c.params.chat_id) === String(chat);
 
