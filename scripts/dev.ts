@@ -83,7 +83,11 @@ async function main(): Promise<number> {
       ...varFlags(vars, settings.devVars),
       ...WRANGLER_ARGS,
     ],
-    { cwd: ROOT, stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+    {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
   );
   // Ctrl-C reaches wrangler through the terminal; a SIGTERM sent to this script alone is passed on.
   process.on("SIGTERM", () => wrangler.kill("SIGTERM"));

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
       "warn",
       ...varFlags(vars, settings.devVars),
     ],
-    { WRANGLER_SEND_METRICS: "false" },
+    { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   );
   await waitFor("the worker", async () => (await fetch(`${URL_BASE}/healthz`)).ok, 90_000);
 

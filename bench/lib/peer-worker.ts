@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type LocalWorker, startLocalWorker } from "../../test/helpers/local-worker.js";
 import { REPO_ROOT } from "../../test/helpers/processes.js";
+import { ensurePeerPackages } from "./peer-packages.js";
 
 /**
  * The Agents SDK peer (bench/peer-agents-sdk) on the same local runtime as the product's worker.
@@ -15,6 +16,7 @@ export async function startPeerWorker(opts: {
   port?: number;
   inspector?: boolean;
 }): Promise<LocalWorker> {
+  ensurePeerPackages();
   return startLocalWorker({
     config: join(REPO_ROOT, "bench/peer-agents-sdk/wrangler.toml"),
     name: opts.meter ? "peer-metered" : "peer",

@@ -86,7 +86,7 @@ export function machine(): Machine {
   let wrangler = "unknown";
   try {
     wrangler = execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["--version"], {
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     })
       .toString()
       .trim();

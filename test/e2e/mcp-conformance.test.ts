@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BearerProxy, startBearerProxy } from "../helpers/bearer-proxy.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { nodeWithPackages } from "../helpers/node24.js";
+import { nodeWithPackages } from "../helpers/pinned-node.js";
 
 const CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16";
 const SCENARIOS = [

@@ -13,9 +13,6 @@ const worker = await unstable_startWorker({
   bindings: Object.fromEntries(
     Object.entries(vars ?? {}).map(([k, v]) => [k, { type: "plain_text", value: String(v) }]),
   ),
-  // `wrangler dev` derives the Node.js compatibility mode from the config's flags; startWorker
-  // only does when asked, and without it a worker that imports node:* modules fails to bundle.
-  build: { nodejsCompatMode: (c) => (c.compatibility_flags?.includes("nodejs_compat") ? "v2" : null) },
   dev: {
     server: { hostname: "127.0.0.1", port },
     inspector: false,

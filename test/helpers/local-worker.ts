@@ -50,7 +50,14 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
   const port = opts.port ?? (await freePort());
   const persistDir = opts.persistDir ?? tempDir("edgeloop-state-");
   const vars = { API_TOKEN, ADMIN_TOKEN, ...opts.vars };
-  const env = { WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1", ...opts.env };
+  // No request leaves the machine: no metrics, and no fetch of Cloudflare's `request.cf` sample.
+  const env = {
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    CI: "true",
+    NO_COLOR: "1",
+    ...opts.env,
+  };
   const inspectorPort = opts.inspector === false ? undefined : await freePort();
   const child =
     opts.inspector === false

@@ -1,11 +1,11 @@
 /**
  * The real, unmodified `openclaw` package for end-to-end tests: installed on first use with Node 24
- * (node24.ts) into the test tools cache, never by the project's `npm install`. A node host started
+ * (pinned-node.ts) into the test tools cache, never by the project's `npm install`. A node host started
  * here runs as its users start it (`openclaw node run …` / `openclaw connect …`), with its own
  * state directory and HOME, so it neither reads nor writes the machine's ~/.openclaw.
  */
 import { join } from "node:path";
-import { nodeWithPackages } from "./node24.js";
+import { nodeWithPackages } from "./pinned-node.js";
 import { type Child, startChild } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
 

@@ -4,7 +4,7 @@ import { tempDir } from "./temp-dir.js";
 
 /**
  * A stand-in `wrangler` for testing `edgeloop deploy` without Cloudflare: a Node script put first on
- * PATH that records each invocation (argv and stdin) and answers as wrangler 4.86 does
+ * PATH that records each invocation (argv and stdin) and answers as wrangler 4.164 does
  * (wrangler-dist/cli.js: whoami.ts, `secret list|put`, deploy's triggers). It keeps the secrets it
  * was given, so a second run sees them in `secret list`, as it would against a real worker.
  *
@@ -23,7 +23,7 @@ const secretsFile = path.join(state, "secrets.json");
 const secrets = fs.existsSync(secretsFile) ? JSON.parse(fs.readFileSync(secretsFile, "utf8")) : null;
 const out = (s) => process.stdout.write(s + "\n");
 const err = (s) => process.stderr.write(s + "\n");
-const banner = () => out("\n ⛅️ wrangler 4.86.0\n───────────────────");
+const banner = () => out("\n ⛅️ wrangler 4.164.0\n───────────────────");
 const multiEnvWarning = (cmd) => {
   if (!env) err("▲ [WARNING] Multiple environments are defined in the Wrangler configuration file, but no target environment was specified for the " + cmd + " command.\n");
 };
