@@ -8,30 +8,37 @@
  * docs/raspberry-pi.md as written: its commands and its settings file, read from the doc's code
  * blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd), pairing included; and
  * an installed agent that pairs, is approved from the installed CLI and runs tools.
+ * The installed commands run on Node 20 (the device side's oldest supported Node, what Raspberry
+ * Pi OS trixie packages); the agent's WebSocket conversation runs on Node 24 as well.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { blockWith, codeBlocks, envLines, lineWith } from "../helpers/markdown-blocks.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { exitCode, shownCode } from "../helpers/pairing.js";
+import { NODE20, NODE24, nodeWithPackages } from "../helpers/pinned-node.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const PACKAGES = { agent: "device-agent", bridge: "bridge", cli: "cli" } as const;
 const WS_TOKEN = "e2e-installed-ws-1";
+const WS24_TOKEN = "e2e-installed-ws-24";
 const MQ_TOKEN = "e2e-installed-mq-1";
 
 let dir: string;
+/** the Node the installed commands run on */
+let deviceNode: string;
 let prefix: string;
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let broker: Mosquitto;
 const stops: (() => Promise<void>)[] = [];
@@ -46,7 +53,7 @@ function npm(args: string[], cwd: string): string {
 const installed = (name: string) => join(prefix, "bin", name);
 
 function run(name: string, args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [installed(name), ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(deviceNode, [installed(name), ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -54,6 +61,8 @@ const versionOf = (pkgDir: string) =>
   (JSON.parse(readFileSync(join(REPO_ROOT, pkgDir, "package.json"), "utf8")) as { version: string }).version;
 
 beforeAll(async () => {
+  deviceNode = nodeWithPackages([], NODE20).node;
+  expect(execFileSync(deviceNode, ["--version"], { encoding: "utf8" })).toMatch(/^v20\./);
   dir = tempDir("edgeloop-installed-");
   prefix = join(dir, "prefix");
   npm(["pack", "--silent", ...Object.values(PACKAGES).flatMap((w) => ["-w", w]), "--pack-destination", dir], REPO_ROOT);
@@ -61,8 +70,7 @@ beforeAll(async () => {
   expect(tarballs.sort()).toEqual(["edgeloop-0.1.0.tgz", "edgeloop-agent-0.1.0.tgz", "edgeloop-bridge-0.1.0.tgz"]);
   npm(["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
 
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "look at the note and the picture",
@@ -98,14 +106,8 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
-    vars: {
-      OPENAI_BASE_URL: llm.url,
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `ws-1:${WS_TOKEN},mq-1:${MQ_TOKEN}`,
-    },
-  });
+    devices: { "ws-1": WS_TOKEN, "ws-24": WS24_TOKEN, "mq-1": MQ_TOKEN },
+  }));
   broker = await startMosquitto();
 });
 
@@ -156,15 +158,18 @@ describe("installed from their tarballs into an empty prefix", () => {
     expect(r.out).toMatch(/ok +pi-tools /);
   });
 
-  it("the agent over WebSocket runs its bundled skills' tools for a conversation", async () => {
-    const agent = await installedAgent("ws-1", WS_TOKEN, []);
+  it.each([
+    { on: "Node 20", agentId: "ws-1", token: WS_TOKEN, node: () => deviceNode },
+    { on: "Node 24", agentId: "ws-24", token: WS24_TOKEN, node: () => nodeWithPackages([], NODE24).node },
+  ])("the agent over WebSocket on $on runs its bundled skills' tools for a conversation", async (c) => {
+    const agent = await installedAgent(c.agentId, c.token, [], c.node());
     writeFileSync(join(agent.workspace, "note.txt"), "the installed agent read this\n");
     await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } })
       .png()
       .toFile(join(agent.workspace, "picture.png"));
     const { status, body } = await sendMessage(
       worker.url,
-      { agent_id: "ws-1", text: "look at the note and the picture" },
+      { agent_id: c.agentId, text: "look at the note and the picture" },
       60,
     );
     expect(status).toBe(200);
@@ -189,7 +194,7 @@ describe("installed from their tarballs into an empty prefix", () => {
     const workspace = tempDir("edgeloop-pair-ws-");
     const admin = ["--url", worker.url, "--admin-token", ADMIN_TOKEN];
     const agent = startChild(
-      process.execPath,
+      deviceNode,
       [installed("edgeloop-agent"), "pair", worker.url, "--agent-id", "paired-1", "--workspace", workspace],
       { name: "paired agent", cwd: dir, env: { XDG_CONFIG_HOME: home } },
     );
@@ -215,7 +220,7 @@ describe("installed from their tarballs into an empty prefix", () => {
 
   it("the bridge and the agent over MQTT complete a conversation", async () => {
     const bridge: Child = startChild(
-      process.execPath,
+      deviceNode,
       [
         installed("edgeloop-bridge"),
         ...["--url", worker.url, "--broker", broker.url, "--device", `mq-1:${MQ_TOKEN}`],
@@ -254,7 +259,7 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     npm([...install, "--prefix", piPrefix, "--prefer-offline", "--no-audit", "--no-fund"], dir);
     const agentBin = join(piPrefix, "bin/edgeloop-agent");
     expect(lineWith(blockWith(blocks, "useradd"), "edgeloop-agent --version")).toBe("edgeloop-agent --version");
-    expect(execFileSync(process.execPath, [agentBin, "--version"], { encoding: "utf8" })).toBe(
+    expect(execFileSync(deviceNode, [agentBin, "--version"], { encoding: "utf8" })).toBe(
       `${versionOf(PACKAGES.agent)}\n`,
     );
 
@@ -271,7 +276,7 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     expect(pairLine.slice(0, 3)).toEqual(["edgeloop-agent", "pair", "https://edge.example.com"]);
     const agentId = pairLine[pairLine.indexOf("--agent-id") + 1]!;
     const approveLine = lineWith(blockWith(blocks, "devices approve"), "devices approve");
-    const pairing = startChild(process.execPath, [agentBin, "pair", worker.url, ...pairLine.slice(3)], {
+    const pairing = startChild(deviceNode, [agentBin, "pair", worker.url, ...pairLine.slice(3)], {
       name: "pi pairing",
       cwd: dir,
       env,
@@ -298,7 +303,7 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     for (const name of ["EDGELOOP_WORKSPACE", "EDGELOOP_STATE_DIR"]) expect(unit).toContain(`${name}=${dirs[name]}`);
     const workspace = tempDir("edgeloop-pi-ws-");
     const local = { ...env, EDGELOOP_WORKSPACE: workspace, EDGELOOP_STATE_DIR: tempDir("edgeloop-pi-state-") };
-    const doctor = spawnSync(process.execPath, [agentBin, "doctor"], {
+    const doctor = spawnSync(deviceNode, [agentBin, "doctor"], {
       cwd: dir,
       encoding: "utf8",
       env: { ...process.env, ...local },
@@ -307,7 +312,7 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     expect(doctor.stdout).toMatch(/ok +pi-tools .*\bgpio_read\b.*\bgpio_write\b/);
 
     // The service: ExecStart=edgeloop-agent with the settings file's environment.
-    const agent = startChild(process.execPath, [agentBin], {
+    const agent = startChild(deviceNode, [agentBin], {
       name: "pi agent",
       cwd: workspace,
       env: local,
@@ -340,8 +345,14 @@ async function waitForDevice(agentId: string): Promise<{ tools: string[] }> {
 }
 
 /** The installed edgeloop-agent with the skills it ships (no --skills), run from outside the repository. */
-async function installedAgent(agentId: string, token: string, extraArgs: string[]): Promise<AgentProcess> {
+async function installedAgent(
+  agentId: string,
+  token: string,
+  extraArgs: string[],
+  node: string = deviceNode,
+): Promise<AgentProcess> {
   const agent = await startAgent({
+    node,
     url: worker.url,
     agentId,
     token,

@@ -22,6 +22,8 @@ export type AgentProcess = {
 export async function startAgent(opts: {
   url: string;
   bin?: string;
+  /** the Node that runs it (default: the suite's own) */
+  node?: string;
   cwd?: string;
   agentId: string;
   token: string;
@@ -48,7 +50,7 @@ export async function startAgent(opts: {
     ...(opts.skills ?? BUNDLED_SKILLS).flatMap((s) => ["--skills", s]),
     ...(opts.extraArgs ?? []),
   ];
-  const child = startChild(process.execPath, args, {
+  const child = startChild(opts.node ?? process.execPath, args, {
     name: `agent ${opts.agentId}`,
     env: opts.env ?? {},
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
