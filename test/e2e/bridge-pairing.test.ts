@@ -7,11 +7,12 @@
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -19,7 +20,7 @@ const BRIDGE_BIN = join(REPO_ROOT, "bridge/bin/edgeloop-bridge.js");
 const AGENT_BIN = join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js");
 const DEVICE = "mq-paired";
 
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let broker: Mosquitto;
 let worker: LocalWorker;
 let bridge: Child;
@@ -54,8 +55,8 @@ async function readMarker(text: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  broker = await startMosquitto();
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "paired behind the bridge",
@@ -65,9 +66,7 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  broker = await startMosquitto();
-  worker = await startLocalWorker({ vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted" } });
+  }));
   bridge = startBridge();
   agent = startChild(
     process.execPath,

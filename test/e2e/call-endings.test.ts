@@ -7,16 +7,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type CuttableLink, cuttableLink } from "../helpers/cuttable-link.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const TOKEN = "endings-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let link: CuttableLink;
 let agent: AgentProcess;
@@ -24,8 +25,7 @@ let workspace: string;
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-endings-ws-");
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "cut off mid-call",
@@ -43,16 +43,11 @@ beforeAll(async () => {
       },
       { match: "what happened", turns: [{ content: "It finished late." }] },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "pi-cut": TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `pi-cut:${TOKEN}`,
       DEVICE_RESULT_GRACE_MS: "500",
     },
-  });
+  }));
   link = await cuttableLink(worker.port);
   agent = await startAgent({
     url: link.url,

@@ -6,51 +6,30 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import { asAdmin, CLI_BIN, type CliRun, runCli } from "../helpers/cli.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-cli";
 const DEVICE_TOKEN = "cli-device-token";
-const CLI = join(REPO_ROOT, "cli/bin/edgeloop.js");
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let home: string;
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
 /** The CLI as a user runs it; env carries the URL and token, and HOME is empty so no config leaks in. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, ".config"),
-        EDGELOOP_URL: worker.url,
-        EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN,
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...asAdmin(worker.url), ...env });
 }
 
 beforeAll(async () => {
   home = tempDir("edgeloop-cli-home-");
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "uptime",
@@ -67,16 +46,11 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: DEVICE_TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
 });
 
@@ -164,7 +138,7 @@ describe("edgeloop CLI", () => {
   it("logs --follow prints new audit rows as calls finish", async () => {
     const child = spawn(
       process.execPath,
-      [CLI, "logs", "--follow", "--json", "--interval", "0.5", "--filter", "bash"],
+      [CLI_BIN, "logs", "--follow", "--json", "--interval", "0.5", "--filter", "bash"],
       {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH!, HOME: home, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },

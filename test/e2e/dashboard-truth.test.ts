@@ -5,27 +5,26 @@
  * from its wait for approval; a run is cancelled and a device token issued and revoked from the
  * page; at phone width nothing is wider than the screen. Screenshots go to test/artifacts/.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
+import { asAdmin, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-truth";
 const DEVICE_TOKEN = "truth-device-token";
 const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
-const execFileAsync = promisify(execFile);
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let browser: Browser;
@@ -33,8 +32,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "sleepy",
@@ -55,16 +53,11 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: DEVICE_TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
   browser = await launchChromium();
   page = await dashboardPage(browser, pageErrors);
@@ -176,9 +169,8 @@ describe("dashboard: approvals as they are", () => {
     const callId = await waitingCall(id);
     const card = approvalCard(callId);
     await card.getByRole("button", { name: /^Approve git_commit/ }).waitFor({ timeout: 20_000 });
-    const cli = await execFileAsync(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), "approve", id, callId], {
-      env: { PATH: process.env.PATH, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
-    });
+    const cli = await runCli(["approve", id, callId], asAdmin(worker.url));
+    expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain(`Approved ${callId}`);
     await expect
       .poll(() => card.locator(".meta").textContent(), { timeout: 10_000 })

@@ -8,19 +8,20 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
 import { dashboardPage, launchChromium } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-dash";
 const DEVICE_TOKEN = "dash-device-token";
 const ARTIFACTS = join(REPO_ROOT, "test/artifacts");
 
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let browser: Browser;
@@ -28,8 +29,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "uptime",
@@ -68,17 +68,12 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: DEVICE_TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${DEVICE_TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
       POOLS: `shelf:${AGENT}`,
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN });
   // Some history so the charts have something to draw: one success, one failure.
   await sendMessage(worker.url, { agent_id: AGENT, text: "uptime first" }, 30);

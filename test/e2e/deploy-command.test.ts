@@ -2,36 +2,27 @@
  * Issue 29: `edgeloop deploy`, run as a user runs it, against a stand-in wrangler on PATH that
  * records what it was asked to do (test/helpers/wrangler-standin.ts).
  */
-import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { type WranglerStandIn, wranglerStandIn } from "../helpers/wrangler-standin.js";
 
-const CLI = join(REPO_ROOT, "cli/bin/edgeloop.js");
 const URL_ = "https://edgeloop.newcomer.workers.dev";
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const SYSTEM_PATH = `${dirname(process.execPath)}:/usr/bin:/bin`;
 
-type Run = { code: number | null; stdout: string; stderr: string };
 let wrangler: WranglerStandIn;
 
 /** The CLI from the clone, with the stand-in first on PATH and nothing of the project's node_modules/.bin. */
 function deploy(args: string[], env: Record<string, string> = {}, path = `${wrangler.binDir}:${SYSTEM_PATH}`) {
   const home = tempDir("deploy-home-");
-  return new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "deploy", ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: path, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...wrangler.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  return runCli(["deploy", ...args], {
+    PATH: path,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    ...wrangler.env,
+    ...env,
   });
 }
 

@@ -7,13 +7,14 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { CLOCK_AND_ECHO, HELLO } from "../fixtures/chat-scripts.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
-import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import type { LocalWorker } from "../helpers/local-worker.js";
 import { discordKeyPair } from "../helpers/platform-signers.js";
 import { startDiscordStandIn } from "../helpers/platform-standins/discord.js";
 import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 
 const BOT_TOKEN = "e2e-discord-bot-token";
 const APPLICATION_ID = "1245551121451000001";
@@ -34,14 +35,11 @@ let worker: LocalWorker;
 let n = 0;
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({ port: 0, rules: RULES });
   discord = await startDiscordStandIn(BOT_TOKEN);
-  worker = await startLocalWorker({
+  ({ llm, worker } = await startScriptedStack({
+    rules: RULES,
+    devices: { "pi-1": "t" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "pi-1:t",
       TOOL_POLICIES: "echo:requires_approval",
       DISCORD_PUBLIC_KEY: keys.publicKeyHex,
       DISCORD_BOT_TOKEN: BOT_TOKEN,
@@ -49,7 +47,7 @@ beforeAll(async () => {
       DISCORD_API_BASE_URL: discord.apiBaseUrl,
       CHANNEL_APPROVERS: `discord:${OWNER}`,
     },
-  });
+  }));
 });
 
 afterAll(async () => {

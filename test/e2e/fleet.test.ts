@@ -7,29 +7,27 @@
  * approvals ask, and remember, by the device and its own tool name. The dashboard's form and a
  * schedule start fleet conversations too.
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
+import { asClient, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { ADMIN_TOKEN, API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const [A, B] = ["fleet-a", "fleet-b"];
 const TOKENS: Record<string, string> = { [A]: "fleet-a-device-token", [B]: "fleet-b-device-token" };
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 const agents: Record<string, AgentProcess> = {};
 
 const bash = (name: string, command: string) => ({ name, arguments: { command } });
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "both devices",
@@ -65,17 +63,12 @@ beforeAll(async () => {
         turns: [{ tool_calls: [bash("bash", "echo pool-routed")] }, { content: "pool: {{last_tool_result}}" }],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: TOKENS,
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${A}:${TOKENS[A]},${B}:${TOKENS[B]}`,
       POOLS: `lab:${A}|${B}`,
       TOOL_POLICIES: "git_status:requires_approval",
     },
-  });
+  }));
   for (const id of [A, B]) agents[id] = await startAgent({ url: worker.url, agentId: id, token: TOKENS[id]! });
 });
 
@@ -143,35 +136,11 @@ describe("a fleet conversation", () => {
   });
 
   it("is what the CLI sends for --agent a,b", async () => {
-    const run = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [
-          join(REPO_ROOT, "cli/bin/edgeloop.js"),
-          "send",
-          "both devices again",
-          "--agent",
-          `${A},${B}`,
-          "--wait",
-          "--json",
-        ],
-        {
-          cwd: REPO_ROOT,
-          env: {
-            PATH: process.env.PATH!,
-            HOME: tempDir("edgeloop-fleet-home-"),
-            EDGELOOP_URL: worker.url,
-            EDGELOOP_TOKEN: API_TOKEN,
-          },
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      );
-      let stdout = "";
-      child.stdout.on("data", (c) => (stdout += c));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout }));
+    const run = await runCli(["send", "both devices again", "--agent", `${A},${B}`, "--wait", "--json"], {
+      HOME: tempDir("edgeloop-fleet-home-"),
+      ...asClient(worker.url),
     });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const ended = run.stdout
       .trim()
       .split("\n")

@@ -7,14 +7,15 @@
 import { signStandardWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rendezvousPick } from "../../durable-objects/registry/rendezvous.js";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const SECRET_IN_COMMAND = "sk-e2etest1234567890";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 const agents: AgentProcess[] = [];
 let fd2TokenId = "";
@@ -39,8 +40,7 @@ async function signedPost(body: string, id: string, query = "") {
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "kitchen check",
@@ -50,19 +50,14 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "fd-1": "e2e-fd-1", "fd-3": "e2e-fd-3" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "scripted",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "fd-1:e2e-fd-1,fd-3:e2e-fd-3",
       WEBHOOK_SECRETS: `acme:${SECRET}`,
       POOLS: "kitchen:fd-1|fd-2",
       HEARTBEAT_INTERVAL_MS: "1000",
       HEARTBEAT_MISSES: "3",
     },
-  });
+  }));
   const issued = (await (
     await fetch(`${worker.url}/v1/devices/fd-2/tokens`, { method: "POST", headers: admin })
   ).json()) as { token_id: string; token: string };

@@ -8,7 +8,6 @@
  * CLI saves a conversation's images to files and the dashboard's timeline shows thumbnails.
  */
 import { Buffer } from "node:buffer";
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,15 +18,15 @@ import { imageSize } from "../../durable-objects/conversation/core/image-size.js
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
+import { asClient, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { BUNDLED_SKILLS, startAgent } from "../helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { everythingSkill } from "../helpers/mcp.js";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 type Json = Record<string, unknown>;
-const CLI = join(REPO_ROOT, "cli/bin/edgeloop.js");
 type Ref = { sha256: string; url: string; width: number; height: number; media_type: string };
 
 const RULES: ScriptRuleInput[] = [
@@ -70,7 +69,7 @@ async function setUp(format: "openai" | "anthropic", extraVars: Record<string, s
   const token = `images-${format}-token`;
   const vars: Record<string, string> =
     format === "openai"
-      ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted" }
+      ? scriptedVars(llm)
       : { LLM_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: llm.origin, ANTHROPIC_API_KEY: "k", LLM_MODEL: "claude-e2e" };
   const worker = await startLocalWorker({ vars: { ...vars, DEVICE_TOKENS: `pi-img:${token}`, ...extraVars } });
   const agent = await startAgent({
@@ -150,10 +149,12 @@ describe("images on an OpenAI-compatible model", () => {
 
     // The CLI shows the conversation and saves its image under its hash.
     const dir = tempDir("edgeloop-cli-images-");
-    const shown = execFileSync(process.execPath, [CLI, "conversations", body.conversation_id, "--images", dir], {
-      env: { PATH: process.env.PATH!, HOME: dir, EDGELOOP_URL: env.worker.url, EDGELOOP_TOKEN: API_TOKEN },
-      encoding: "utf8",
+    const run = await runCli(["conversations", body.conversation_id, "--images", dir], {
+      HOME: dir,
+      ...asClient(env.worker.url),
     });
+    expect(run.code, run.stderr).toBe(0);
+    const shown = run.stdout;
     const file = join(dir, `${ref!.sha256}.png`);
     expect(shown).toContain(`[image image/png ${size.width}x${size.height}, ${png.length} bytes: ${file}]`);
     expect(sha256(readFileSync(file))).toBe(ref!.sha256);

@@ -11,6 +11,7 @@ import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-ll";
@@ -21,16 +22,17 @@ const FILLER = "0123456789".repeat(250); // 2500 characters, echoed back as the 
 let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
-const vars = (url: string) => ({
-  OPENAI_BASE_URL: url,
-  OPENAI_API_KEY: "x",
-  LLM_MODEL: "scripted",
-  DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
-  LLM_CONTEXT_TOKENS: String(WINDOW),
-  KEEP_RECENT_TURNS: "2",
-  MIN_SCHEDULE_SECONDS: "2",
-  TOOL_POLICIES: "hello:requires_approval",
-});
+const vars = (url: string) =>
+  scriptedVars(
+    { url },
+    { [AGENT]: TOKEN },
+    {
+      LLM_CONTEXT_TOKENS: String(WINDOW),
+      KEEP_RECENT_TURNS: "2",
+      MIN_SCHEDULE_SECONDS: "2",
+      TOOL_POLICIES: "hello:requires_approval",
+    },
+  );
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${worker.url}${path}`, {

@@ -7,16 +7,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const TOKEN = "loop-device-token";
 const HOOK_SECRET = "webhook-tool-secret";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let workspace: string;
@@ -72,8 +73,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => hookServer.listen(0, "127.0.0.1", r));
   const hookPort = (hookServer.address() as { port: number }).port;
 
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "five at once",
@@ -124,13 +124,8 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "pi-l": TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `pi-l:${TOKEN}`,
       TOOL_POLICIES: "git_commit:requires_approval",
       // The webhook server is on loopback: the local-testing flag, by its older name (still honoured).
       ALLOW_HTTP_WEBHOOK_TOOLS: "true",
@@ -145,7 +140,7 @@ beforeAll(async () => {
         },
       ]),
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: "pi-l", token: TOKEN, workspace });
 });
 

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
@@ -19,12 +19,13 @@ import {
   resultText,
   toolAddingSkill,
 } from "../helpers/mcp.js";
+import { scriptedVars, startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-mcp";
 const TOKEN = "mcp-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let ws: string;
@@ -61,8 +62,7 @@ async function storedEvents(id: string): Promise<{ type: string; partial?: unkno
 beforeAll(async () => {
   ws = tempDir("edgeloop-mcp-ws-");
   const note = join(ws, "note.txt");
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "write a note",
@@ -99,17 +99,12 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
       TOOL_POLICIES: "edit_file:requires_approval",
       TOOL_DENY_PATTERNS: JSON.stringify({ write_file: ["forbidden"] }),
     },
-  });
+  }));
   agent = await startAgent({
     url: worker.url,
     agentId: AGENT,
@@ -357,12 +352,7 @@ describe("the fleet as an MCP server, with the official client", () => {
     worker = await startLocalWorker({
       port: worker.port,
       persistDir: worker.persistDir,
-      vars: {
-        OPENAI_BASE_URL: llm.url,
-        OPENAI_API_KEY: "x",
-        LLM_MODEL: "scripted",
-        DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
-      },
+      vars: scriptedVars(llm, { [AGENT]: TOKEN }),
     });
     const again = await fleetClient(worker.url, { sessionId });
     expect((await again.client.listTools()).tools.map((t) => t.name)).toContain("send_message");

@@ -6,18 +6,19 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { freePort } from "../helpers/free-port.js";
-import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { EVERYTHING_SERVER } from "../helpers/mcp.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-remote";
 const TOKEN = "remote-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let everything: Child;
@@ -46,8 +47,7 @@ beforeAll(async () => {
   everythingPort = await freePort();
   everything = await startEverything(everythingPort);
   const closedPort = await freePort();
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "echo (.+)",
@@ -68,13 +68,8 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
       // The MCP servers are on loopback: only the local-testing flag lets the worker reach them.
       ALLOW_PRIVATE_OUTBOUND: "true",
       TOOL_DENY_PATTERNS: JSON.stringify({ every__echo: ["classified"] }),
@@ -90,7 +85,7 @@ beforeAll(async () => {
         { name: "down", url: `http://127.0.0.1:${closedPort}/mcp`, timeout_secs: 2, max_retries: 0 },
       ]),
     },
-  });
+  }));
   agent = await startAgent({
     url: worker.url,
     agentId: AGENT,

@@ -6,13 +6,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type EvoClawPeer, type EvoTool, startEvoClawPeer } from "../helpers/evoclaw-peer.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -20,7 +21,7 @@ const MQ_TOKEN = "e2e-mqtt-token-mq-1";
 const EVO_TOKEN = "e2e-mqtt-token-evo-1";
 const BRIDGE_BIN = join(REPO_ROOT, "bridge/bin/edgeloop-bridge.js");
 
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let broker: Mosquitto;
 let worker: LocalWorker;
 let bridge: Child;
@@ -100,8 +101,8 @@ const EVO_TOOLS: Record<string, EvoTool> = {
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-mqtt-ws-");
-  llm = await startScriptedLlm({
-    port: 0,
+  broker = await startMosquitto();
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "marker over mqtt",
@@ -148,17 +149,11 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  broker = await startMosquitto();
-  worker = await startLocalWorker({
+    devices: { "mq-1": MQ_TOKEN, "evo-1": EVO_TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "scripted",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `mq-1:${MQ_TOKEN},evo-1:${EVO_TOKEN}`,
       DEVICE_RESULT_GRACE_MS: "2000",
     },
-  });
+  }));
   bridge = startBridge();
   // The agent has no WebSocket: it is online at the hub once the bridge has its retained capabilities.
   agent = await startAgent({

@@ -7,34 +7,29 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/hooks/${name}`, import.meta.url), "utf8");
 const GITHUB_SECRET = "gh-hook-secret";
 const GRAFANA_SECRET = "grafana-hook-secret";
 
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       { match: "^GitHub issues", turns: [{ content: "Triaged the issue." }] },
       { match: "^Grafana", turns: [{ content: "Looked at the alert." }] },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "hk-1": "e2e-hk-1" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "scripted",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "hk-1:e2e-hk-1",
       POOLS: "ops:hk-1",
       HOOKS: JSON.stringify({
         github: {
@@ -51,7 +46,7 @@ beforeAll(async () => {
       }),
       HOOK_SECRETS: `github:${GITHUB_SECRET},grafana:${GRAFANA_SECRET}`,
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: "hk-1", token: "e2e-hk-1" });
 });
 

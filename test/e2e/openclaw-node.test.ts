@@ -6,17 +6,17 @@
  * Then `openclaw connect` with the join URL the dashboard shows, and a node with only its device
  * key, let in by `edgeloop devices approve <code>` (docs/openclaw-nodes.md).
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
+import { asAdmin, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type OpenClawNode, openclawArgs, provisionOpenClaw, startOpenClaw } from "../helpers/openclaw-process.js";
-import { REPO_ROOT } from "../helpers/processes.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -28,7 +28,7 @@ let agent: AgentProcess | undefined;
 const scratch = tempDir("openclaw-e2e-");
 const marker = join(scratch, "runs.txt");
 
-const vars = () => ({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted" });
+const vars = () => scriptedVars(llm);
 
 beforeAll(async () => {
   provisionOpenClaw();
@@ -86,12 +86,9 @@ afterAll(async () => {
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** `edgeloop …` as an operator runs it; its stdout. */
-function edgeloop(...args: string[]): string {
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, "cli/bin/edgeloop.js"), ...args], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH!, HOME: scratch, EDGELOOP_URL: worker.url, EDGELOOP_ADMIN_TOKEN: ADMIN_TOKEN },
-  });
-  if (run.status !== 0) throw new Error(`edgeloop ${args.join(" ")}: ${run.status}\n${run.stderr}`);
+async function edgeloop(...args: string[]): Promise<string> {
+  const run = await runCli(args, { HOME: scratch, ...asAdmin(worker.url) });
+  if (run.code !== 0) throw new Error(`edgeloop ${args.join(" ")}: ${run.code}\n${run.stderr}`);
   return run.stdout;
 }
 
@@ -112,7 +109,7 @@ const online = (agent: string, n: OpenClawNode) =>
 
 describe("a real OpenClaw node", () => {
   it("pairs with the printed `openclaw node run --pair …` line and runs a conversation's command", async () => {
-    const line = printed(edgeloop("openclaw", "setup", AGENT), "node");
+    const line = printed(await edgeloop("openclaw", "setup", AGENT), "node");
     expect(line).toMatch(/^openclaw node run --pair oc-pair:\/\/[A-Za-z0-9_-]+$/);
     node = startOpenClaw(openclawArgs(line));
     const device = await online(AGENT, node);
@@ -218,7 +215,7 @@ describe("a real OpenClaw node", () => {
     ).toMatchObject({
       online: false,
     });
-    edgeloop("devices", "approve", request.code);
+    await edgeloop("devices", "approve", request.code);
     await online("oc-key", node);
     const reply = await sendMessage(worker.url, { agent_id: "oc-key", text: "which kernel?" }, 60);
     expect(reply.body.reply).toBe("Node says: Linux\n");

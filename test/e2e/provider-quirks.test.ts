@@ -6,14 +6,15 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import type { LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const TOKEN = "quirks-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 
@@ -21,8 +22,7 @@ beforeAll(async () => {
   const workspace = tempDir("edgeloop-quirks-ws-");
   writeFileSync(join(workspace, "note.txt"), "quirky content\n");
   const readNote = { name: "read", arguments: { path: "note.txt" } };
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "sloppy provider",
@@ -53,16 +53,11 @@ beforeAll(async () => {
       },
       { match: "model down", turns: [{ content: "never", error: { status: 503, times: 100 } }] },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "pi-q": TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `pi-q:${TOKEN}`,
       LLM_MAX_RETRIES: "2",
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: "pi-q", token: TOKEN, workspace });
 });
 

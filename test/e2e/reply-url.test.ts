@@ -5,13 +5,14 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
-import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import type { LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const SECRET = "reply-signing-secret";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let receiver: Server;
 let receiverUrl: string;
@@ -31,19 +32,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  llm = await startScriptedLlm({ port: 0, rules: [{ match: "hello", turns: [{ content: "Hello back." }] }] });
-  worker = await startLocalWorker({
+  ({ llm, worker } = await startScriptedStack({
+    rules: [{ match: "hello", turns: [{ content: "Hello back." }] }],
+    // A known device that is offline: the message queues for it and the run still answers.
+    devices: { "pi-none": "t" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
       REPLY_SIGNING_SECRET: SECRET,
-      // A known device that is offline: the message queues for it and the run still answers.
-      DEVICE_TOKENS: "pi-none:t",
       // The receiver is on loopback: only the local-testing flag lets replies reach it.
       ALLOW_PRIVATE_OUTBOUND: "true",
     },
-  });
+  }));
 });
 
 afterAll(async () => {

@@ -11,6 +11,7 @@ import { startScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -19,14 +20,7 @@ let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let workspace: string;
-const vars = () => ({
-  OPENAI_BASE_URL: llm.url,
-  OPENAI_API_KEY: "x",
-  LLM_MODEL: "scripted",
-  DEVICE_TOKENS: `pi-r:${TOKEN}`,
-  LLM_MAX_RETRIES: "5",
-  DEVICE_RESULT_GRACE_MS: "1000",
-});
+const vars = () => scriptedVars(llm, { "pi-r": TOKEN }, { LLM_MAX_RETRIES: "5", DEVICE_RESULT_GRACE_MS: "1000" });
 
 beforeAll(async () => {
   workspace = tempDir("edgeloop-restart-ws-");

@@ -6,16 +6,17 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { fleetClient, resultText } from "../helpers/mcp.js";
 import { REPO_ROOT } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-tenant-a";
 const TOKEN = "tenant-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 
@@ -58,8 +59,7 @@ async function eventTypes(id: string, key: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "echo please",
@@ -67,10 +67,8 @@ beforeAll(async () => {
       },
       { match: ".*", turns: [{ content: "Scheduled hello." }] },
     ],
-  });
-  worker = await startLocalWorker({
-    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "x", LLM_MODEL: "scripted", DEVICE_TOKENS: `${AGENT}:${TOKEN}` },
-  });
+    devices: { [AGENT]: TOKEN },
+  }));
   agent = await startAgent({
     url: worker.url,
     agentId: AGENT,

@@ -17,6 +17,7 @@ import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { slackHeaders } from "../helpers/platform-signers.js";
 import { ONE_PIXEL_PNG, type RecordedCall, type StandIn } from "../helpers/platform-standins/recording-server.js";
 import { slackRateLimited, startSlackStandIn } from "../helpers/platform-standins/slack.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { slackPayloads } from "../helpers/slack-payloads.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -34,26 +35,27 @@ let llm: ScriptedLlm;
 let slack: StandIn & { apiBaseUrl: string };
 let worker: LocalWorker;
 
-const vars = () => ({
-  OPENAI_BASE_URL: llm.url,
-  OPENAI_API_KEY: "x",
-  LLM_MODEL: "scripted",
-  DEVICE_TOKENS: "pi-1:t",
-  TOOL_POLICIES: "echo:requires_approval",
-  SLACK_SIGNING_SECRET: SIGNING_SECRET,
-  SLACK_BOT_TOKEN: BOT_TOKEN,
-  SLACK_API_BASE_URL: slack.apiBaseUrl,
-  CHANNEL_APPROVERS: `slack:${OWNER}`,
-  HOOKS: JSON.stringify({
-    alerts: {
-      verify: "token",
-      agent: "pi-1",
-      template: "Alert {{title}} on {{host}}",
-      reply: { platform: "slack", chat: ALERTS_CHANNEL },
+const vars = () =>
+  scriptedVars(
+    llm,
+    { "pi-1": "t" },
+    {
+      TOOL_POLICIES: "echo:requires_approval",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_API_BASE_URL: slack.apiBaseUrl,
+      CHANNEL_APPROVERS: `slack:${OWNER}`,
+      HOOKS: JSON.stringify({
+        alerts: {
+          verify: "token",
+          agent: "pi-1",
+          template: "Alert {{title}} on {{host}}",
+          reply: { platform: "slack", chat: ALERTS_CHANNEL },
+        },
+      }),
+      HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
     },
-  }),
-  HOOK_SECRETS: `alerts:${HOOK_SECRET}`,
-});
+  );
 
 beforeAll(async () => {
   llm = await startScriptedLlm({ port: 0, rules: RULES });

@@ -7,10 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
 import { LONG_ANSWER, TELEGRAM_CHAT_RULES as RULES } from "../fixtures/telegram-chat-script.js";
-import { adminJson, runCli } from "../helpers/channel-e2e.js";
+import { adminJson } from "../helpers/channel-e2e.js";
+import { asAdmin, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import {
   keyboardOf,
   postUpdate,
@@ -32,17 +34,18 @@ let telegram: TelegramStandin;
 let worker: LocalWorker;
 let agent: AgentProcess | undefined;
 
-const vars = () => ({
-  OPENAI_BASE_URL: llm.url,
-  OPENAI_API_KEY: "x",
-  LLM_MODEL: "scripted",
-  DEVICE_TOKENS: "pi-1:t",
-  TOOL_POLICIES: "echo:requires_approval",
-  TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-  TELEGRAM_WEBHOOK_SECRET: SECRET,
-  TELEGRAM_API_BASE_URL: telegram.url,
-  CHANNEL_APPROVERS: `telegram:${OWNER}`,
-});
+const vars = () =>
+  scriptedVars(
+    llm,
+    { "pi-1": "t" },
+    {
+      TOOL_POLICIES: "echo:requires_approval",
+      TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      CHANNEL_APPROVERS: `telegram:${OWNER}`,
+    },
+  );
 
 beforeAll(async () => {
   llm = await startScriptedLlm({ port: 0, rules: RULES });
@@ -59,7 +62,7 @@ afterAll(async () => {
 
 const post = (update: unknown, secret: string | null = SECRET) => postUpdate(worker.url, update, secret);
 const admin = <T>(method: string, path: string, body?: unknown) => adminJson<T>(worker.url, method, path, body);
-const cli = (args: string[]) => runCli(worker.url, args);
+const cli = (args: string[]) => runCli(args, asAdmin(worker.url));
 const waitForCall = (what: string, pred: (c: BotApiCall) => boolean, timeoutMs?: number) =>
   waitForBotCall(telegram, what, pred, timeoutMs);
 const owner = { id: OWNER, name: "Owner" };

@@ -15,6 +15,7 @@ import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js
 import { adminJson } from "../helpers/channel-e2e.js";
 import { type AgentProcess, BUNDLED_SKILLS, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { scriptedVars } from "../helpers/scripted-stack.js";
 import { photoUpdate, postUpdate, textOf, textUpdate, waitForBotCall } from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -41,16 +42,17 @@ let worker: LocalWorker;
 let agent: AgentProcess;
 let workspace: string;
 
-const vars = () => ({
-  OPENAI_BASE_URL: llm.url,
-  OPENAI_API_KEY: "x",
-  LLM_MODEL: "scripted",
-  DEVICE_TOKENS: "pi-1:t",
-  TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-  TELEGRAM_WEBHOOK_SECRET: SECRET,
-  TELEGRAM_API_BASE_URL: telegram.url,
-  MESSAGE_IMAGES_MAX_BYTES: String(MESSAGE_IMAGES_MAX_BYTES),
-});
+const vars = () =>
+  scriptedVars(
+    llm,
+    { "pi-1": "t" },
+    {
+      TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      MESSAGE_IMAGES_MAX_BYTES: String(MESSAGE_IMAGES_MAX_BYTES),
+    },
+  );
 
 beforeAll(async () => {
   llm = await startScriptedLlm({ port: 0, rules: RULES });

@@ -6,17 +6,18 @@
 import { join } from "node:path";
 import { parseTraceparent } from "@edgeloop/protocol/trace-context";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { freePort } from "../helpers/free-port.js";
-import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-trace";
 const TOKEN = "trace-device-token";
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let server: Child;
@@ -32,25 +33,19 @@ beforeAll(async () => {
     (s) => s > 0,
     { what: "the MCP server" },
   );
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "trace it",
         turns: [{ tool_calls: [{ name: "meta__meta_echo", arguments: {} }] }, { content: "{{last_tool_result}}" }],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { [AGENT]: TOKEN },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `${AGENT}:${TOKEN}`,
       ALLOW_PRIVATE_OUTBOUND: "true",
       MCP_SERVERS: JSON.stringify([{ name: "meta", url: `http://127.0.0.1:${port}/mcp`, timeout_secs: 5 }]),
     },
-  });
+  }));
   agent = await startAgent({
     url: worker.url,
     agentId: AGENT,

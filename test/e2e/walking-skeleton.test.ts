@@ -7,17 +7,18 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedEvents } from "../../bench/lib/conversation-events.js";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import type { LocalWorker } from "../helpers/local-worker.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const DEVICE_TOKEN = "e2e-device-token-pi-1";
 /** A sleep no other process on the machine runs, so we can look for it by its command line. */
 const SLEEP_SECONDS = 3000 + Math.floor(Math.random() * 6000);
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let llm: ScriptedLlm;
 let worker: LocalWorker;
 let agent: AgentProcess;
 let workspace: string;
@@ -48,8 +49,7 @@ beforeAll(async () => {
   git(["add", "."], workspace);
   git(["commit", "-q", "-m", "Fix bug"], workspace, "2025-02-15T10:00:00Z");
 
-  llm = await startScriptedLlm({
-    port: 0,
+  ({ llm, worker } = await startScriptedStack({
     rules: [
       {
         match: "marker file",
@@ -92,16 +92,11 @@ beforeAll(async () => {
         ],
       },
     ],
-  });
-  worker = await startLocalWorker({
+    devices: { "pi-1": DEVICE_TOKEN, "pi-2": "e2e-device-token-pi-2" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "scripted",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: `pi-1:${DEVICE_TOKEN},pi-2:e2e-device-token-pi-2`,
       DEVICE_RESULT_GRACE_MS: "1000",
     },
-  });
+  }));
   agent = await startAgent({ url: worker.url, agentId: "pi-1", token: DEVICE_TOKEN, workspace });
 });
 

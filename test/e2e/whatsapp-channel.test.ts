@@ -7,13 +7,14 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { CLOCK_AND_ECHO, HELLO } from "../fixtures/chat-scripts.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
-import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import type { LocalWorker } from "../helpers/local-worker.js";
 import { hubSignature256 } from "../helpers/platform-signers.js";
 import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
 import { startWhatsAppStandIn } from "../helpers/platform-standins/whatsapp.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
 
 const APP_SECRET = "e2e-meta-app-secret";
 const ACCESS_TOKEN = "EAAJB-e2e-token";
@@ -32,14 +33,11 @@ let worker: LocalWorker;
 let n = 0;
 
 beforeAll(async () => {
-  llm = await startScriptedLlm({ port: 0, rules: RULES });
   meta = await startWhatsAppStandIn(ACCESS_TOKEN);
-  worker = await startLocalWorker({
+  ({ llm, worker } = await startScriptedStack({
+    rules: RULES,
+    devices: { "pi-1": "t" },
     vars: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "x",
-      LLM_MODEL: "scripted",
-      DEVICE_TOKENS: "pi-1:t",
       TOOL_POLICIES: "echo:requires_approval",
       WHATSAPP_APP_SECRET: APP_SECRET,
       WHATSAPP_VERIFY_TOKEN: VERIFY_TOKEN,
@@ -48,7 +46,7 @@ beforeAll(async () => {
       WHATSAPP_API_BASE_URL: meta.apiBaseUrl,
       CHANNEL_APPROVERS: `whatsapp:${OWNER}`,
     },
-  });
+  }));
 });
 
 afterAll(async () => {
