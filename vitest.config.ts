@@ -3,9 +3,18 @@ import { defineConfig } from "vitest/config";
 
 // Three suites: pure logic in Node, the worker inside workerd, and real processes end to end.
 // The last reporter closes the run with "vitest: N passed, N failed, N skipped" and fails it on any skip.
+//
+// All three share one pool of MAX_WORKERS files at a time, so the end-to-end files (which mostly
+// wait on real processes) run beside the unit and worker files (which mostly compute) instead of
+// after them. Vitest puts projects with different worker counts in groups that run one after the
+// other, hence one number for all. Every e2e file takes free ports and its own temp folders, so
+// two of them never meet.
+const MAX_WORKERS = 3;
+
 export default defineConfig({
   test: {
     reporters: ["default", "./test/helpers/skip-count-reporter.ts"],
+    maxWorkers: MAX_WORKERS,
     projects: [
       {
         test: {
@@ -50,8 +59,8 @@ export default defineConfig({
           globalSetup: ["test/helpers/test-run-dir.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // 2-core machines: real wrangler + agents per file; run files one at a time.
-          fileParallelism: false,
+          // Nothing leaves the machine: wrangler sends no metrics and fetches no `request.cf` sample.
+          env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
         },
       },
     ],
