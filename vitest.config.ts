@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import type { InlineConfig } from "vitest/node";
 
 // Three suites: pure logic in Node, the worker inside workerd, and real processes end to end.
 // The last reporter closes the run with "vitest: N passed, N failed, N skipped" and fails it on any skip.
@@ -10,6 +11,16 @@ import { defineConfig } from "vitest/config";
 // other, hence one number for all. Every e2e file takes free ports and its own temp folders, so
 // two of them never meet.
 const MAX_WORKERS = 3;
+
+const SOAK = "test/e2e/soak-quick.test.ts";
+const E2E: InlineConfig = {
+  environment: "node",
+  globalSetup: ["test/helpers/test-run-dir.ts"],
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+  // Nothing leaves the machine: wrangler sends no metrics and fetches no `request.cf` sample.
+  env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+};
 
 export default defineConfig({
   test: {
@@ -52,16 +63,12 @@ export default defineConfig({
         },
       },
       {
-        test: {
-          name: "e2e",
-          include: ["test/e2e/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["test/helpers/test-run-dir.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          // Nothing leaves the machine: wrangler sends no metrics and fetches no `request.cf` sample.
-          env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-        },
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], exclude: [SOAK], ...E2E },
+      },
+      {
+        // The chaos soak kills and restarts every part on deadlines of its own: it runs last and
+        // alone, with the machine to itself, as a person runs `npm run soak`.
+        test: { name: "soak", include: [SOAK], fileParallelism: false, ...E2E },
       },
     ],
   },
