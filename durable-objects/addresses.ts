@@ -69,17 +69,13 @@ export function metricsShardCount(env: MetricsBindings): number {
 
 const shardStub = (ns: DurableObjectNamespace, index: number) => stub<MetricsShardDO>(ns, `shard-${index}`);
 
-/** The shard a conversation's index row and run metrics go to; null without the binding. */
-export function metricsShardFor(env: MetricsBindings, conversationId: string) {
-  const ns = env.METRICS_SHARD;
-  return ns ? shardStub(ns, shardFor(conversationId, metricsShardCount(env))) : null;
-}
+/** The shard a conversation's index row and run metrics go to. */
+export const metricsShardFor = (env: MetricsBindings, conversationId: string) =>
+  shardStub(env.METRICS_SHARD, shardFor(conversationId, metricsShardCount(env)));
 
-/** Every metrics shard, for reads that merge them; none without the binding. */
-export function allMetricsShards(env: MetricsBindings) {
-  const ns = env.METRICS_SHARD;
-  return ns ? Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(ns, i)) : [];
-}
+/** Every metrics shard, for reads that merge them. */
+export const allMetricsShards = (env: MetricsBindings) =>
+  Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(env.METRICS_SHARD, i));
 
 /** The deployment's approval rules. */
 export const approvalRulesOf = (env: Bindings<"APPROVAL_RULES">) => stub<ApprovalRulesDO>(env.APPROVAL_RULES, "global");

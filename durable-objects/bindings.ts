@@ -9,8 +9,8 @@ export interface DurableObjectBindings {
   IDEMPOTENCY: DurableObjectNamespace;
   LIMITER: DurableObjectNamespace;
   COUNTERS: DurableObjectNamespace;
-  /** optional until bound in wrangler.toml; conversations skip metrics without it */
-  METRICS_SHARD?: DurableObjectNamespace;
+  /** the loop metrics and the conversation index, sharded by conversation id */
+  METRICS_SHARD: DurableObjectNamespace;
   /** how many shards hold the loop metrics and the conversation index (default 8) */
   METRICS_SHARDS?: string;
   /** the deployment's remembered approval decisions (one object) */
