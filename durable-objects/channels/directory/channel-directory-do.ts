@@ -1,8 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { KEY_SCOPES, type KeyScope } from "@edgeloop/protocol/api-keys";
 import type { ChannelAuditEntry, ChannelGrant, ChannelPlatform, PendingPairing } from "@edgeloop/protocol/channels";
+import { normalizePairingCode } from "@edgeloop/protocol/pairing";
 import { log } from "../../../runtime/log.js";
-import { pairingCode, RESEND_CODE_MS } from "./pairing-code.js";
+import { newPairingCode } from "../../pairing/pairing-code.js";
+import { RESEND_CODE_MS } from "./pairing-code.js";
 
 /** A pairing code is good for this long; the user gets a new one after. */
 const PAIRING_TTL_MS = 3600_000;
@@ -95,7 +97,7 @@ export class ChannelDirectoryDO extends DurableObject {
       if (notify) this.sql.exec("UPDATE pairings SET noticed_at = ? WHERE code = ?", now, waiting.code);
       return { code: waiting.code, notify };
     }
-    const code = pairingCode();
+    const code = newPairingCode();
     this.sql.exec(
       `INSERT INTO pairings (code, platform, user_id, user_name, chat_id, thread_id, created_at, expires_at, noticed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -129,7 +131,8 @@ export class ChannelDirectoryDO extends DurableObject {
     grant: Pick<NewGrant, "agents" | "pools" | "scopes" | "target">,
     now = Date.now(),
   ): Promise<{ pairing: PendingPairing; grant: ChannelGrant } | null> {
-    const pairing = (await this.pairings(now)).find((p) => p.code === code.toUpperCase());
+    const asTyped = normalizePairingCode(code);
+    const pairing = (await this.pairings(now)).find((p) => p.code === asTyped);
     if (!pairing) return null;
     this.sql.exec("DELETE FROM pairings WHERE code = ?", pairing.code);
     const stored = await this.putGrant(
