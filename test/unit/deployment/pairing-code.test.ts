@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newPairingCode } from "../../../durable-objects/pairing/pairing-code.js";
+import { newPairingCode } from "../../../durable-objects/deployment/pairing-code.js";
 import { normalizePairingCode, PAIRING_ALPHABET, PAIRING_CODE_LENGTH, PairingCode } from "../../../protocol/pairing.js";
 
 /** A random source that hands out the bytes given, in order, as `crypto.getRandomValues` would fill them. */
