@@ -1,18 +1,14 @@
 import type { DurableObject } from "cloudflare:workers";
-import type { ApiKeysDO } from "./api-keys/api-keys-do.js";
-import type { ApprovalRulesDO } from "./approval-rules/approval-rules-do.js";
 import type { DurableObjectBindings } from "./bindings.js";
-import type { ChannelDirectoryDO } from "./channels/directory/channel-directory-do.js";
 import type { ChatThreadRpc } from "./channels/thread/chat-thread-rpc.js";
 import type { ConversationRpc } from "./conversation/conversation-rpc.js";
+import type { DeploymentRpc } from "./deployment/deployment-rpc.js";
 import type { DeviceHubRpc } from "./device-hub/device-hub-rpc.js";
-import type { CountersDO } from "./front-door/counters-do.js";
 import type { IdempotencyDO } from "./front-door/idempotency-do.js";
 import type { LimiterDO } from "./front-door/limiter-do.js";
 import type { McpSessionDO } from "./mcp-session/mcp-session-do.js";
 import { shardFor } from "./metrics/aggregate.js";
 import type { MetricsShardDO } from "./metrics/metrics-shard-do.js";
-import type { PairingRpc } from "./pairing/pairing-rpc.js";
 import type { RegistryRpc } from "./registry/registry-rpc.js";
 import type { SchedulerRpc } from "./scheduler/scheduler-rpc.js";
 
@@ -28,7 +24,8 @@ type Bindings<K extends keyof DurableObjectBindings> = Pick<DurableObjectBinding
  * types cannot see that through the `unknown` in JSON-shaped fields (tool arguments, schemas) and
  * would type such results as `never`, so the stub is typed once, here, from the object's own
  * declaration. The conversation and the hub are declared by RPC interfaces (their classes
- * implement them, and import this file); the others by their classes.
+ * implement them, and import this file), as are the deployment object, the registry and the
+ * scheduler; the others by their classes.
  */
 export type StubOf<T> = DurableObjectStub & Omit<T, keyof DurableObject>;
 
@@ -56,8 +53,11 @@ export const limiterFor = (env: Bindings<"LIMITER">, subject: `sender:${string}`
 export const idempotencyFor = (env: Bindings<"IDEMPOTENCY">, sender: string, key: string) =>
   stub<IdempotencyDO>(env.IDEMPOTENCY, `${sender}\n${key}`);
 
-/** The front door's refusal counters. */
-export const rejectionCounters = (env: Bindings<"COUNTERS">) => stub<CountersDO>(env.COUNTERS, "rejections");
+/**
+ * The deployment's control plane: keys, approval rules, chat access, pairing requests, refusal
+ * counts (docs/architecture.md#the-control-plane). Hot reads go through in-force.ts's trusted copies.
+ */
+export const deploymentOf = (env: Bindings<"DEPLOYMENT">) => stub<DeploymentRpc>(env.DEPLOYMENT, "global");
 
 type MetricsBindings = Bindings<"METRICS_SHARD" | "METRICS_SHARDS">;
 
@@ -69,20 +69,13 @@ export function metricsShardCount(env: MetricsBindings): number {
 
 const shardStub = (ns: DurableObjectNamespace, index: number) => stub<MetricsShardDO>(ns, `shard-${index}`);
 
-/** The shard a conversation's index row and run metrics go to; null without the binding. */
-export function metricsShardFor(env: MetricsBindings, conversationId: string) {
-  const ns = env.METRICS_SHARD;
-  return ns ? shardStub(ns, shardFor(conversationId, metricsShardCount(env))) : null;
-}
+/** The shard a conversation's index row and run metrics go to. */
+export const metricsShardFor = (env: MetricsBindings, conversationId: string) =>
+  shardStub(env.METRICS_SHARD, shardFor(conversationId, metricsShardCount(env)));
 
-/** Every metrics shard, for reads that merge them; none without the binding. */
-export function allMetricsShards(env: MetricsBindings) {
-  const ns = env.METRICS_SHARD;
-  return ns ? Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(ns, i)) : [];
-}
-
-/** The deployment's approval rules. */
-export const approvalRulesOf = (env: Bindings<"APPROVAL_RULES">) => stub<ApprovalRulesDO>(env.APPROVAL_RULES, "global");
+/** Every metrics shard, for reads that merge them. */
+export const allMetricsShards = (env: MetricsBindings) =>
+  Array.from({ length: metricsShardCount(env) }, (_, i) => shardStub(env.METRICS_SHARD, i));
 
 /** The deployment's schedules. */
 export const schedulerOf = (env: Bindings<"SCHEDULER">) => stub<SchedulerRpc>(env.SCHEDULER, "global");
@@ -91,16 +84,9 @@ export const schedulerOf = (env: Bindings<"SCHEDULER">) => stub<SchedulerRpc>(en
 export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =>
   stub<McpSessionDO>(env.MCP_SESSION, sessionId);
 
-/** The deployment's scoped API keys. */
-export const apiKeysOf = (env: Bindings<"API_KEYS">) => stub<ApiKeysDO>(env.API_KEYS, "global");
-
 /** One object per chat thread, named `<platform>:<chat id>[:<thread id>]`. */
 export const chatThreadFor = (env: Bindings<"CHAT_THREAD">, threadKey: string) =>
   stub<ChatThreadRpc>(env.CHAT_THREAD, threadKey);
-
-/** The deployment's chat grants and pairing codes. */
-export const channelDirectoryOf = (env: Bindings<"CHANNEL_DIRECTORY">) =>
-  stub<ChannelDirectoryDO>(env.CHANNEL_DIRECTORY, "global");
 
 /**
  * A message from a chat is answered in its thread: its reply target names the thread object
@@ -110,5 +96,3 @@ const CHAT_REPLY_PREFIX = "edgeloop-chat:";
 export const chatReplyTarget = (threadKey: string) => `${CHAT_REPLY_PREFIX}${threadKey}`;
 export const chatThreadOfReplyTarget = (url: string): string | null =>
   url.startsWith(CHAT_REPLY_PREFIX) ? url.slice(CHAT_REPLY_PREFIX.length) : null;
-/** The deployment's pairing requests (control plane only: never on a message's path). */
-export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingRpc>(env.PAIRING, "global");

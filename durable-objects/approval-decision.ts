@@ -1,7 +1,7 @@
 import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { approvalRulesOf, conversationFor } from "./addresses.js";
-import { rulesInForce } from "./approval-rules/rules-in-force.js";
+import { conversationFor, deploymentOf } from "./addresses.js";
 import type { DurableObjectBindings } from "./bindings.js";
+import { forgetRules } from "./deployment/in-force.js";
 
 /** A person's decision on one pending call, as the API and a chat button make it. */
 export type ApprovalChoice = {
@@ -24,7 +24,7 @@ export type ApprovalOutcome =
  * the scoped principal whose conversations the rule answers for; null for every conversation.
  */
 export async function decideApproval(
-  env: Pick<DurableObjectBindings, "CONVERSATION" | "APPROVAL_RULES">,
+  env: Pick<DurableObjectBindings, "CONVERSATION" | "DEPLOYMENT">,
   conversationId: string,
   callId: string,
   choice: ApprovalChoice,
@@ -43,7 +43,7 @@ export async function decideApproval(
     const view = await stub.getConversation();
     const call = view?.pending_tool_calls.find((p) => p.id === callId);
     if (!view || !call) return missing;
-    rule = await approvalRulesOf(env).create({
+    rule = await deploymentOf(env).createRule({
       effect: approve ? "allow" : "deny",
       agent_id: call.rule_target ? call.rule_target.agent_id : view.agent_id,
       tool: call.rule_target?.tool ?? call.name,
@@ -53,7 +53,7 @@ export async function decideApproval(
       created_by: createdBy,
       owner: ruleOwner,
     });
-    rulesInForce.forget();
+    forgetRules();
   }
   const match: ApprovalRuleMatch | undefined = rule
     ? {
@@ -67,8 +67,8 @@ export async function decideApproval(
     : undefined;
   const res = await stub.approve(callId, approve, choice.reason, match);
   if (rule && !res.applied) {
-    await approvalRulesOf(env).revoke(rule.rule_id);
-    rulesInForce.forget();
+    await deploymentOf(env).revokeRule(rule.rule_id);
+    forgetRules();
   }
   if (!res.found) return missing;
   if (!res.applied) return { ok: false, status: 409, detail: "that call is not waiting for approval" };

@@ -8,23 +8,16 @@ export interface DurableObjectBindings {
   REGISTRY: DurableObjectNamespace;
   IDEMPOTENCY: DurableObjectNamespace;
   LIMITER: DurableObjectNamespace;
-  COUNTERS: DurableObjectNamespace;
-  /** optional until bound in wrangler.toml; conversations skip metrics without it */
-  METRICS_SHARD?: DurableObjectNamespace;
+  /** the loop metrics and the conversation index, sharded by conversation id */
+  METRICS_SHARD: DurableObjectNamespace;
   /** how many shards hold the loop metrics and the conversation index (default 8) */
   METRICS_SHARDS?: string;
-  /** the deployment's remembered approval decisions (one object) */
-  APPROVAL_RULES: DurableObjectNamespace;
+  /** the deployment's control plane: keys, approval rules, chat access, pairing, refusal counts (one object) */
+  DEPLOYMENT: DurableObjectNamespace;
   /** the deployment's schedules (one object) */
   SCHEDULER: DurableObjectNamespace;
   /** the fleet's MCP server sessions (`POST /mcp`), one object per Mcp-Session-Id */
   MCP_SESSION: DurableObjectNamespace;
-  /** the deployment's scoped API keys (`/v1/keys`, one object) */
-  API_KEYS: DurableObjectNamespace;
   /** one object per chat thread of a channel (Telegram chat or topic, Slack thread, …) */
   CHAT_THREAD: DurableObjectNamespace;
-  /** the deployment's chat grants, pairing codes and refusal audit (one object) */
-  CHANNEL_DIRECTORY: DurableObjectNamespace;
-  /** the deployment's pairing requests (`/v1/pairing`, one object) */
-  PAIRING: DurableObjectNamespace;
 }

@@ -1,8 +1,8 @@
 import type { ChannelVars } from "../durable-objects/channels/channel-settings.js";
 import type { TelegramVars } from "../durable-objects/channels/platforms/telegram/telegram-settings.js";
+import type { PairingVars } from "../durable-objects/deployment/pairing-settings.js";
 import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
-import type { PairingVars } from "../durable-objects/pairing/pairing-settings.js";
 import type { SchedulerVars } from "../durable-objects/scheduler/scheduler-settings.js";
 import type { Principal } from "../runtime/access.js";
 import type { HooksVars } from "./hooks/hook-settings.js";

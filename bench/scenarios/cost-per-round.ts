@@ -216,7 +216,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       value: onSingles(perMessageAll([...device, ...builtin])),
       unit: "count",
       target: { op: "<=", value: 0.5 },
-      note: `objects that exist once per deployment (${singles.join(", ")}), over every measured message, sent with a scoped key; a per-message or per-round request would read ≥ 1, a cache refresh (once per key per isolate per 10 s) reads less. By kind: ${JSON.stringify(perMessageAll([...device, ...builtin]))}`,
+      note: `objects that exist once per deployment (${singles.join(", ")}), over every measured message, sent with a scoped key; a per-message or per-round request would read ≥ 1, a trusted copy's refresh (once per bound per isolate, docs/architecture.md#trusted-copies) reads less. By kind: ${JSON.stringify(perMessageAll([...device, ...builtin]))}`,
     },
     {
       name: "counts docs/scale.md relies on that differ from the counted ones",

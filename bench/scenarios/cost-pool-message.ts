@@ -29,8 +29,9 @@ export function connectPoolDevice(workerUrl: string): Promise<FakeDevice> {
 
 /**
  * Requests to per-deployment objects per pool message, after an unmeasured one (which makes the
- * pool's registry follow its device). A cache refresh (the key's, the rules': once per isolate per
- * 10 s) may land in one of them, as in any message; a request on the path would read ≥ 1.
+ * pool's registry follow its device). A trusted copy's refresh (the key's, the rules': once per
+ * isolate per bound, docs/architecture.md#trusted-copies) may land in one of them, as in any
+ * message; a request on the path would read ≥ 1.
  */
 export function poolMessageMetric(byKind: Record<string, number>, perDeployment: string[]): Metric {
   const onSingles = perDeployment.reduce((n, k) => n + (byKind[k] ?? 0), 0);

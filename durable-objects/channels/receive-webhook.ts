@@ -1,5 +1,5 @@
 import { log } from "../../runtime/log.js";
-import { chatThreadFor, rejectionCounters } from "../addresses.js";
+import { chatThreadFor, deploymentOf } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { FrontDoorEnv } from "../front-door/front-door-env.js";
 import { claimIdempotencyKey } from "../front-door/idempotency.js";
@@ -31,8 +31,8 @@ export async function receiveWebhook(
   const platform = registered.platform;
   const result = await platform.inbound(request, settings.value);
   if (!result.ok) {
-    await rejectionCounters(env)
-      .increment(`channel ${platform.name}: webhook ${result.status}`)
+    await deploymentOf(env)
+      .countRejection(`channel ${platform.name}: webhook ${result.status}`)
       .catch(() => {});
     log("warn", "channel webhook refused", { platform: platform.name, status: result.status, reason: result.reason });
     const title = result.status === 400 ? "Invalid webhook body" : "Webhook not verified";

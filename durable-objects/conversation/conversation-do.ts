@@ -82,7 +82,6 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     this.alarms = new AlarmSchedule(ctx.storage);
     const model = modelSettings(env);
     this.recorder = new StepRecorder(this.store, {
-      enabled: env.METRICS_SHARD !== undefined,
       model: env.LLM_MODEL ?? (model.ok ? model.value.model : "unknown"),
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);

@@ -1,8 +1,8 @@
 import { type ToolSpec, toolSpecsFromSkills } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { approvalRulesOf, hubFor } from "../addresses.js";
-import { rulesInForce } from "../approval-rules/rules-in-force.js";
+import { hubFor } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import { rulesInForceFor } from "../deployment/in-force.js";
 import { BUILTINS, builtinToolSpecs, questionToolSpec } from "./builtins/index.js";
 import { type WebhookTool, webhookToolSpecs } from "./builtins/webhook-tools.js";
 import type { PostMessageInput } from "./conversation-rpc.js";
@@ -20,7 +20,7 @@ import type { ImageStore } from "./storage/image-store.js";
  * that follow the deployment.
  */
 
-type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "APPROVAL_RULES">;
+type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "DEPLOYMENT">;
 
 /**
  * A message's tools: the device's (a fleet's: every device's, named by fleetToolSpecs), the
@@ -50,7 +50,7 @@ export async function deviceTools(env: Env, agentId: string): Promise<ToolSpec[]
 
 /**
  * The remembered approval decisions, read only when a tool may ask for approval, from the
- * isolate's copy of the rules (docs/architecture.md#approval-rule-bound).
+ * isolate's trusted copy of the rules (docs/architecture.md#trusted-copies).
  */
 export async function approvalRulesFor(
   env: Env,
@@ -62,11 +62,9 @@ export async function approvalRulesFor(
   fleet?: string[],
 ): Promise<{ approval_rules?: ApprovalRuleMatch[] }> {
   if (!mayNeedApproval(config, tools)) return {};
-  const read = () => approvalRulesOf(env).inForce();
   // One after another: the first fills this isolate's copy, the others read it.
   const byId = new Map<string, ApprovalRuleMatch>();
-  for (const id of fleet ?? [agentId])
-    for (const r of await rulesInForce.forAgent(id, ownerId, read)) byId.set(r.rule_id, r);
+  for (const id of fleet ?? [agentId]) for (const r of await rulesInForceFor(env, id, ownerId)) byId.set(r.rule_id, r);
   return { approval_rules: [...byId.values()] };
 }
 

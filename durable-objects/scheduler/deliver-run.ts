@@ -1,7 +1,7 @@
 import type { MessageRequest } from "@edgeloop/protocol";
 import { type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { log } from "../../runtime/log.js";
-import { apiKeysOf, rejectionCounters } from "../addresses.js";
+import { deploymentOf } from "../addresses.js";
 import { acceptMessage, type MessageOutcome } from "../front-door/accept-message.js";
 import { readConfig, type WorkerConfig } from "../front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../front-door/front-door-env.js";
@@ -32,8 +32,8 @@ export async function deliverRun(env: FrontDoorEnv, run: ScheduledRun): Promise<
     return { ok: true, conversation_id: body.conversation_id, message_id: body.message_id };
   }
   // Counted with the front door's other refusals (GET /v1/limits).
-  await rejectionCounters(env)
-    .increment(`scheduled run ${out.status} ${out.title}`)
+  await deploymentOf(env)
+    .countRejection(`scheduled run ${out.status} ${out.title}`)
     .catch((e: unknown) => log("warn", "rejection not counted", { error: String(e) }));
   return { ok: false, error: `${out.status} ${out.title}: ${out.detail}` };
 }
@@ -54,7 +54,7 @@ function messageOf(run: ScheduledRun): { msg: MessageRequest; rawBody: string } 
 /** Who a run is posted as, read again at every run; null when the schedule's key is revoked or gone. */
 async function runPrincipal(env: FrontDoorEnv, cfg: WorkerConfig, sender: string): Promise<Principal | null> {
   if (!sender.startsWith("key:")) return unscoped(sender, sender === "admin");
-  const key = await apiKeysOf(env).get(sender.slice("key:".length));
+  const key = await deploymentOf(env).getKey(sender.slice("key:".length));
   if (!key || key.revoked_at !== null) return null;
   return scopedPrincipal(sender, key, cfg.POOLS);
 }

@@ -9,11 +9,11 @@ export type StoredSchedule = {
   schedule_id: string;
   sender: string;
   agent_id: string | null;
-  /** a fleet's devices; absent in schedules stored before fleets */
-  agent_ids?: string[] | null;
+  /** a fleet's devices */
+  agent_ids: string[] | null;
   pool: string | null;
-  /** with a pool; absent in schedules stored before fleets */
-  mode?: "single" | "fleet" | null;
+  /** with a pool: one device, or each of the pool's */
+  mode: "single" | "fleet" | null;
   tools: string[] | null;
   text: string;
   timing: Timing;
@@ -33,9 +33,8 @@ export type StoredSchedule = {
 
 /** The message of one tick of a schedule. */
 export function runOf(s: StoredSchedule, tick: number): ScheduledRun {
-  const { schedule_id, sender, text, agent_id, pool, tools, conversation_id } = s;
-  const fleet = { agent_ids: s.agent_ids ?? null, mode: s.mode ?? null };
-  return { schedule_id, tick, sender, text, agent_id, pool, tools, conversation_id, ...fleet };
+  const { schedule_id, sender, text, agent_id, agent_ids, pool, mode, tools, conversation_id } = s;
+  return { schedule_id, tick, sender, text, agent_id, agent_ids, pool, mode, tools, conversation_id };
 }
 
 export type StoredRun = Omit<ScheduleRun, "tick" | "at"> & { tick: number; at: number };
@@ -56,9 +55,9 @@ export function scheduleView(s: StoredSchedule): ScheduleView {
   return {
     schedule_id: s.schedule_id,
     agent_id: s.agent_id,
-    agent_ids: s.agent_ids ?? null,
+    agent_ids: s.agent_ids,
     pool: s.pool,
-    mode: s.mode ?? null,
+    mode: s.mode,
     text: s.text,
     cron: t.kind === "cron" ? t.cron : null,
     timezone: t.kind === "cron" ? (t.timezone ?? "UTC") : null,

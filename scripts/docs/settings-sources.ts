@@ -7,9 +7,9 @@ import { WhatsAppSettingsSchema } from "../../durable-objects/channels/platforms
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ImageVarsSchema } from "../../durable-objects/conversation/settings/image-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
+import { PairingVarsSchema } from "../../durable-objects/deployment/pairing-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
-import { PairingVarsSchema } from "../../durable-objects/pairing/pairing-settings.js";
 import { SchedulerVarsSchema } from "../../durable-objects/scheduler/scheduler-settings.js";
 import { intVar } from "../../runtime/vars.js";
 import { HooksVarsSchema } from "../../worker/hooks/hook-settings.js";
@@ -48,7 +48,7 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
     schema: WhatsAppSettingsSchema,
   },
   { part: "named hooks", file: "worker/hooks/hook-settings.ts", schema: HooksVarsSchema },
-  { part: "pairing", file: "durable-objects/pairing/pairing-settings.ts", schema: PairingVarsSchema },
+  { part: "pairing", file: "durable-objects/deployment/pairing-settings.ts", schema: PairingVarsSchema },
   {
     part: "metrics",
     file: "durable-objects/addresses.ts",

@@ -4,14 +4,14 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CLAIM_GRACE_MS, PairingStore } from "../../durable-objects/pairing/pairing-store.js";
+import { CLAIM_GRACE_MS, PairingStore } from "../../durable-objects/deployment/pairing-store.js";
 
 const NOW = 1_700_000_000_000;
 const TTL = 600_000;
 const ADMIN = { by: "admin" };
 
 async function withStore(fn: (store: PairingStore, sql: SqlStorage) => Promise<void>): Promise<void> {
-  const stub = env.PAIRING.get(env.PAIRING.idFromName(`store-${crypto.randomUUID()}`));
+  const stub = env.DEPLOYMENT.get(env.DEPLOYMENT.idFromName(`store-${crypto.randomUUID()}`));
   await runInDurableObject(stub, async (_o, state) => fn(new PairingStore(state.storage.sql), state.storage.sql));
 }
 

@@ -6,7 +6,8 @@
 import { env } from "cloudflare:test";
 import { signHmacWebhook } from "@edgeloop/protocol/webhook-signatures";
 import { describe, expect, it } from "vitest";
-import { approvalRulesOf, conversationFor, schedulerOf } from "../../durable-objects/addresses.js";
+import { conversationFor, deploymentOf, schedulerOf } from "../../durable-objects/addresses.js";
+import { rulesFor } from "../../durable-objects/deployment/rules-for.js";
 import { ADMIN, API, call, connectDevice, knownAgent, postMessage, uid, waitFor } from "./support/front-door.js";
 import { issueKey, jsonPost, problemOf } from "./support/keys.js";
 
@@ -112,14 +113,15 @@ describe("approval rules made with a scoped key", () => {
     expect(await list(API)).toEqual([r.rule_id]);
 
     // What a conversation of each owner is given when a message arrives.
-    const rules = approvalRulesOf(env);
-    expect((await rules.forAgent(dev, `key:${a.key_id}`)).map((x) => x.rule_id)).toEqual([r.rule_id]);
-    expect(await rules.forAgent(dev, `key:${b.key_id}`)).toEqual([]);
-    expect(await rules.forAgent(dev, "api")).toEqual([]);
+    const forAgent = async (agentId: string, owner: string) =>
+      rulesFor(await deploymentOf(env).rulesInForce(), agentId, owner, Date.now());
+    expect((await forAgent(dev, `key:${a.key_id}`)).map((x) => x.rule_id)).toEqual([r.rule_id]);
+    expect(await forAgent(dev, `key:${b.key_id}`)).toEqual([]);
+    expect(await forAgent(dev, "api")).toEqual([]);
     // A deployment-wide rule (made with the API token) answers for everyone's.
     const wide = (await (await rule({ agent_id: dev }, API)).json()) as { rule_id: string; owner: null };
     expect(wide.owner).toBeNull();
-    expect((await rules.forAgent(dev, `key:${b.key_id}`)).map((x) => x.rule_id)).toEqual([wide.rule_id]);
+    expect((await forAgent(dev, `key:${b.key_id}`)).map((x) => x.rule_id)).toEqual([wide.rule_id]);
     expect((await call(`/v1/approval-rules/${wide.rule_id}`, { method: "DELETE", headers: a.headers })).status).toBe(
       404,
     );

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { rejectionCounters } from "../../durable-objects/addresses.js";
+import { deploymentOf } from "../../durable-objects/addresses.js";
 import { log } from "../../runtime/log.js";
 import type { AppEnv } from "../env.js";
 
@@ -20,7 +20,7 @@ export function countRejections(label: string): MiddlewareHandler<AppEnv> {
       } catch {
         /* not problem+json */
       }
-      await rejectionCounters(c.env).increment(`${label} ${status}${title ? ` ${title}` : ""}`);
+      await deploymentOf(c.env).countRejection(`${label} ${status}${title ? ` ${title}` : ""}`);
     };
     const counted = count().catch((e) => log("warn", "rejection not counted", { error: String(e) }));
     try {

@@ -3,8 +3,8 @@ import { ANY_AGENT } from "@edgeloop/protocol/api-keys";
 import { ApprovalRuleRequest, ruleExpiry } from "@edgeloop/protocol/approval-rules";
 import { Hono } from "hono";
 import { z } from "zod";
-import { approvalRulesOf } from "../../durable-objects/addresses.js";
-import { rulesInForce } from "../../durable-objects/approval-rules/rules-in-force.js";
+import { deploymentOf } from "../../durable-objects/addresses.js";
+import { forgetRules } from "../../durable-objects/deployment/in-force.js";
 import { canSee, mayReach, type Reach } from "../../runtime/access.js";
 import { invalidQuery, problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
@@ -46,7 +46,7 @@ approvalRules.get("/", async (c) => {
   if (!q.success) return invalidQuery(q.error);
   const { include_inactive, ...filter } = q.data;
   const principal = c.var.principal;
-  const rules = await approvalRulesOf(c.env).list({
+  const rules = await deploymentOf(c.env).listRules({
     ...filter,
     include_inactive: include_inactive === "true",
     ...(principal.scoped ? { owner: principal.id } : {}),
@@ -66,7 +66,7 @@ approvalRules.post("/", async (c) => {
     return problemResponse(400, "Invalid rule", "the expiry is in the past", {
       errors: [{ path: "expires_at", message: "must be in the future" }],
     });
-  const rule = await approvalRulesOf(c.env).create({
+  const rule = await deploymentOf(c.env).createRule({
     effect: r.effect,
     agent_id: r.agent_id ?? null,
     tool: r.tool,
@@ -76,14 +76,14 @@ approvalRules.post("/", async (c) => {
     created_by: principal.scoped ? principal.id : "api",
     owner: principal.scoped ? principal.id : null,
   });
-  rulesInForce.forget();
+  forgetRules();
   return c.json(rule, 201);
 });
 
 approvalRules.get("/:id", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
-  const rule = await approvalRulesOf(c.env).get(id);
+  const rule = await deploymentOf(c.env).getRule(id);
   return rule && canSee(c.var.principal, rule.owner) ? c.json(rule) : noRule(id);
 });
 
@@ -92,11 +92,11 @@ approvalRules.delete("/:id", async (c) => {
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid rule id");
   const principal = c.var.principal;
   if (principal.scoped) {
-    const rule = await approvalRulesOf(c.env).get(id);
+    const rule = await deploymentOf(c.env).getRule(id);
     if (!rule || !canSee(principal, rule.owner)) return noRule(id);
   }
-  const res = await approvalRulesOf(c.env).revoke(id);
-  rulesInForce.forget();
+  const res = await deploymentOf(c.env).revokeRule(id);
+  forgetRules();
   if (!res.found) return noRule(id);
   return c.json({ rule_id: id, revoked: true, already_revoked: !res.revoked });
 });

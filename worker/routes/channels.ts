@@ -1,11 +1,11 @@
 import { ApprovePairingRequest, ChannelGrantRequest, ChannelPlatform, GrantSubject } from "@edgeloop/protocol/channels";
 import { Hono } from "hono";
 import { z } from "zod";
-import { channelDirectoryOf, chatThreadFor } from "../../durable-objects/addresses.js";
-import { grantsInForce } from "../../durable-objects/channels/directory/grants-in-force.js";
+import { chatThreadFor, deploymentOf } from "../../durable-objects/addresses.js";
 import { PLATFORMS, platformNamed } from "../../durable-objects/channels/platforms/index.js";
 import { receiveWebhook } from "../../durable-objects/channels/receive-webhook.js";
 import { threadIdentity } from "../../durable-objects/channels/thread-key.js";
+import { forgetGrants } from "../../durable-objects/deployment/in-force.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -35,11 +35,11 @@ export const channels = new Hono<AppEnv>();
 channels.use("*", countRejections("/v1/channels"));
 
 channels.get("/", authorizeAdmin, async (c) => {
-  const directory = channelDirectoryOf(c.env);
+  const deployment = deploymentOf(c.env);
   const [pairings, grants, audit] = await Promise.all([
-    directory.pairings(),
-    directory.grants(),
-    directory.recentAudit(),
+    deployment.chatPairings(),
+    deployment.grants(),
+    deployment.recentChatAudit(),
   ]);
   const platforms = ChannelPlatform.options.map((platform) => {
     const registered = PLATFORMS[platform];
@@ -63,13 +63,13 @@ channels.post("/pairings/:code/approve", authorizeAdmin, async (c) => {
   if (!body.ok) return body.response;
   const refused = unknownPool(c.var.config.POOLS, body.value.pools);
   if (refused) return refused;
-  const approved = await channelDirectoryOf(c.env).approvePairing(c.req.param("code"), {
+  const approved = await deploymentOf(c.env).approveChatPairing(c.req.param("code"), {
     agents: [...new Set(body.value.agents)],
     pools: [...new Set(body.value.pools)],
     target: body.value.target ?? null,
     ...(body.value.scopes ? { scopes: [...new Set(body.value.scopes)] } : {}),
   });
-  grantsInForce.forget();
+  forgetGrants();
   if (!approved)
     return problemResponse(404, "Not found", `no pairing code '${c.req.param("code")}' waiting (codes last an hour)`);
   const { pairing, grant } = approved;
@@ -92,7 +92,7 @@ channels.post("/grants", authorizeAdmin, async (c) => {
   const refused = unknownPool(c.var.config.POOLS, body.value.pools);
   if (refused) return refused;
   const { platform, subject, name, agents, pools, scopes, target } = body.value;
-  const grant = await channelDirectoryOf(c.env).putGrant({
+  const grant = await deploymentOf(c.env).putGrant({
     platform,
     subject,
     agents: [...new Set(agents)],
@@ -101,7 +101,7 @@ channels.post("/grants", authorizeAdmin, async (c) => {
     ...(name ? { name } : {}),
     ...(scopes ? { scopes: [...new Set(scopes)] } : {}),
   });
-  grantsInForce.forget();
+  forgetGrants();
   return c.json(grant, 201);
 });
 
@@ -110,8 +110,8 @@ channels.delete("/grants/:platform/:subject", authorizeAdmin, async (c) => {
   const subject = GrantSubject.safeParse(c.req.param("subject"));
   if (!platform.success || !subject.success)
     return problemResponse(400, "Invalid grant", "a platform name and user:<id> or chat:<id>");
-  const found = await channelDirectoryOf(c.env).deleteGrant(platform.data, subject.data);
-  grantsInForce.forget();
+  const found = await deploymentOf(c.env).deleteGrant(platform.data, subject.data);
+  forgetGrants();
   if (!found) return problemResponse(404, "Not found", `no grant for ${subject.data} on ${platform.data}`);
   return c.json({ platform: platform.data, subject: subject.data, revoked: true });
 });

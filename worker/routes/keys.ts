@@ -1,7 +1,7 @@
 import { CreateKeyRequest, KEY_SCOPES, KeyId } from "@edgeloop/protocol/api-keys";
 import { Hono } from "hono";
-import { apiKeysOf } from "../../durable-objects/addresses.js";
-import { verifiedKeys } from "../../durable-objects/api-keys/verified-keys.js";
+import { deploymentOf } from "../../durable-objects/addresses.js";
+import { forgetKey } from "../../durable-objects/deployment/in-force.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -33,7 +33,7 @@ keys.post("/", async (c) => {
     return problemResponse(400, "Unknown pool", detail, { errors: [{ path: "pools", message: detail }] });
   }
   const { name, agents, pools, scopes } = body.value;
-  const issued = await apiKeysOf(c.env).create({
+  const issued = await deploymentOf(c.env).createKey({
     name,
     agents: [...new Set(agents)],
     pools: [...new Set(pools)],
@@ -42,14 +42,14 @@ keys.post("/", async (c) => {
   return c.json(issued, 201, { "cache-control": "no-store" });
 });
 
-keys.get("/", async (c) => c.json({ keys: await apiKeysOf(c.env).list() }));
+keys.get("/", async (c) => c.json({ keys: await deploymentOf(c.env).listKeys() }));
 
 keys.delete("/:id", async (c) => {
   const id = c.req.param("id");
   if (!KeyId.safeParse(id).success)
     return problemResponse(400, "Invalid key id", "key ids look like key_<16 hex digits>");
-  const res = await apiKeysOf(c.env).revoke(id);
-  verifiedKeys.forget(id);
+  const res = await deploymentOf(c.env).revokeKey(id);
+  forgetKey(id);
   if (!res.found) return problemResponse(404, "Not found", `no key '${id}'`);
   return c.json({ key_id: id, revoked: true, already_revoked: !res.revoked });
 });

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { rejectionCounters } from "../../durable-objects/addresses.js";
+import { deploymentOf } from "../../durable-objects/addresses.js";
 import { hubSettings } from "../../durable-objects/device-hub/hub-settings.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -25,6 +25,6 @@ limits.get("/", async (c) => {
       device_max_frame_bytes: hub.maxFrameBytes,
       heartbeat: { interval_ms: hub.heartbeatIntervalMs, misses: hub.heartbeatMisses },
     },
-    rejections: await rejectionCounters(c.env).read(),
+    rejections: await deploymentOf(c.env).rejections(),
   });
 });

@@ -1,8 +1,8 @@
 import { PairingApproveBody, PairingCode, PairingRequestBody } from "@edgeloop/protocol/pairing";
 import { type Context, Hono } from "hono";
-import { hubFor, pairingOf } from "../../durable-objects/addresses.js";
-import { pairingSettings } from "../../durable-objects/pairing/pairing-settings.js";
-import type { DecideOutcome } from "../../durable-objects/pairing/pairing-store.js";
+import { deploymentOf, hubFor } from "../../durable-objects/addresses.js";
+import { pairingSettings } from "../../durable-objects/deployment/pairing-settings.js";
+import type { DecideOutcome } from "../../durable-objects/deployment/pairing-store.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -31,7 +31,7 @@ pairing.post("/", async (c) => {
   if (!body.ok) return body.response;
   const settings = pairingSettings(c.env);
   if (!settings.ok) return problemResponse(503, "Pairing misconfigured", settings.error);
-  const outcome = await pairingOf(c.env).open(body.value, settings.value);
+  const outcome = await deploymentOf(c.env).openPairing(body.value, settings.value);
   if (outcome.ok) return c.json(outcome.opened, 201, { "cache-control": "no-store" });
   return problemResponse(
     429,
@@ -46,7 +46,7 @@ pairing.post("/claim", async (c) => {
   const secret = bearerToken(c.req.header("authorization"));
   if (!secret?.startsWith("pcl_"))
     return problemResponse(401, "Unauthorized", "send Authorization: Bearer <claim_secret from POST /v1/pairing>");
-  const answer = await pairingOf(c.env).claim(secret);
+  const answer = await deploymentOf(c.env).claimPairing(secret);
   if (answer.ok) return c.json(answer.claim, 200, { "cache-control": "no-store" });
   if (answer.reason === "claimed")
     return problemResponse(410, "Already collected", "this request's token was collected already; pair again");
@@ -58,7 +58,7 @@ pairing.post("/claim", async (c) => {
 // The admin's side: each route names its guard, so none depends on the order routes were added in.
 pairing.get("/", authorizeAdmin, async (c) => {
   const { DEVICE_TOKENS } = c.var.config;
-  const pending = await pairingOf(c.env).pending();
+  const pending = await deploymentOf(c.env).pendingPairings();
   const known = await Promise.all(
     pending.map(async (p) => DEVICE_TOKENS.has(p.agent_id) || (await hubFor(c.env, p.agent_id).isKnown())),
   );
@@ -74,13 +74,13 @@ pairing.post("/:code/approve", authorizeAdmin, async (c) => {
   const body = parseJsonBody(PairingApproveBody, raw.value.trim() || "{}");
   if (!body.ok) return body.response;
   const decision = { by: decidedBy(c), ...(body.value.agent_id ? { agentId: body.value.agent_id } : {}) };
-  return decided(c, code.data, await pairingOf(c.env).approve(code.data, decision));
+  return decided(c, code.data, await deploymentOf(c.env).approvePairing(code.data, decision));
 });
 
 pairing.post("/:code/deny", authorizeAdmin, async (c) => {
   const code = PairingCode.safeParse(c.req.param("code"));
   if (!code.success) return badCode();
-  return decided(c, code.data, await pairingOf(c.env).deny(code.data, decidedBy(c)));
+  return decided(c, code.data, await deploymentOf(c.env).denyPairing(code.data, decidedBy(c)));
 });
 
 const badCode = () =>

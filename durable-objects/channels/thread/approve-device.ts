@@ -1,5 +1,5 @@
 import { PairingCode } from "@edgeloop/protocol/pairing";
-import { channelDirectoryOf, pairingOf } from "../../addresses.js";
+import { deploymentOf } from "../../addresses.js";
 import type { InboundEvent } from "../platform.js";
 import { isApprover } from "./handle-button.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
@@ -15,7 +15,7 @@ type MessageEvent = Extract<InboundEvent, { kind: "message" }>;
 export async function approveDevicePairing(ctx: ThreadContext, event: MessageEvent, raw: string): Promise<string> {
   const { env, identity } = ctx;
   if (!isApprover(ctx, event.user.id)) {
-    await channelDirectoryOf(env).audit({
+    await deploymentOf(env).auditChat({
       platform: identity.platform,
       user_id: event.user.id,
       user_name: event.user.name,
@@ -29,7 +29,7 @@ export async function approveDevicePairing(ctx: ThreadContext, event: MessageEve
   const code = PairingCode.safeParse(raw);
   if (!code.success) return "A pairing code is 8 letters and digits, like /approve ABCD-2345.";
   const by = `${identity.platform}:${event.user.id} (${event.user.name})`;
-  const outcome = await pairingOf(env).approve(code.data, { by });
+  const outcome = await deploymentOf(env).approvePairing(code.data, { by });
   if (outcome.ok) return `Approved: ${outcome.request.agent_id} may connect now (code ${outcome.request.code}).`;
   if (outcome.reason === "not_found") return `No device is waiting with the code ${code.data}.`;
   if (outcome.reason === "expired") return `The code ${code.data} expired; the device must ask again.`;

@@ -1,8 +1,8 @@
-import { channelDirectoryOf, conversationFor } from "../../addresses.js";
+import { conversationFor, deploymentOf } from "../../addresses.js";
 import { decideApproval } from "../../approval-decision.js";
+import { grantInForce } from "../../deployment/in-force.js";
 import { channelSettings } from "../channel-settings.js";
 import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../core/cards.js";
-import { grantsInForce } from "../directory/grants-in-force.js";
 import type { InboundEvent } from "../platform.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
 
@@ -24,12 +24,10 @@ export async function handleButton(ctx: ThreadContext, event: ButtonEvent): Prom
   const allowed =
     card.kind === "approval"
       ? isApprover(ctx, event.user.id)
-      : (await grantsInForce.grantFor(identity.platform, event.user.id, event.chat.chatId, () =>
-          channelDirectoryOf(env).grants(),
-        )) !== null;
+      : (await grantInForce(env, identity.platform, event.user.id, event.chat.chatId)) !== null;
   if (!allowed) {
     const action = card.kind === "approval" ? "approve refused" : "answer refused";
-    await channelDirectoryOf(env).audit({
+    await deploymentOf(env).auditChat({
       platform: identity.platform,
       user_id: event.user.id,
       user_name: event.user.name,

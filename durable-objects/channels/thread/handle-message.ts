@@ -2,12 +2,12 @@ import type { ChannelGrant } from "@edgeloop/protocol/channels";
 import { hasScope, type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { randomHex } from "../../../runtime/random-token.js";
-import { channelDirectoryOf, chatReplyTarget, conversationFor } from "../../addresses.js";
+import { chatReplyTarget, conversationFor, deploymentOf } from "../../addresses.js";
+import { grantInForce } from "../../deployment/in-force.js";
 import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
 import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
 import { PICTURE_ONLY_TEXT } from "../core/chat-pictures.js";
-import { grantsInForce } from "../directory/grants-in-force.js";
 import type { InboundEvent } from "../platform.js";
 import { approveDevicePairing } from "./approve-device.js";
 import { picturesOf } from "./message-pictures.js";
@@ -26,15 +26,12 @@ const targetOf = (t: string) => (t.startsWith("pool:") ? { pool: t.slice(5) } : 
  */
 export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Promise<void> {
   const { env, store, identity } = ctx;
-  // Neither lookup asks the one directory per message (docs/architecture.md#chat-grant-bound).
-  const directory = channelDirectoryOf(env);
-  const grant = await grantsInForce.grantFor(identity.platform, event.user.id, event.chat.chatId, () =>
-    directory.grants(),
-  );
+  // Neither lookup asks the deployment object per message (docs/architecture.md#trusted-copies).
+  const grant = await grantInForce(env, identity.platform, event.user.id, event.chat.chatId);
   if (!grant) {
     await countRefusal(env, identity.platform, "unpaired user");
     if (toldStrangers.recently(identity.key, event.user.id)) return;
-    const pairing = await directory.pairingFor(identity.platform, event.user, event.chat);
+    const pairing = await deploymentOf(env).chatPairingFor(identity.platform, event.user, event.chat);
     toldStrangers.remember(identity.key, event.user.id);
     if (pairing.notify)
       notice(

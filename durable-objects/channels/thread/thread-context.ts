@@ -1,5 +1,5 @@
 import { log } from "../../../runtime/log.js";
-import { rejectionCounters } from "../../addresses.js";
+import { deploymentOf } from "../../addresses.js";
 import type { FrontDoorEnv } from "../../front-door/front-door-env.js";
 import type { ChannelVars } from "../channel-settings.js";
 import type { PlatformClient, PlatformLimits } from "../platform.js";
@@ -18,7 +18,7 @@ export type ThreadContext = {
 
 /** Refusals are counted with the front door's (GET /v1/limits, the metrics endpoint). */
 export async function countRefusal(env: ChatThreadEnv, platform: string, what: string): Promise<void> {
-  await rejectionCounters(env)
-    .increment(`channel ${platform}: ${what}`)
+  await deploymentOf(env)
+    .countRejection(`channel ${platform}: ${what}`)
     .catch((e: unknown) => log("warn", "channel refusal not counted", { error: String(e) }));
 }

@@ -1,15 +1,14 @@
-import { RESEND_CODE_MS } from "../directory/pairing-code.js";
+import { RESEND_CODE_MS } from "../../deployment/chat-access-rules.js";
 
 /** Enough for a flood of strangers; past it the oldest entry goes (and that stranger asks again). */
 const MAX_ENTRIES = 10_000;
 
 /**
- * The isolate's short memory, per chat thread, of the unknown users the directory was already
- * asked about: for RESEND_CODE_MS after that, the same user's further messages in that thread
- * are refused here without asking the one directory object (which would only answer "already
- * told" until then), so a stranger's flood does not reach it per message
- * (docs/architecture.md#chat-grant-bound). Forgetting early is harmless: the directory still
- * sends a code at most once per RESEND_CODE_MS.
+ * The isolate's short memory, per chat thread, of the unknown users the deployment object was
+ * already asked about: for RESEND_CODE_MS after that, the same user's further messages in that
+ * thread are refused here without asking it (it would only answer "already told" until then), so
+ * a stranger's flood does not reach it per message (docs/architecture.md#chat-access). Forgetting
+ * early is harmless: the deployment object still sends a code at most once per RESEND_CODE_MS.
  */
 export class ToldStrangers {
   private readonly askedAt = new Map<string, number>();

@@ -183,19 +183,17 @@ export class EffectRunner {
       }
       case "record_metrics": {
         const shard = metricsShardFor(this.env, state.conversation_id);
-        if (shard) {
-          const row = {
-            conversation_id: state.conversation_id,
-            agent_id: state.agent_id,
-            status: effect.status,
-            created_at: effect.at,
-            updated_at: effect.at,
-            last_text: effect.text?.slice(0, 200) ?? null,
-            owner: this.host.owner()?.id ?? null,
-          };
-          if (effect.run) await shard.recordEnd(row, effect.message_id, effect.run);
-          else await shard.upsertConversation(row);
-        }
+        const row = {
+          conversation_id: state.conversation_id,
+          agent_id: state.agent_id,
+          status: effect.status,
+          created_at: effect.at,
+          updated_at: effect.at,
+          last_text: effect.text?.slice(0, 200) ?? null,
+          owner: this.host.owner()?.id ?? null,
+        };
+        if (effect.run) await shard.recordEnd(row, effect.message_id, effect.run);
+        else await shard.upsertConversation(row);
         this.store.finishOutbox(id);
         return;
       }

@@ -26,8 +26,8 @@ export class StepRecorder {
 
   constructor(
     private readonly store: ConversationStore,
-    /** index conversations and record run metrics (the metrics binding exists); `model` labels the runs */
-    private readonly metrics: { enabled: boolean; model: string },
+    /** `model` labels the runs in the metrics */
+    private readonly metrics: { model: string },
   ) {}
 
   /** A message's reply_url, stored before its first step so a restart still delivers there. */
@@ -44,7 +44,6 @@ export class StepRecorder {
       if (id !== null) out.toPerform.push({ id, effect });
     };
     const index = (messageId: string, status: string, text: string | null, run: RunRecord | null) => {
-      if (!this.metrics.enabled) return;
       enqueue({ type: "record_metrics", message_id: `${messageId}:${status}`, run, status, text, at: now });
     };
     for (const effect of effects) {

@@ -14,7 +14,7 @@ import type { PairingDesk } from "./pairing-desk.js";
  * 2. then one of: a setup secret an admin minted (used once; pins the key, issues a device token);
  *    a device token edgeloop issued (admin API or an earlier pairing) with the pinned key, or
  *    with no key pinned yet; an admin's approval of this key's pairing request (the token the
- *    pairing object minted for it);
+ *    deployment object minted for it);
  * 3. otherwise the key waits for approval: PAIRING_REQUIRED with the request's code, and the node
  *    keeps retrying.
  * A token edgeloop did not issue is treated as no token: never stored, never logged.

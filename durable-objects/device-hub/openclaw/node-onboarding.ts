@@ -5,7 +5,7 @@ import type { NodeCredentials } from "./node-credentials.js";
 /**
  * The hub's side of onboarding a node (docs/openclaw-nodes.md#onboarding), asked by the worker's
  * /v1/openclaw routes: mint a setup secret, say whether a join code is live. (Device keys waiting
- * for approval are pairing requests: durable-objects/pairing/.) The worker has checked who asks
+ * for approval are pairing requests: durable-objects/deployment/pairing-store.ts.) The worker has checked who asks
  * (an admin, or the holder of a join code) and turns the answers into the lines an operator runs.
  */
 

@@ -1,18 +1,18 @@
 /**
- * A chat message asks no per-deployment object (docs/architecture.md#chat-grant-bound): the real
- * chat thread's message handler, the real channel directory and the real grant routes, with the
- * directory's methods counted where its RPCs land.
+ * A chat message asks no per-deployment object (docs/architecture.md#trusted-copies): the real
+ * chat thread's message handler, the real deployment object and the real grant routes, with the
+ * deployment object's methods counted where its RPCs land.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { channelDirectoryOf, chatThreadFor } from "../../../durable-objects/addresses.js";
-import { ChannelDirectoryDO } from "../../../durable-objects/channels/directory/channel-directory-do.js";
-import { GRANT_TRUST_MS } from "../../../durable-objects/channels/directory/grants-in-force.js";
+import { chatThreadFor, deploymentOf } from "../../../durable-objects/addresses.js";
 import type { InboundEvent, PlatformClient } from "../../../durable-objects/channels/platform.js";
 import { handleMessage } from "../../../durable-objects/channels/thread/handle-message.js";
 import type { ChatThreadEnv } from "../../../durable-objects/channels/thread/thread-context.js";
 import { ThreadStore } from "../../../durable-objects/channels/thread/thread-store.js";
 import { threadIdentity } from "../../../durable-objects/channels/thread-key.js";
+import { DeploymentDO } from "../../../durable-objects/deployment/deployment-do.js";
+import { TRUST_MS } from "../../../durable-objects/deployment/trusted-copy.js";
 import { ADMIN, call } from "../support/front-door.js";
 import { jsonPost } from "../support/keys.js";
 
@@ -53,7 +53,7 @@ async function chat(chatId: string, userId: string, texts: string[]): Promise<st
 const grantUser = (userId: string) =>
   call("/v1/channels/grants", jsonPost({ platform: "telegram", subject: `user:${userId}`, agents: ["pi-1"] }, ADMIN));
 
-describe("chat messages and the one channel directory", () => {
+describe("chat messages and the one deployment object", () => {
   afterEach(() => {
     vi.restoreAllMocks();
     vi.useRealTimers();
@@ -61,8 +61,8 @@ describe("chat messages and the one channel directory", () => {
 
   it("reads the grants at most once per trust window for many messages from a granted user", async () => {
     expect((await grantUser("7001")).status).toBe(201);
-    const reads = vi.spyOn(ChannelDirectoryDO.prototype, "grants");
-    const pairings = vi.spyOn(ChannelDirectoryDO.prototype, "pairingFor");
+    const reads = vi.spyOn(DeploymentDO.prototype, "grants");
+    const pairings = vi.spyOn(DeploymentDO.prototype, "chatPairingFor");
     const notices = await chat("7001", "7001", Array(30).fill("/help"));
     expect(notices).toHaveLength(30);
     expect(notices.every((n) => n.includes("/new"))).toBe(true);
@@ -71,8 +71,8 @@ describe("chat messages and the one channel directory", () => {
     expect(pairings).not.toHaveBeenCalled();
   });
 
-  it("gives a stranger one pairing code and asks the directory once, however often they write", async () => {
-    const pairings = vi.spyOn(ChannelDirectoryDO.prototype, "pairingFor");
+  it("gives a stranger one pairing code and asks the deployment object once, however often they write", async () => {
+    const pairings = vi.spyOn(DeploymentDO.prototype, "chatPairingFor");
     const notices = await chat("7002", "7002", Array(30).fill("let me in"));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/Your pairing code is [A-Z2-9]{4}-[A-Z2-9]{4}/);
@@ -90,10 +90,10 @@ describe("chat messages and the one channel directory", () => {
   it("stops a grant revoked through another isolate within the trust window", async () => {
     expect((await grantUser("7004")).status).toBe(201);
     expect(await chat("7004", "7004", ["/help"])).toEqual([expect.stringContaining("/new")]);
-    // Straight at the directory, as another isolate's route would: this isolate's copy is not told.
-    expect(await channelDirectoryOf(env).deleteGrant("telegram", "user:7004")).toBe(true);
+    // Straight at the deployment object, as another isolate's route would: this isolate's copy is not told.
+    expect(await deploymentOf(env).deleteGrant("telegram", "user:7004")).toBe(true);
     vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + GRANT_TRUST_MS - 1_000);
+    vi.setSystemTime(Date.now() + TRUST_MS - 1_000);
     expect(await chat("7004", "7004", ["/help"])).toEqual([expect.stringContaining("/new")]);
     vi.setSystemTime(Date.now() + 1_000);
     expect(await chat("7004", "7004", ["/help"])).toEqual([expect.stringContaining("pairing code")]);

@@ -4,7 +4,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { rejectionCounters } from "../../../durable-objects/addresses.js";
+import { deploymentOf } from "../../../durable-objects/addresses.js";
 import { problemResponse } from "../../../runtime/problem.js";
 import type { AppEnv } from "../../../worker/env.js";
 import { countRejections } from "../../../worker/middleware/count-rejections.js";
@@ -23,7 +23,7 @@ async function send(path: string): Promise<Response> {
 }
 
 const counted = async () =>
-  Object.fromEntries(Object.entries(await rejectionCounters(env).read()).filter(([k]) => k.startsWith(label)));
+  Object.fromEntries(Object.entries(await deploymentOf(env).rejections()).filter(([k]) => k.startsWith(label)));
 
 describe("countRejections", () => {
   it("counts refusals by status and problem title, and leaves successes alone", async () => {

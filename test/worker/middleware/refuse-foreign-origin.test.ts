@@ -3,7 +3,7 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { rejectionCounters } from "../../../durable-objects/addresses.js";
+import { deploymentOf } from "../../../durable-objects/addresses.js";
 import { API, call } from "../support/front-door.js";
 
 const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
@@ -23,7 +23,7 @@ const post = (headers: Record<string, string>, vars: Record<string, string> = {}
     vars,
   );
 
-const refusals = async () => (await rejectionCounters(env).read())["/mcp 403 Forbidden origin"] ?? 0;
+const refusals = async () => (await deploymentOf(env).rejections())["/mcp 403 Forbidden origin"] ?? 0;
 
 describe("refuseForeignOrigin on /mcp", () => {
   it("answers a foreign Origin 403 problem+json naming it, counted, even without a token", async () => {

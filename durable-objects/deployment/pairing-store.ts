@@ -48,10 +48,10 @@ export type ClaimOutcome =
 export type ClaimAnswer = { ok: true; claim: PairingClaim } | { ok: false; reason: "unknown" | "expired" | "claimed" };
 
 /**
- * Pairing requests, by code, in SQLite (the pairing object's own storage). A request is pending
+ * Pairing requests, by code, in the deployment object's SQLite. A request is pending
  * until its `expires_at`; an admin approves or denies it once; the device that opened it (the one
  * holding the claim secret, stored only as its SHA-256) collects the outcome, and an approval
- * once. The store mints nothing: the pairing object issues the token through the device's hub
+ * once. The store mints nothing: the deployment object issues the token through the device's hub
  * when a claim finds the request approved, so no token is ever stored here.
  */
 export class PairingStore {

@@ -1,6 +1,4 @@
-import { DurableObject } from "cloudflare:workers";
-import type { ApprovalRule, ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { rulesFor } from "./rules-in-force.js";
+import type { ApprovalRule } from "@edgeloop/protocol/approval-rules";
 
 /** A rule as the API or a person's decision asks for it; the object gives it its id and time. */
 export type NewApprovalRule = Pick<
@@ -33,25 +31,22 @@ type Row = {
 };
 
 /**
- * The deployment's approval rules (one object, `"global"`): remembered decisions that answer an
- * approval-required call without asking. Written by `POST /v1/approval-rules` and by decisions
- * with scope `always`/`deny_always`; read by every conversation whose tools may need approval, once
- * through each isolate's copy of the rules in force (`inForce`, rules-in-force.ts), not per message.
-Rules are few and small, so one object holds them all.
+ * The deployment's approval rules, in the deployment object's SQLite: remembered decisions that
+ * answer an approval-required call without asking. Written by `POST /v1/approval-rules` and by
+ * decisions with scope `always`/`deny_always`; read by every conversation whose tools may need
+ * approval, through each isolate's trusted copy of the rules in force (`inForce`; in-force.ts,
+ * docs/architecture.md#trusted-copies), not per message. Rules are few and small, so one store
+ * holds them all.
  */
-export class ApprovalRulesDO extends DurableObject {
-  private readonly sql: SqlStorage;
-
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
-    this.sql = ctx.storage.sql;
+export class ApprovalRuleStore {
+  constructor(private readonly sql: SqlStorage) {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS rules (
       rule_id TEXT PRIMARY KEY, effect TEXT NOT NULL, agent_id TEXT, tool TEXT NOT NULL, pattern TEXT,
       expires_at INTEGER, created_at INTEGER NOT NULL, created_by TEXT NOT NULL, reason TEXT, revoked_at INTEGER, owner TEXT)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS rules_agent ON rules(agent_id)");
   }
 
-  async create(input: NewApprovalRule): Promise<ApprovalRule> {
+  create(input: NewApprovalRule): ApprovalRule {
     const now = Date.now();
     this.sql.exec(
       "DELETE FROM rules WHERE COALESCE(revoked_at, expires_at, ?) < ?",
@@ -82,7 +77,7 @@ export class ApprovalRulesDO extends DurableObject {
   }
 
   /** Newest first; without `include_inactive`, only rules that still apply. */
-  async list(q: RuleQuery = {}): Promise<ApprovalRule[]> {
+  list(q: RuleQuery = {}): ApprovalRule[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (q.agent_id) {
@@ -108,13 +103,13 @@ export class ApprovalRulesDO extends DurableObject {
       .map(toRule);
   }
 
-  async get(ruleId: string): Promise<ApprovalRule | null> {
+  get(ruleId: string): ApprovalRule | null {
     const row = this.sql.exec<Row>("SELECT * FROM rules WHERE rule_id = ?", ruleId).toArray()[0];
     return row ? toRule(row) : null;
   }
 
   /** Revoked rules stop applying from each conversation's next message; they stay listed as revoked. */
-  async revoke(ruleId: string): Promise<{ found: boolean; revoked: boolean }> {
+  revoke(ruleId: string): { found: boolean; revoked: boolean } {
     const found = this.sql.exec("SELECT 1 FROM rules WHERE rule_id = ?", ruleId).toArray().length > 0;
     const cursor = this.sql.exec(
       "UPDATE rules SET revoked_at = ? WHERE rule_id = ? AND revoked_at IS NULL",
@@ -124,17 +119,12 @@ export class ApprovalRulesDO extends DurableObject {
     return { found, revoked: cursor.rowsWritten > 0 };
   }
 
-  /** Every rule in force now, for the isolates' copies (rules-in-force.ts): no limit, they are all needed. */
-  async inForce(): Promise<ApprovalRule[]> {
+  /** Every rule in force now, for the isolates' copies (in-force.ts): no limit, they are all needed. */
+  inForce(): ApprovalRule[] {
     return this.sql
       .exec<Row>("SELECT * FROM rules WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", Date.now())
       .toArray()
       .map(toRule);
-  }
-
-  /** The rules in force for one device in a conversation of `owner` (rules-in-force.ts#rulesFor). */
-  async forAgent(agentId: string, owner: string | null = null): Promise<ApprovalRuleMatch[]> {
-    return rulesFor(await this.inForce(), agentId, owner, Date.now());
   }
 }
 

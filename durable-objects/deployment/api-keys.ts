@@ -1,4 +1,3 @@
-import { DurableObject } from "cloudflare:workers";
 import { type ApiKeyView, type IssuedKey, KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
 import { sha256Hex } from "../../runtime/digest.js";
 import { log } from "../../runtime/log.js";
@@ -25,21 +24,17 @@ type Row = {
 };
 
 /**
- * The deployment's scoped API keys (one object, `"global"`). A key is 32 random bytes, returned
- * once when issued; only its SHA-256 is stored (nothing to guess, so no salt or slow hash is
- * needed), as for device tokens. Requests made with a key are checked here (`verify`) through each
- * worker isolate's cache (verified-keys.ts: once per key per isolate per 10 s, the bound on how
- * late a revocation reaches other isolates). The active keys are held in memory by hash: the check
- * is a map lookup. If key traffic ever outgrew one object, keys would shard by key id (carried in
- * the key) with this object kept for the admin's list.
+ * The deployment's scoped API keys, in the deployment object's SQLite. A key is 32 random bytes,
+ * returned once when issued; only its SHA-256 is stored (nothing to guess, so no salt or slow hash
+ * is needed), as for device tokens. Requests made with a key are checked here (`verify`) through
+ * each worker isolate's trusted copy (in-force.ts; docs/architecture.md#trusted-copies). The active
+ * keys are held in memory by hash: the check is a map lookup. If key traffic ever outgrew one
+ * object, keys would shard by key id (carried in the key) with this store kept for the admin's list.
  */
-export class ApiKeysDO extends DurableObject {
-  private readonly sql: SqlStorage;
+export class ApiKeyStore {
   private readonly active = new Map<string, ApiKeyView>();
 
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
-    this.sql = ctx.storage.sql;
+  constructor(private readonly sql: SqlStorage) {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS keys (
       key_id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, agents TEXT NOT NULL,
       pools TEXT NOT NULL, scopes TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER,
@@ -71,17 +66,17 @@ export class ApiKeysDO extends DurableObject {
   }
 
   /** Newest first, revoked ones included (with `revoked_at`). */
-  async list(): Promise<ApiKeyView[]> {
+  list(): ApiKeyView[] {
     return this.sql.exec<Row>("SELECT * FROM keys ORDER BY created_at DESC").toArray().map(view);
   }
 
-  async get(keyId: string): Promise<ApiKeyView | null> {
+  get(keyId: string): ApiKeyView | null {
     const row = this.sql.exec<Row>("SELECT * FROM keys WHERE key_id = ?", keyId).toArray()[0];
     return row ? view(row) : null;
   }
 
   /** The active key whose SHA-256 this is, or null (unknown or revoked). Marks it used. */
-  async verify(hash: string, now = Date.now()): Promise<ApiKeyView | null> {
+  verify(hash: string, now = Date.now()): ApiKeyView | null {
     const key = this.active.get(hash);
     if (!key) return null;
     if (key.last_used_at === null || now - key.last_used_at >= TOUCH_WRITE_MS) {
@@ -92,7 +87,7 @@ export class ApiKeysDO extends DurableObject {
   }
 
   /** Revoked at once: the next request with the key is refused. The key stays listed as revoked. */
-  async revoke(keyId: string, now = Date.now()): Promise<{ found: boolean; revoked: boolean }> {
+  revoke(keyId: string, now = Date.now()): { found: boolean; revoked: boolean } {
     const row = this.sql.exec<Row>("SELECT * FROM keys WHERE key_id = ?", keyId).toArray()[0];
     if (!row) return { found: false, revoked: false };
     if (row.revoked_at !== null) return { found: true, revoked: false };
