@@ -113,9 +113,17 @@ export interface ChatPlatform<Settings> {
 export interface PlatformClient {
   send(to: ChatAddress, message: OutboundMessage): Promise<SendResult>;
   edit(to: ChatAddress, messageId: string, message: OutboundMessage): Promise<SendResult>;
-  /** Show "typing…" while tools run; best effort. */
-  typing(to: ChatAddress): Promise<void>;
-  /** Acknowledge a button press (toast text), when the platform requires it. */
+  /**
+   * Show "typing…" while tools run; best effort. `inReplyTo` is the user's message being answered,
+   * which WhatsApp's indicator needs (without it WhatsApp shows nothing).
+   */
+  typing(to: ChatAddress, inReplyTo?: string): Promise<void>;
+  /** Mark a user's message read where the platform shows that to the sender (WhatsApp); best effort. */
+  markRead?(to: ChatAddress, messageId: string): Promise<void>;
+  /**
+   * Tell the presser what their press did (a toast, an ephemeral follow-up, or a reply in their chat
+   * where the platform has neither): docs/channels.md promises every press an answer.
+   */
   answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string): Promise<void>;
   /** Fetch the bytes of an image a user sent. */
   fetchImage(image: InboundImage): Promise<{ bytes: Uint8Array; mediaType: string }>;
