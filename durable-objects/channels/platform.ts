@@ -42,6 +42,8 @@ export type InboundEvent =
       chatType: "direct" | "group";
       text: string;
       images: InboundImage[];
+      /** What the platform needs to answer the sender alone (Discord's interaction token), when it has that. */
+      ackToken?: string;
     }
   | {
       /** A press on a button edgeloop sent; `data` is the short id edgeloop put there (≤ 64 bytes). */
@@ -85,6 +87,12 @@ export interface OutboundMessage {
   buttons?: Button[][];
   /** A photo to send with (or instead of) the text. */
   image?: { bytes: Uint8Array; mediaType: string; caption?: string };
+  /**
+   * Seen only by the sender of the message it answers, where the platform can do that (Discord: an
+   * ephemeral follow-up on the interaction's `ackToken`); a pairing code is a secret. Elsewhere the
+   * chat is the sender's own (Telegram and WhatsApp direct chats) or the message goes to the chat.
+   */
+  onlyFor?: { userId: string; ackToken?: string };
 }
 
 /** A platform call's outcome, shaped for the outbox: retry on 429/5xx after `retryAfterMs`. */

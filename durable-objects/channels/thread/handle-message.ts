@@ -44,13 +44,14 @@ async function answerMessage(ctx: ThreadContext, event: MessageEvent): Promise<b
     if (toldStrangers.recently(identity.key, event.user.id)) return null;
     const pairing = await directory.pairingFor(identity.platform, event.user, event.chat);
     toldStrangers.remember(identity.key, event.user.id);
-    if (pairing.notify)
-      notice(
-        ctx,
-        `pairing:${pairing.code}:${Date.now()}`,
+    if (pairing.notify) {
+      const text =
         `You are not paired with this edgeloop yet. Your pairing code is ${pairing.code}.\n` +
-          `Ask an admin to approve it: \`edgeloop channels approve ${pairing.code} --agent DEVICE\``,
-      );
+        `Ask an admin to approve it: \`edgeloop channels approve ${pairing.code} --agent DEVICE\``;
+      // The code is the stranger's alone: where the platform can, nobody else in the chat sees it.
+      const only_for = { user_id: event.user.id, ...(event.ackToken ? { ack_token: event.ackToken } : {}) };
+      ctx.store.enqueue(`notice:pairing:${pairing.code}:${Date.now()}`, { type: "notice", text, only_for }, Date.now());
+    }
     return null;
   }
   const cfg = readConfig(env);

@@ -52,8 +52,11 @@ async function perform(ctx: ThreadContext, row: SendRow): Promise<SendResult> {
   const { store, client, identity } = ctx;
   const op: SendOp = row.op;
   switch (op.type) {
-    case "notice":
-      return client.send(identity.chat, { markdown: op.text });
+    case "notice": {
+      const only = op.only_for;
+      const onlyFor = only && { userId: only.user_id, ...(only.ack_token ? { ackToken: only.ack_token } : {}) };
+      return client.send(identity.chat, { markdown: op.text, ...(onlyFor ? { onlyFor } : {}) });
+    }
     case "card": {
       const card = store.card(op.card_id);
       if (!card || card.message_id) return { ok: true, messageId: card?.message_id ?? "" };

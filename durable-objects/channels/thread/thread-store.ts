@@ -3,7 +3,7 @@ import type { ChatAddress, InboundEvent, PlatformName } from "../platform.js";
 
 /** A platform call waiting in the thread's outbox; `key` makes each one unique. */
 export type SendOp =
-  | { type: "notice"; text: string }
+  | { type: "notice"; text: string; only_for?: { user_id: string; ack_token?: string } }
   | { type: "final"; message_id: string; text: string }
   | { type: "card"; card_id: string }
   | { type: "card_edit"; card_id: string }
