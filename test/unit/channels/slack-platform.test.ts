@@ -153,6 +153,8 @@ describe("Slack inbound", () => {
       settings,
     );
     expect(ask.ok && ask.events[0]).toMatchObject({ text: "uptime?", user: { id: "U2147483697", name: "Steve" } });
+    // Slack shows a JSON answer to a slash command as a message; an empty 200 is the documented acknowledgement.
+    expect(ask.ok && ask.immediate).toEqual({ status: 200, body: "" });
   });
 
   it("refuses a wrong signature, a changed body, a stale or missing timestamp with 401", async () => {
