@@ -49,6 +49,18 @@ export const ChannelGrantRequest = z
   .superRefine(refineGrant);
 export type ChannelGrantRequest = z.input<typeof ChannelGrantRequest>;
 
+/** `POST /v1/channels/:platform/register`: point the platform at this URL, or only say how (`print`). */
+export const RegisterWebhookRequest = z
+  .object({
+    url: z.string().url().startsWith("https://", "the platform only calls https URLs"),
+    print: z
+      .boolean()
+      .default(false)
+      .describe("only answer how to register by hand (the platform's call, or its console's steps); change nothing"),
+  })
+  .strict();
+export type RegisterWebhookRequest = z.input<typeof RegisterWebhookRequest>;
+
 export type ChannelGrant = {
   platform: ChannelPlatform;
   subject: string;

@@ -1,4 +1,9 @@
-import { ApprovePairingRequest, ChannelGrantRequest } from "@edgeloop/protocol/channels";
+import {
+  ApprovePairingRequest,
+  CHANNEL_PLATFORMS,
+  ChannelGrantRequest,
+  RegisterWebhookRequest,
+} from "@edgeloop/protocol/channels";
 import { z } from "zod";
 import { ADMIN, json, PUBLIC, problem, type Route } from "./route.js";
 
@@ -16,7 +21,7 @@ export const CHANNEL_ROUTES: Route[] = [
   {
     method: "POST",
     path: "/v1/channels/:platform",
-    summary: "A chat platform's webhook (telegram, slack, discord, whatsapp), verified the platform's own way",
+    summary: `A chat platform's webhook (${CHANNEL_PLATFORMS.join(", ")}), verified the platform's own way`,
     tag: "channels",
     auth: PUBLIC,
     responses: WEBHOOK_ANSWERS,
@@ -66,13 +71,26 @@ export const CHANNEL_ROUTES: Route[] = [
   {
     method: "POST",
     path: "/v1/channels/:platform/register",
-    summary: "Point the platform at this worker's webhook (Telegram's setWebhook with the secret token)",
+    summary:
+      "Point the platform at this worker's webhook (Telegram's setWebhook with the secret token), or with `print` " +
+      "say how to by hand",
     tag: "channels",
     auth: ADMIN,
-    body: z.object({ url: z.string().url() }),
+    body: RegisterWebhookRequest,
     responses: {
-      200: json("registered"),
-      409: problem("this platform's webhook is set in its console"),
+      200: json(
+        "registered (`detail`), or with `print` the steps (`steps`: the platform's call against its configured API " +
+          "base URL, or where in its console), secrets as placeholders",
+        z.looseObject({
+          platform: z.string(),
+          url: z.string(),
+          detail: z.string().optional(),
+          steps: z.string().optional(),
+        }),
+      ),
+      400: problem("not an https URL (a platform calls only https)"),
+      404: problem("no such platform, or its settings are not set"),
+      409: problem("this platform's webhook is set in its console: `detail` says where"),
       502: problem("the platform refused"),
     },
   },

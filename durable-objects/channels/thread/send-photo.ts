@@ -39,7 +39,7 @@ export function queueToolPictures(
  */
 export async function sendToolPicture(ctx: ThreadContext, op: Extract<SendOp, { type: "photo" }>): Promise<SendResult> {
   const { client, identity } = ctx;
-  const tooLarge = photoTooLarge(identity.platform, op.bytes, op.caption);
+  const tooLarge = photoTooLarge(ctx.platform, op.bytes, op.caption);
   if (tooLarge) return client.send(identity.chat, { markdown: tooLarge });
   let image: StoredImage | null;
   try {

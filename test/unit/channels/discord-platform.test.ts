@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toDiscordMarkdown } from "../../../durable-objects/channels/platforms/discord/format.js";
-import { type DiscordSettings, discordPlatform } from "../../../durable-objects/channels/platforms/discord/index.js";
+import { discordPlatform } from "../../../durable-objects/channels/platforms/discord/index.js";
+import type { DiscordSettings } from "../../../durable-objects/channels/platforms/discord/settings.js";
 import { discordKeyPair } from "../../helpers/platform-signers.js";
 import { discordRateLimited, startDiscordStandIn } from "../../helpers/platform-standins/discord.js";
 import { type MultipartBody, ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";

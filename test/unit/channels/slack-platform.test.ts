@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageBody, toMrkdwn } from "../../../durable-objects/channels/platforms/slack/format.js";
-import { type SlackSettings, slackPlatform } from "../../../durable-objects/channels/platforms/slack/index.js";
+import { slackPlatform } from "../../../durable-objects/channels/platforms/slack/index.js";
+import type { SlackSettings } from "../../../durable-objects/channels/platforms/slack/settings.js";
 import { slackHeaders } from "../../helpers/platform-signers.js";
 import { ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
 import { slackRateLimited, startSlackStandIn } from "../../helpers/platform-standins/slack.js";

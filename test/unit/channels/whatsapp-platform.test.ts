@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toWhatsAppText } from "../../../durable-objects/channels/platforms/whatsapp/format.js";
-import { type WhatsAppSettings, whatsappPlatform } from "../../../durable-objects/channels/platforms/whatsapp/index.js";
+import { whatsappPlatform } from "../../../durable-objects/channels/platforms/whatsapp/index.js";
+import type { WhatsAppSettings } from "../../../durable-objects/channels/platforms/whatsapp/settings.js";
 import { hubSignature256 } from "../../helpers/platform-signers.js";
 import { type MultipartBody, ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
 import { startWhatsAppStandIn, whatsappRateLimited } from "../../helpers/platform-standins/whatsapp.js";
