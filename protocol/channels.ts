@@ -12,6 +12,9 @@ export const CHANNEL_PLATFORMS = ["telegram", "slack", "discord", "whatsapp"] as
 export const ChannelPlatform = z.enum(CHANNEL_PLATFORMS);
 export type ChannelPlatform = z.infer<typeof ChannelPlatform>;
 
+/** A platform's webhook body is small (Telegram's updates are a few KB); a body declared larger is refused (413). */
+export const CHANNEL_WEBHOOK_MAX_BYTES = 1_000_000;
+
 /** `user:<platform user id>` or `chat:<platform chat id>` (everyone in that group chat). */
 export const GrantSubject = z.string().regex(/^(user|chat):[A-Za-z0-9_.:+@-]{1,128}$/, "user:<id> or chat:<id>");
 

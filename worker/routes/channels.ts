@@ -1,5 +1,6 @@
 import {
   ApprovePairingRequest,
+  CHANNEL_WEBHOOK_MAX_BYTES,
   ChannelGrantRequest,
   ChannelPlatform,
   GrantSubject,
@@ -16,9 +17,6 @@ import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { readJsonBody } from "../read-body.js";
-
-/** A platform's webhook body is small (Telegram's updates are a few KB); anything far larger is not one. */
-const MAX_WEBHOOK_BYTES = 1_000_000;
 
 /**
  * `/v1/channels`: the chat platforms' webhooks (verified each platform's own way, no edgeloop
@@ -132,7 +130,8 @@ channels.post("/:platform/register", authorizeAdmin, async (c) => {
 
 const webhook = async (c: import("hono").Context<AppEnv>) => {
   const length = Number(c.req.header("content-length") ?? "0");
-  if (length > MAX_WEBHOOK_BYTES) return problemResponse(413, "Body too large", `at most ${MAX_WEBHOOK_BYTES} bytes`);
+  if (length > CHANNEL_WEBHOOK_MAX_BYTES)
+    return problemResponse(413, "Body too large", `at most ${CHANNEL_WEBHOOK_MAX_BYTES} bytes`);
   const out = await receiveWebhook(c.env, c.req.param("platform") ?? "", c.req.raw);
   if (!out.ok) return problemResponse(out.status, out.title, out.detail);
   // A string is sent as it is (WhatsApp's GET handshake wants hub.challenge back as plain text).
