@@ -1,7 +1,7 @@
 import { channelDirectoryOf, conversationFor } from "../../addresses.js";
 import { decideApproval } from "../../approval-decision.js";
 import { channelSettings } from "../channel-settings.js";
-import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../core/cards.js";
+import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../chat-content/cards.js";
 import { grantsInForce } from "../directory/grants-in-force.js";
 import type { InboundEvent } from "../platform.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";

@@ -1,7 +1,7 @@
 import { log } from "../../../runtime/log.js";
-import { approvalButtons, questionCard } from "../core/cards.js";
-import { renderLive } from "../core/live-reply.js";
-import { splitText } from "../core/split-text.js";
+import { approvalButtons, questionCard } from "../chat-content/cards.js";
+import { renderLive } from "../chat-content/live-reply.js";
+import { splitText } from "../chat-content/split-text.js";
 import type { SendResult } from "../platform.js";
 import { sendToolPicture } from "./send-photo.js";
 import type { ThreadContext } from "./thread-context.js";

@@ -1,4 +1,4 @@
-import type { ToolLine } from "../core/live-reply.js";
+import type { ToolLine } from "../chat-content/live-reply.js";
 import type { ChatAddress, InboundEvent, PlatformName } from "../platform.js";
 
 /** A platform call waiting in the thread's outbox; `key` makes each one unique. */

@@ -6,7 +6,7 @@ import {
   photoCaption,
   photoTooLarge,
   picturesForMessage,
-} from "../../../durable-objects/channels/core/chat-pictures.js";
+} from "../../../durable-objects/channels/chat-content/chat-pictures.js";
 import { PLATFORMS } from "../../../durable-objects/channels/platforms/index.js";
 
 const png = () =>
