@@ -12,6 +12,9 @@ export const CHANNEL_PLATFORMS = ["telegram", "slack", "discord", "whatsapp"] as
 export const ChannelPlatform = z.enum(CHANNEL_PLATFORMS);
 export type ChannelPlatform = z.infer<typeof ChannelPlatform>;
 
+/** A platform's webhook body is small (Telegram's updates are a few KB); a body declared larger is refused (413). */
+export const CHANNEL_WEBHOOK_MAX_BYTES = 1_000_000;
+
 /** `user:<platform user id>` or `chat:<platform chat id>` (everyone in that group chat). */
 export const GrantSubject = z.string().regex(/^(user|chat):[A-Za-z0-9_.:+@-]{1,128}$/, "user:<id> or chat:<id>");
 
@@ -48,6 +51,18 @@ export const ChannelGrantRequest = z
   .strict()
   .superRefine(refineGrant);
 export type ChannelGrantRequest = z.input<typeof ChannelGrantRequest>;
+
+/** `POST /v1/channels/:platform/register`: point the platform at this URL, or only say how (`print`). */
+export const RegisterWebhookRequest = z
+  .object({
+    url: z.string().url().startsWith("https://", "the platform only calls https URLs"),
+    print: z
+      .boolean()
+      .default(false)
+      .describe("only answer how to register by hand (the platform's call, or its console's steps); change nothing"),
+  })
+  .strict();
+export type RegisterWebhookRequest = z.input<typeof RegisterWebhookRequest>;
 
 export type ChannelGrant = {
   platform: ChannelPlatform;

@@ -1,5 +1,4 @@
 import type { ChannelVars } from "../durable-objects/channels/channel-settings.js";
-import type { TelegramVars } from "../durable-objects/channels/platforms/telegram/telegram-settings.js";
 import type { PairingVars } from "../durable-objects/deployment/pairing-settings.js";
 import type { WorkerConfig } from "../durable-objects/front-door/front-door-config.js";
 import type { FrontDoorEnv } from "../durable-objects/front-door/front-door-env.js";
@@ -12,7 +11,7 @@ import type { HooksVars } from "./hooks/hook-settings.js";
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, TelegramVars, HooksVars, PairingVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, HooksVars, PairingVars {}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

@@ -12,7 +12,7 @@ import { localTime } from "../output/format.js";
 import { renderTable } from "../output/table.js";
 
 const synopsis =
-  "channels [status] | channels approve <code> [--agent <id|*>]... [--pool <name>]... [--target <device|pool:name>] " +
+  "channels [status] | channels pairings | channels approve <code> [--agent <id|*>]... [--pool <name>]... [--target <device|pool:name>] " +
   "| channels grant <platform> <user:ID|chat:ID> [--agent …] [--pool …] [--target …] | channels revoke <platform> <subject> " +
   "| channels register <platform> [--webhook-url <https://…>] [--print] [--json]";
 
@@ -139,8 +139,16 @@ export const channelsCommand: Command = {
           typeof values["webhook-url"] === "string"
             ? values["webhook-url"]
             : `${settings.url.replace(/\/+$/, "")}/v1/channels/${platform}`;
+        // The worker says how: the steps are its platform module's, with its own settings (the
+        // platform's API base URL), and it refuses a URL the platform would not call.
         if (values.print) {
-          console.log(registrationSteps(platform, webhookUrl));
+          const out = await client.json(z.looseObject({ steps: z.string() }), `/v1/channels/${platform}/register`, {
+            method: "POST",
+            auth: "admin",
+            body: { url: webhookUrl, print: true },
+          });
+          if (json) printJson(out);
+          else console.log(out.steps);
           return EXIT.ok;
         }
         const out = await client.json(z.looseObject({ detail: z.string() }), `/v1/channels/${platform}/register`, {
@@ -204,24 +212,5 @@ function printStatus(status: z.infer<typeof Status>, pairingsOnly: boolean): voi
     console.log("\nRecent refusals:");
     for (const a of status.audit.slice(0, 10))
       console.log(`  ${localTime(a.at)}  ${a.platform}  ${a.user_name} (${a.user_id})  ${a.action}`);
-  }
-}
-
-/** How to point a platform at the worker by hand; the secrets stay placeholders. */
-export function registrationSteps(platform: ChannelPlatform, webhookUrl: string): string {
-  switch (platform) {
-    case "telegram":
-      return [
-        "curl -sS https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/setWebhook \\",
-        `  -d url=${webhookUrl} \\`,
-        "  -d secret_token=$TELEGRAM_WEBHOOK_SECRET \\",
-        '  -d allowed_updates=\'["message","callback_query"]\'',
-      ].join("\n");
-    case "slack":
-      return `In api.slack.com/apps → your app: Event Subscriptions and Interactivity → Request URL ${webhookUrl}`;
-    case "discord":
-      return `In discord.com/developers/applications → your app → General Information: Interactions Endpoint URL ${webhookUrl}`;
-    case "whatsapp":
-      return `In developers.facebook.com → your app → WhatsApp → Configuration: Callback URL ${webhookUrl}, Verify token $WHATSAPP_VERIFY_TOKEN`;
   }
 }

@@ -1,5 +1,9 @@
+import { CHANNEL_PLATFORMS } from "@edgeloop/protocol/channels";
 import { z } from "zod";
 import { oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
+
+/** `platform:user id`, the platform one of the list's. */
+const APPROVER = new RegExp(`^(${CHANNEL_PLATFORMS.join("|")}):[A-Za-z0-9_.+@-]{1,128}$`);
 
 /** `telegram:12345,slack:U0123` → the set of `platform:user id` that may press Approve. */
 const Approvers = z
@@ -11,7 +15,7 @@ const Approvers = z
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean)) {
-      if (!/^(telegram|slack|discord|whatsapp):[A-Za-z0-9_.+@-]{1,128}$/.test(entry)) {
+      if (!APPROVER.test(entry)) {
         ctx.addIssue({ code: "custom", message: `entry '${entry.slice(0, 30)}' is not platform:user_id` });
         return z.NEVER;
       }

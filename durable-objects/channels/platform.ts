@@ -1,3 +1,6 @@
+import type { ChannelPlatform } from "@edgeloop/protocol/channels";
+import type { z } from "zod";
+
 /**
  * The seam between edgeloop's channel logic and one chat platform (Telegram, Slack, Discord,
  * WhatsApp). A platform module only speaks its platform's wire format: it verifies an inbound
@@ -7,7 +10,8 @@
  * edits — lives in the channel core and is the same for every platform.
  */
 
-export type PlatformName = "telegram" | "slack" | "discord" | "whatsapp";
+/** A platform's name: one of protocol/channels.ts's CHANNEL_PLATFORMS, the one list of them. */
+export type PlatformName = ChannelPlatform;
 
 /** Where a reply goes: a chat, and inside it a thread or topic when the platform has one. */
 export interface ChatAddress {
@@ -42,6 +46,8 @@ export type InboundEvent =
       chatType: "direct" | "group";
       text: string;
       images: InboundImage[];
+      /** What the platform needs to answer the sender alone (Discord's interaction token), when it has that. */
+      ackToken?: string;
     }
   | {
       /** A press on a button edgeloop sent; `data` is the short id edgeloop put there (≤ 64 bytes). */
@@ -85,6 +91,12 @@ export interface OutboundMessage {
   buttons?: Button[][];
   /** A photo to send with (or instead of) the text. */
   image?: { bytes: Uint8Array; mediaType: string; caption?: string };
+  /**
+   * Seen only by the sender of the message it answers, where the platform can do that (Discord: an
+   * ephemeral follow-up on the interaction's `ackToken`); a pairing code is a secret. Elsewhere the
+   * chat is the sender's own (Telegram and WhatsApp direct chats) or the message goes to the chat.
+   */
+  onlyFor?: { userId: string; ackToken?: string };
 }
 
 /** A platform call's outcome, shaped for the outbox: retry on 429/5xx after `retryAfterMs`. */
@@ -99,12 +111,32 @@ export interface PlatformLimits {
   minEditIntervalMs: number;
   /** Whether a message can be edited in place (WhatsApp cannot: the reply is sent when complete). */
   canEdit: boolean;
+  /** The largest photo the platform takes from a bot; a larger one is replaced by a line saying so. */
+  photoMaxBytes: number;
 }
 
-/** One platform. Verification and parsing are pure over (request bytes, settings); the client does I/O. */
+/** A platform's settings as its module reads them: null while the channel is off. */
+export type SettingsResult<S> = { ok: true; value: S | null } | { ok: false; error: string };
+
+/**
+ * One platform: everything about it is in its folder (platforms/<name>/) and reached through this
+ * shape; the registry (platforms/index.ts) lists it once. Verification and parsing are pure over
+ * (request bytes, settings); the client does I/O.
+ */
 export interface ChatPlatform<Settings> {
   name: PlatformName;
+  /** How people write the platform's name ("WhatsApp"), in what a chat is told. */
+  title: string;
   limits: PlatformLimits;
+  /** Its vars, each with a `.describe()` (docs/configuration.md is generated from it). */
+  settingsSchema: z.ZodObject;
+  /** Its settings read from the deployment's vars: null while the channel is off. */
+  settings(env: object): SettingsResult<Settings>;
+  /**
+   * How to point the platform at `webhookUrl` by hand: the API call to make (against the configured
+   * API base URL) or where in the platform's console; secrets stay placeholders.
+   */
+  registration(webhookUrl: string, settings: Settings): string;
   /** Verify the request the platform's way and parse it; never throws on bad input. */
   inbound(request: Request, settings: Settings): Promise<InboundResult>;
   client(settings: Settings, fetchImpl?: typeof fetch): PlatformClient;
@@ -113,9 +145,17 @@ export interface ChatPlatform<Settings> {
 export interface PlatformClient {
   send(to: ChatAddress, message: OutboundMessage): Promise<SendResult>;
   edit(to: ChatAddress, messageId: string, message: OutboundMessage): Promise<SendResult>;
-  /** Show "typing…" while tools run; best effort. */
-  typing(to: ChatAddress): Promise<void>;
-  /** Acknowledge a button press (toast text), when the platform requires it. */
+  /**
+   * Show "typing…" while tools run; best effort. `inReplyTo` is the user's message being answered,
+   * which WhatsApp's indicator needs (without it WhatsApp shows nothing).
+   */
+  typing(to: ChatAddress, inReplyTo?: string): Promise<void>;
+  /** Mark a user's message read where the platform shows that to the sender (WhatsApp); best effort. */
+  markRead?(to: ChatAddress, messageId: string): Promise<void>;
+  /**
+   * Tell the presser what their press did (a toast, an ephemeral follow-up, or a reply in their chat
+   * where the platform has neither): docs/channels.md promises every press an answer.
+   */
   answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string): Promise<void>;
   /** Fetch the bytes of an image a user sent. */
   fetchImage(image: InboundImage): Promise<{ bytes: Uint8Array; mediaType: string }>;

@@ -3,7 +3,7 @@ import { chatThreadFor, deploymentOf } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { FrontDoorEnv } from "../front-door/front-door-env.js";
 import { claimIdempotencyKey } from "../front-door/idempotency.js";
-import type { ImmediateAnswer, PlatformName } from "./platform.js";
+import type { ImmediateAnswer } from "./platform.js";
 import { platformNamed } from "./platforms/index.js";
 import { threadIdentity } from "./thread-key.js";
 
@@ -22,13 +22,12 @@ export async function receiveWebhook(
   platformName: string,
   request: Request,
 ): Promise<WebhookOutcome> {
-  const registered = platformNamed(platformName);
-  if (!registered) return { ok: false, status: 404, title: "Not found", detail: `no channel '${platformName}'` };
-  const settings = registered.settings(env);
+  const platform = platformNamed(platformName);
+  if (!platform) return { ok: false, status: 404, title: "Not found", detail: `no channel '${platformName}'` };
+  const settings = platform.settings(env);
   if (!settings.ok) return { ok: false, status: 500, title: "Server misconfigured", detail: settings.error };
   if (settings.value === null)
     return { ok: false, status: 404, title: "Channel not configured", detail: `${platformName} has no settings here` };
-  const platform = registered.platform;
   const result = await platform.inbound(request, settings.value);
   if (!result.ok) {
     await deploymentOf(env)
@@ -41,7 +40,7 @@ export async function receiveWebhook(
   let taken = 0;
   let repeated = 0;
   for (const event of result.events) {
-    const identity = threadIdentity(platform.name as PlatformName, event.chat);
+    const identity = threadIdentity(platform.name, event.chat);
     const body = JSON.stringify(event);
     const claim = await claimIdempotencyKey(env, `channel:${platform.name}`, `${event.kind}:${event.eventId}`, body);
     if (claim.kind !== "new") {

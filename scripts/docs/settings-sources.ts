@@ -1,9 +1,6 @@
 import { z } from "zod";
 import { ChannelVarsSchema } from "../../durable-objects/channels/channel-settings.js";
-import { DiscordSettingsSchema } from "../../durable-objects/channels/platforms/discord/index.js";
-import { SlackSettingsSchema } from "../../durable-objects/channels/platforms/slack/index.js";
-import { TelegramVarsSchema } from "../../durable-objects/channels/platforms/telegram/telegram-settings.js";
-import { WhatsAppSettingsSchema } from "../../durable-objects/channels/platforms/whatsapp/index.js";
+import { PLATFORMS } from "../../durable-objects/channels/platforms/index.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ImageVarsSchema } from "../../durable-objects/conversation/settings/image-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
@@ -31,22 +28,12 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
   { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },
   { part: "chat channels", file: "durable-objects/channels/channel-settings.ts", schema: ChannelVarsSchema },
-  {
-    part: "Telegram",
-    file: "durable-objects/channels/platforms/telegram/telegram-settings.ts",
-    schema: TelegramVarsSchema,
-  },
-  { part: "Slack channel", file: "durable-objects/channels/platforms/slack/settings.ts", schema: SlackSettingsSchema },
-  {
-    part: "Discord channel",
-    file: "durable-objects/channels/platforms/discord/settings.ts",
-    schema: DiscordSettingsSchema,
-  },
-  {
-    part: "WhatsApp channel",
-    file: "durable-objects/channels/platforms/whatsapp/settings.ts",
-    schema: WhatsAppSettingsSchema,
-  },
+  // Each chat platform's own, from the registry: its settings live in its folder's settings.ts.
+  ...Object.values(PLATFORMS).map((platform) => ({
+    part: `${platform.title} channel`,
+    file: `durable-objects/channels/platforms/${platform.name}/settings.ts`,
+    schema: platform.settingsSchema,
+  })),
   { part: "named hooks", file: "worker/hooks/hook-settings.ts", schema: HooksVarsSchema },
   { part: "pairing", file: "durable-objects/deployment/pairing-settings.ts", schema: PairingVarsSchema },
   {

@@ -12,8 +12,8 @@ import { CLOCK_AND_ECHO, HELLO } from "../fixtures/chat-scripts.js";
 import { adminJson, waitForRecorded } from "../helpers/channel-e2e.js";
 import type { LocalWorker } from "../helpers/local-worker.js";
 import { discordKeyPair } from "../helpers/platform-signers.js";
-import { startDiscordStandIn } from "../helpers/platform-standins/discord.js";
-import type { RecordedCall, StandIn } from "../helpers/platform-standins/recording-server.js";
+import { type DiscordStandIn, startDiscordStandIn } from "../helpers/platform-standins/discord.js";
+import type { RecordedCall } from "../helpers/platform-standins/recording-server.js";
 import { startScriptedStack } from "../helpers/scripted-stack.js";
 
 const BOT_TOKEN = "e2e-discord-bot-token";
@@ -30,7 +30,7 @@ const COMPONENT = fixture("discord-component.json");
 const keys = discordKeyPair();
 
 let llm: ScriptedLlm;
-let discord: StandIn & { apiBaseUrl: string };
+let discord: DiscordStandIn;
 let worker: LocalWorker;
 let n = 0;
 
@@ -81,14 +81,8 @@ const pressOn = (user: string, messageId: string, customId: string) =>
     data: { custom_id: customId, component_type: 2 },
   });
 
-async function interact(body: string) {
-  const res = await fetch(`${worker.url}/v1/channels/discord`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...keys.headers(body) },
-    body,
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+/** An interaction delivered the way Discord delivers it: follow-ups count only once it is answered. */
+const interact = (body: string) => discord.interact(`${worker.url}/v1/channels/discord`, body, keys.headers(body));
 
 type Component = { type: number; label?: string; custom_id?: string; components?: Component[] };
 type MessageBody = { content?: string; components?: Component[] };
@@ -99,13 +93,22 @@ const inChannel = (verb: string) => (c: RecordedCall) =>
 const idOf = (c: RecordedCall) => String((c.answer as { id: string }).id);
 const waitForCall = (what: string, pred: (c: RecordedCall) => boolean) =>
   waitForRecorded(() => discord.calls, what, pred);
+/** An ephemeral follow-up (flags 64) Discord took: seen by the interaction's user alone. */
+const ephemeral = (c: RecordedCall) =>
+  c.method === "POST" &&
+  c.path.startsWith(`/api/v10/webhooks/${APPLICATION_ID}/`) &&
+  (c.body as { flags?: number } | null)?.flags === 64 &&
+  typeof (c.answer as { id?: unknown } | undefined)?.id === "string";
 
 async function pair(user: string): Promise<void> {
   const mark = discord.calls.length;
   await interact(ask(user, "hi"));
   const notice = await waitForCall(
-    "the pairing code",
-    (c) => discord.calls.indexOf(c) >= mark && inChannel("POST")(c) && /pairing code/.test(contentOf(c)),
+    "the pairing code, to the user alone",
+    (c) => discord.calls.indexOf(c) >= mark && ephemeral(c) && /pairing code/.test(contentOf(c)),
+  );
+  expect(discord.calls.slice(mark).filter((c) => inChannel("POST")(c) && /pairing code/.test(contentOf(c)))).toEqual(
+    [],
   );
   const code = contentOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
   expect(
@@ -155,12 +158,10 @@ describe("Discord channel", () => {
     const approve = buttons[0]!.custom_id!;
 
     expect((await interact(pressOn(MEMBER, idOf(card), approve))).body).toEqual({ type: 6 });
-    await waitForCall(
-      "the refusal, to the member alone",
-      (c) => c.path.startsWith(`/api/v10/webhooks/${APPLICATION_ID}/`) && /may not approve/.test(contentOf(c)),
-    );
+    await waitForCall("the refusal, to the member alone", (c) => ephemeral(c) && /may not approve/.test(contentOf(c)));
     await interact(pressOn(OWNER, idOf(card), approve));
     await interact(pressOn(OWNER, idOf(card), approve));
+    await waitForCall("the second press told", (c) => ephemeral(c) && /^Already decided/.test(contentOf(c)));
     await waitForCall(
       "the card edited in place",
       (c) => inChannel("PATCH")(c) && c.path.endsWith(`/${idOf(card)}`) && /Approved by/.test(contentOf(c)),

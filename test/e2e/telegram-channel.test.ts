@@ -87,6 +87,27 @@ describe("Telegram channel", () => {
     telegram.reset();
   });
 
+  it("--print shows the setWebhook call against this worker's Bot API, and refuses a URL Telegram would not call", async () => {
+    const printed = await cli([
+      "channels",
+      "register",
+      "telegram",
+      "--print",
+      "--webhook-url",
+      "https://edgeloop.example/v1/channels/telegram",
+    ]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`curl -sS ${telegram.url}/bot$TELEGRAM_BOT_TOKEN/setWebhook`);
+    expect(printed.stdout).toContain("-d url=https://edgeloop.example/v1/channels/telegram");
+    expect(printed.stdout).not.toContain(SECRET);
+    // Without --webhook-url the URL is the worker's own, http here: the worker refuses it, so nothing is printed.
+    const local = await cli(["channels", "register", "telegram", "--print"]);
+    expect(local.code).not.toBe(0);
+    expect(local.stderr).toMatch(/https/);
+    expect(local.stdout).not.toContain("setWebhook");
+    expect(telegram.callsOf("setWebhook")).toHaveLength(0);
+  });
+
   it("refuses an update without the secret token, or with a wrong one", async () => {
     expect((await post(textUpdate(OWNER, "hello"), null)).status).toBe(401);
     expect((await post(textUpdate(OWNER, "hello"), "not-the-secret-token")).status).toBe(401);

@@ -21,6 +21,7 @@ const ACCESS_TOKEN = "EAAJB-e2e-token";
 const PHONE_ID = "106540352242922";
 const VERIFY_TOKEN = "e2e-verify-token";
 const OWNER = "16505550001"; // paired, and an approver
+const MEMBER = "16505550002"; // paired, may not approve
 const RULES = [...CLOCK_AND_ECHO, HELLO];
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/channels/${name}`, import.meta.url), "utf8");
@@ -61,9 +62,10 @@ const textFrom = (from: string, text: string) =>
     .replace(/wamid\.[A-Za-z0-9=]+/, `wamid.E2E${++n}`)
     .replace("Does it come in another color?", text);
 
-/** The documented reply-button press from `from`, carrying the button id edgeloop sent. */
-const pressFrom = (from: string, id: string) =>
+/** The documented reply-button press from `from` on the message `cardId`, carrying the button id edgeloop sent. */
+const pressFrom = (from: string, cardId: string, id: string) =>
   BUTTON.replaceAll("16505551234", from)
+    .replace("wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3NjNFN0U5QzMzMDA0Q0I1M0IA", cardId)
     .replace(/"id": "wamid\.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA="/, `"id": "wamid.E2E${++n}"`)
     .replace('"id": "change-button"', `"id": ${JSON.stringify(id)}`);
 
@@ -82,6 +84,11 @@ const outbound = (c: RecordedCall) => (c.body ?? {}) as Outbound;
 const isMessage = (c: RecordedCall) => c.method === "POST" && /\/messages$/.test(c.path);
 const textOf = (c: RecordedCall) => outbound(c).text?.body ?? outbound(c).interactive?.body.text ?? "";
 const toOwner = (c: RecordedCall) => isMessage(c) && outbound(c).to === OWNER;
+const toMember = (c: RecordedCall) => isMessage(c) && outbound(c).to === MEMBER;
+/** A text sent in reply to the message `id` (WhatsApp's `context`). */
+const replyTo = (id: string) => (c: RecordedCall) =>
+  (c.body as { context?: { message_id?: string } } | null)?.context?.message_id === id;
+const idOf = (c: RecordedCall) => String((c.answer as { messages: { id: string }[] }).messages[0]!.id);
 const waitForCall = (what: string, pred: (c: RecordedCall) => boolean) => waitForRecorded(() => meta.calls, what, pred);
 
 describe("WhatsApp channel", () => {
@@ -95,12 +102,19 @@ describe("WhatsApp channel", () => {
   });
 
   it("pairs a new number with a code an admin approves", async () => {
-    expect((await deliver(textFrom(OWNER, "hi"))).body).toMatchObject({ ok: true, taken: 1 });
-    const notice = await waitForCall("the pairing code", (c) => toOwner(c) && /pairing code/.test(textOf(c)));
-    const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
-    const approved = await adminJson(worker.url, "POST", `/v1/channels/pairings/${code}/approve`, { agents: ["pi-1"] });
-    expect(approved.status).toBe(200);
-    await waitForCall("the paired notice", (c) => toOwner(c) && /^Paired/.test(textOf(c)));
+    for (const [who, to] of [
+      [OWNER, toOwner],
+      [MEMBER, toMember],
+    ] as const) {
+      expect((await deliver(textFrom(who, "hi"))).body).toMatchObject({ ok: true, taken: 1 });
+      const notice = await waitForCall("the pairing code", (c) => to(c) && /pairing code/.test(textOf(c)));
+      const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
+      const approved = await adminJson(worker.url, "POST", `/v1/channels/pairings/${code}/approve`, {
+        agents: ["pi-1"],
+      });
+      expect(approved.status).toBe(200);
+      await waitForCall("the paired notice", (c) => to(c) && /^Paired/.test(textOf(c)));
+    }
   });
 
   it("a reply is sent once, complete, with no live message before it; a redelivery starts nothing", async () => {
@@ -122,13 +136,51 @@ describe("WhatsApp channel", () => {
     const card = await waitForCall("the card", (c) => toOwner(c) && outbound(c).type === "interactive");
     const buttons = outbound(card).interactive!.action.buttons!;
     expect(buttons.map((b) => b.reply.title)).toEqual(["Approve", "Always", "Deny"]);
-    await deliver(pressFrom(OWNER, buttons[0]!.reply.id));
-    await deliver(pressFrom(OWNER, buttons[0]!.reply.id));
+    await deliver(pressFrom(OWNER, idOf(card), buttons[0]!.reply.id));
+    await deliver(pressFrom(OWNER, idOf(card), buttons[0]!.reply.id));
     await waitForCall("the decision", (c) => toOwner(c) && /Approved by/.test(textOf(c)));
+    await waitForCall(
+      "the second press told, in reply to the card",
+      (c) => toOwner(c) && replyTo(idOf(card))(c) && /^Already decided/.test(textOf(c)),
+    );
     await waitForCall("the answer", (c) => toOwner(c) && textOf(c).includes("Echo said tapped"));
     const ran = llm
       .requests()
       .filter((r) => JSON.stringify(r.body).includes('"tapped"') && JSON.stringify(r.body).includes('"role":"tool"'));
     expect(ran).toHaveLength(1);
+  });
+
+  it("a non-approver's press is answered in their chat, and applies nothing", async () => {
+    const mark = meta.calls.length;
+    await deliver(textFrom(MEMBER, "please echo"));
+    const card = await waitForCall(
+      "the member's card",
+      (c) => meta.calls.indexOf(c) >= mark && toMember(c) && outbound(c).type === "interactive",
+    );
+    const approve = outbound(card).interactive!.action.buttons![0]!.reply.id;
+    await deliver(pressFrom(MEMBER, idOf(card), approve));
+    await waitForCall(
+      "the refusal, in reply to the card",
+      (c) => toMember(c) && replyTo(idOf(card))(c) && textOf(c) === "You may not approve tool calls here.",
+    );
+    expect(meta.calls.slice(mark).filter((c) => toMember(c) && /Approved by/.test(textOf(c)))).toEqual([]);
+  });
+
+  it("marks a granted user's message read with the typing indicator when it starts a run", async () => {
+    const body = textFrom(OWNER, "clock please");
+    const wamid = (JSON.parse(body) as { entry: { changes: { value: { messages: { id: string }[] } }[] }[] }).entry[0]!
+      .changes[0]!.value.messages[0]!.id;
+    await deliver(body);
+    const read = await waitForCall(
+      "the typing indicator",
+      (c) => isMessage(c) && (c.body as { message_id?: string } | null)?.message_id === wamid,
+    );
+    expect(read.body).toEqual({
+      messaging_product: "whatsapp",
+      status: "read",
+      message_id: wamid,
+      typing_indicator: { type: "text" },
+    });
+    expect(read.answer).toEqual({ success: true });
   });
 });

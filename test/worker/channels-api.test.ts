@@ -3,6 +3,7 @@
  * way and deduplicated by the platform's event id, and the admin API for grants and pairing codes.
  */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { ChatPlatform } from "../../durable-objects/channels/platform.js";
 import { PLATFORMS } from "../../durable-objects/channels/platforms/index.js";
 import { ADMIN, API, call } from "./support/front-door.js";
@@ -118,7 +119,11 @@ describe("a platform's immediate answer", () => {
   it("goes back as plain text when it is a string (a verify handshake), as JSON otherwise", async () => {
     const handshake: ChatPlatform<{ token: string }> = {
       name: "whatsapp",
-      limits: { maxMessageLength: 4096, minEditIntervalMs: 0, canEdit: false },
+      title: "WhatsApp",
+      limits: { maxMessageLength: 4096, minEditIntervalMs: 0, canEdit: false, photoMaxBytes: 1 },
+      settingsSchema: z.object({}),
+      settings: () => ({ ok: true, value: { token: "t" } }),
+      registration: () => "",
       async inbound(request) {
         const url = new URL(request.url);
         const body = request.method === "GET" ? (url.searchParams.get("hub.challenge") ?? "") : { challenge: "json" };
@@ -129,7 +134,7 @@ describe("a platform's immediate answer", () => {
       },
     };
     const before = PLATFORMS.whatsapp;
-    PLATFORMS.whatsapp = { platform: handshake, settings: () => ({ ok: true, value: { token: "t" } }) } as never;
+    PLATFORMS.whatsapp = handshake as never;
     try {
       const get = await call("/v1/channels/whatsapp?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=t");
       expect(get.status).toBe(200);

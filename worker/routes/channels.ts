@@ -1,6 +1,12 @@
-import { ApprovePairingRequest, ChannelGrantRequest, ChannelPlatform, GrantSubject } from "@edgeloop/protocol/channels";
+import {
+  ApprovePairingRequest,
+  CHANNEL_WEBHOOK_MAX_BYTES,
+  ChannelGrantRequest,
+  ChannelPlatform,
+  GrantSubject,
+  RegisterWebhookRequest,
+} from "@edgeloop/protocol/channels";
 import { Hono } from "hono";
-import { z } from "zod";
 import { chatThreadFor, deploymentOf } from "../../durable-objects/addresses.js";
 import { PLATFORMS, platformNamed } from "../../durable-objects/channels/platforms/index.js";
 import { receiveWebhook } from "../../durable-objects/channels/receive-webhook.js";
@@ -11,13 +17,6 @@ import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { readJsonBody } from "../read-body.js";
-
-/** A platform's webhook body is small (Telegram's updates are a few KB); anything far larger is not one. */
-const MAX_WEBHOOK_BYTES = 1_000_000;
-
-const RegisterBody = z
-  .object({ url: z.string().url().startsWith("https://", "the platform only calls https URLs") })
-  .strict();
 
 /**
  * `/v1/channels`: the chat platforms' webhooks (verified each platform's own way, no edgeloop
@@ -41,18 +40,13 @@ channels.get("/", authorizeAdmin, async (c) => {
     deployment.grants(),
     deployment.recentChatAudit(),
   ]);
-  const platforms = ChannelPlatform.options.map((platform) => {
-    const registered = PLATFORMS[platform];
-    const settings = registered?.settings(c.env);
+  const platforms = Object.values(PLATFORMS).map((platform) => {
+    const settings = platform.settings(c.env);
     return {
-      platform,
-      configured: settings?.ok === true && settings.value !== null,
-      webhook_path: `/v1/channels/${platform}`,
-      ...(!registered
-        ? { error: "not built into this worker" }
-        : settings?.ok === false
-          ? { error: settings.error }
-          : {}),
+      platform: platform.name,
+      configured: settings.ok && settings.value !== null,
+      webhook_path: `/v1/channels/${platform.name}`,
+      ...(!settings.ok ? { error: settings.error } : {}),
     };
   });
   return c.json({ platforms, pairings, grants, audit });
@@ -117,27 +111,27 @@ channels.delete("/grants/:platform/:subject", authorizeAdmin, async (c) => {
 });
 
 channels.post("/:platform/register", authorizeAdmin, async (c) => {
-  const registered = platformNamed(c.req.param("platform"));
-  const settings = registered?.settings(c.env);
-  if (!registered || !settings?.ok || !settings.value)
+  const platform = platformNamed(c.req.param("platform"));
+  const settings = platform?.settings(c.env);
+  if (!platform || !settings?.ok || !settings.value)
     return problemResponse(404, "Channel not configured", `no configured channel '${c.req.param("platform")}'`);
-  const body = await readJsonBody(c, RegisterBody);
+  const body = await readJsonBody(c, RegisterWebhookRequest);
   if (!body.ok) return body.response;
-  const client = registered.platform.client(settings.value);
-  if (!client.registerWebhook)
-    return problemResponse(
-      409,
-      "Registered in the platform's console",
-      "see docs/channels.md for this platform's steps",
-    );
-  const res = await client.registerWebhook(body.value.url);
+  const { url, print } = body.value;
+  // The steps come from the platform's module, with this worker's settings (its API base URL).
+  const steps = platform.registration(url, settings.value);
+  if (print) return c.json({ platform: platform.name, url, steps });
+  const client = platform.client(settings.value);
+  if (!client.registerWebhook) return problemResponse(409, "Registered in the platform's console", steps);
+  const res = await client.registerWebhook(url);
   if (!res.ok) return problemResponse(502, "The platform refused", res.detail);
-  return c.json({ platform: registered.platform.name, url: body.value.url, detail: res.detail });
+  return c.json({ platform: platform.name, url, detail: res.detail });
 });
 
 const webhook = async (c: import("hono").Context<AppEnv>) => {
   const length = Number(c.req.header("content-length") ?? "0");
-  if (length > MAX_WEBHOOK_BYTES) return problemResponse(413, "Body too large", `at most ${MAX_WEBHOOK_BYTES} bytes`);
+  if (length > CHANNEL_WEBHOOK_MAX_BYTES)
+    return problemResponse(413, "Body too large", `at most ${CHANNEL_WEBHOOK_MAX_BYTES} bytes`);
   const out = await receiveWebhook(c.env, c.req.param("platform") ?? "", c.req.raw);
   if (!out.ok) return problemResponse(out.status, out.title, out.detail);
   // A string is sent as it is (WhatsApp's GET handshake wants hub.challenge back as plain text).

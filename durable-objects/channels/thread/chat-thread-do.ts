@@ -82,9 +82,9 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
 
   private context(): ThreadContext | null {
     const identity = this.store.identity();
-    const registered = identity && platformNamed(identity.platform);
-    if (!identity || !registered) return null;
-    const settings = registered.settings(this.env);
+    const platform = identity && platformNamed(identity.platform);
+    if (!identity || !platform) return null;
+    const settings = platform.settings(this.env);
     if (!settings.ok || settings.value === null) {
       log("warn", "chat thread without its platform's settings", { thread: identity.key });
       return null;
@@ -93,8 +93,9 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
       env: this.env,
       store: this.store,
       identity,
-      client: registered.platform.client(settings.value),
-      limits: registered.platform.limits,
+      platform,
+      client: platform.client(settings.value),
+      limits: platform.limits,
     };
   }
 }

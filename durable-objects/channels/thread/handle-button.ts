@@ -2,7 +2,7 @@ import { conversationFor, deploymentOf } from "../../addresses.js";
 import { decideApproval } from "../../approval-decision.js";
 import { grantInForce } from "../../deployment/in-force.js";
 import { channelSettings } from "../channel-settings.js";
-import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../core/cards.js";
+import { APPROVAL_OUTCOME, decidedLine, parseButtonData } from "../chat-content/cards.js";
 import type { InboundEvent } from "../platform.js";
 import { countRefusal, type ThreadContext } from "./thread-context.js";
 

@@ -6,8 +6,8 @@ import { chatReplyTarget, conversationFor, deploymentOf } from "../../addresses.
 import { grantInForce } from "../../deployment/in-force.js";
 import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
-import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
-import { PICTURE_ONLY_TEXT } from "../core/chat-pictures.js";
+import { HELP_TEXT, parseCommand } from "../chat-content/chat-commands.js";
+import { PICTURE_ONLY_TEXT } from "../chat-content/chat-pictures.js";
 import type { InboundEvent } from "../platform.js";
 import { approveDevicePairing } from "./approve-device.js";
 import { picturesOf } from "./message-pictures.js";
@@ -25,22 +25,31 @@ const targetOf = (t: string) => (t.startsWith("pool:") ? { pool: t.slice(5) } : 
  * question answers it, and anything else goes through the front door as the thread's message.
  */
 export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Promise<void> {
+  const typingShown = await answerMessage(ctx, event);
+  // A message that started a run was marked read by the typing indicator; a granted user's other
+  // messages are marked read here; a stranger's are not (no platform call per message of a flood).
+  if (typingShown === false) await ctx.client.markRead?.(ctx.identity.chat, event.eventId).catch(() => {});
+}
+
+/** True when the message went to the conversation and "typing…" is shown; null for a stranger's. */
+async function answerMessage(ctx: ThreadContext, event: MessageEvent): Promise<boolean | null> {
   const { env, store, identity } = ctx;
   // Neither lookup asks the deployment object per message (docs/architecture.md#trusted-copies).
   const grant = await grantInForce(env, identity.platform, event.user.id, event.chat.chatId);
   if (!grant) {
     await countRefusal(env, identity.platform, "unpaired user");
-    if (toldStrangers.recently(identity.key, event.user.id)) return;
+    if (toldStrangers.recently(identity.key, event.user.id)) return null;
     const pairing = await deploymentOf(env).chatPairingFor(identity.platform, event.user, event.chat);
     toldStrangers.remember(identity.key, event.user.id);
-    if (pairing.notify)
-      notice(
-        ctx,
-        `pairing:${pairing.code}:${Date.now()}`,
+    if (pairing.notify) {
+      const text =
         `You are not paired with this edgeloop yet. Your pairing code is ${pairing.code}.\n` +
-          `Ask an admin to approve it: \`edgeloop channels approve ${pairing.code} --agent DEVICE\``,
-      );
-    return;
+        `Ask an admin to approve it: \`edgeloop channels approve ${pairing.code} --agent DEVICE\``;
+      // The code is the stranger's alone: where the platform can, nobody else in the chat sees it.
+      const only_for = { user_id: event.user.id, ...(event.ackToken ? { ack_token: event.ackToken } : {}) };
+      ctx.store.enqueue(`notice:pairing:${pairing.code}:${Date.now()}`, { type: "notice", text, only_for }, Date.now());
+    }
+    return null;
   }
   const cfg = readConfig(env);
   if (!cfg.ok) return notice(ctx, `misconfigured:${event.eventId}`, "edgeloop is misconfigured; ask an admin.");
@@ -70,10 +79,10 @@ export async function handleMessage(ctx: ThreadContext, event: MessageEvent): Pr
     store.decideCard(question.card_id, `💬 Answered by ${event.user.name}`);
     store.enqueue(`card_edit:${question.card_id}`, { type: "card_edit", card_id: question.card_id }, Date.now());
     const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, event.text);
-    if (res.applied) return;
+    if (res.applied) return false;
     // The question ended meanwhile (answered elsewhere, or the run was cancelled): a new message.
   }
-  await postToConversation(ctx, principal, grant, event);
+  return postToConversation(ctx, principal, grant, event);
 }
 
 async function postToConversation(
@@ -81,7 +90,7 @@ async function postToConversation(
   principal: Principal,
   grant: ChannelGrant,
   event: MessageEvent,
-): Promise<void> {
+): Promise<boolean> {
   const { env, store, identity } = ctx;
   const target = store.get<string>("target") ?? defaultTarget(grant);
   if (!target) return notice(ctx, `notarget:${event.eventId}`, "No device chosen: send /device NAME first.");
@@ -96,7 +105,7 @@ async function postToConversation(
     store.put("conversation_id", conversationId);
   }
   const cfg = readConfig(env);
-  if (!cfg.ok) return;
+  if (!cfg.ok) return false;
   const msg = {
     text: event.text === "" ? PICTURE_ONLY_TEXT : event.text,
     conversation_id: conversationId,
@@ -119,7 +128,8 @@ async function postToConversation(
   const accepted = JSON.parse(out.body) as { conversation_id: string; message_id: string; agent_id?: string };
   const agentId = accepted.agent_id ?? target;
   store.addRun(accepted.message_id, accepted.conversation_id, agentId, Date.now());
-  await ctx.client.typing(identity.chat).catch(() => {});
+  await ctx.client.typing(identity.chat, event.eventId).catch(() => {});
+  return true;
 }
 
 async function switchDevice(
@@ -127,7 +137,7 @@ async function switchDevice(
   principal: Principal,
   target: string | null,
   eventId: string,
-): Promise<void> {
+): Promise<false> {
   if (target === null) {
     const now = ctx.store.get<string>("target");
     return notice(ctx, `device:${eventId}`, `Talking to ${now ?? "the default device"}. Send /device NAME to switch.`);
@@ -150,6 +160,8 @@ export function defaultTarget(grant: Pick<ChannelGrant, "target" | "pools" | "ag
   return grant.agents.find((a) => a !== "*") ?? null;
 }
 
-function notice(ctx: ThreadContext, key: string, text: string): void {
+/** Queue a notice to the chat; false: the message started no run. */
+function notice(ctx: ThreadContext, key: string, text: string): false {
   ctx.store.enqueue(`notice:${key}`, { type: "notice", text }, Date.now());
+  return false;
 }

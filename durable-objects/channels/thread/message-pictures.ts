@@ -1,6 +1,6 @@
 import { log } from "../../../runtime/log.js";
 import { imageSettings } from "../../conversation/settings/image-settings.js";
-import { type FetchedPicture, type PicturesOutcome, picturesForMessage } from "../core/chat-pictures.js";
+import { type FetchedPicture, type PicturesOutcome, picturesForMessage } from "../chat-content/chat-pictures.js";
 import type { InboundImage } from "../platform.js";
 import type { ThreadContext } from "./thread-context.js";
 

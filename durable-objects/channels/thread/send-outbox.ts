@@ -1,7 +1,7 @@
 import { log } from "../../../runtime/log.js";
-import { approvalButtons, questionCard } from "../core/cards.js";
-import { renderLive } from "../core/live-reply.js";
-import { splitText } from "../core/split-text.js";
+import { approvalButtons, questionCard } from "../chat-content/cards.js";
+import { renderLive } from "../chat-content/live-reply.js";
+import { splitText } from "../chat-content/split-text.js";
 import type { SendResult } from "../platform.js";
 import { sendToolPicture } from "./send-photo.js";
 import type { ThreadContext } from "./thread-context.js";
@@ -52,8 +52,11 @@ async function perform(ctx: ThreadContext, row: SendRow): Promise<SendResult> {
   const { store, client, identity } = ctx;
   const op: SendOp = row.op;
   switch (op.type) {
-    case "notice":
-      return client.send(identity.chat, { markdown: op.text });
+    case "notice": {
+      const only = op.only_for;
+      const onlyFor = only && { userId: only.user_id, ...(only.ack_token ? { ackToken: only.ack_token } : {}) };
+      return client.send(identity.chat, { markdown: op.text, ...(onlyFor ? { onlyFor } : {}) });
+    }
     case "card": {
       const card = store.card(op.card_id);
       if (!card || card.message_id) return { ok: true, messageId: card?.message_id ?? "" };

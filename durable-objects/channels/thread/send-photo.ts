@@ -1,7 +1,7 @@
 import type { ConversationEvent } from "@edgeloop/protocol";
 import { conversationFor } from "../../addresses.js";
 import type { StoredImage } from "../../conversation/conversation-rpc.js";
-import { imageRefsOf, photoCaption, photoTooLarge } from "../core/chat-pictures.js";
+import { imageRefsOf, photoCaption, photoTooLarge } from "../chat-content/chat-pictures.js";
 import type { SendResult } from "../platform.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { SendOp } from "./thread-store.js";
@@ -39,7 +39,7 @@ export function queueToolPictures(
  */
 export async function sendToolPicture(ctx: ThreadContext, op: Extract<SendOp, { type: "photo" }>): Promise<SendResult> {
   const { client, identity } = ctx;
-  const tooLarge = photoTooLarge(identity.platform, op.bytes, op.caption);
+  const tooLarge = photoTooLarge(ctx.platform, op.bytes, op.caption);
   if (tooLarge) return client.send(identity.chat, { markdown: tooLarge });
   let image: StoredImage | null;
   try {

@@ -2,7 +2,7 @@ import { log } from "../../../runtime/log.js";
 import { deploymentOf } from "../../addresses.js";
 import type { FrontDoorEnv } from "../../front-door/front-door-env.js";
 import type { ChannelVars } from "../channel-settings.js";
-import type { PlatformClient, PlatformLimits } from "../platform.js";
+import type { ChatPlatform, PlatformClient, PlatformLimits } from "../platform.js";
 import type { ThreadIdentity, ThreadStore } from "./thread-store.js";
 
 export type ChatThreadEnv = FrontDoorEnv & ChannelVars;
@@ -12,6 +12,8 @@ export type ThreadContext = {
   env: ChatThreadEnv;
   store: ThreadStore;
   identity: ThreadIdentity;
+  /** The thread's platform (its title and limits), and its client made with the deployment's settings. */
+  platform: ChatPlatform<unknown>;
   client: PlatformClient;
   limits: PlatformLimits;
 };

@@ -1,9 +1,9 @@
-import type { ToolLine } from "../core/live-reply.js";
+import type { ToolLine } from "../chat-content/live-reply.js";
 import type { ChatAddress, InboundEvent, PlatformName } from "../platform.js";
 
 /** A platform call waiting in the thread's outbox; `key` makes each one unique. */
 export type SendOp =
-  | { type: "notice"; text: string }
+  | { type: "notice"; text: string; only_for?: { user_id: string; ack_token?: string } }
   | { type: "final"; message_id: string; text: string }
   | { type: "card"; card_id: string }
   | { type: "card_edit"; card_id: string }

@@ -3,7 +3,8 @@ import { ONE_PIXEL_PNG, type Reply, type StandIn, startRecordingServer } from ".
 /**
  * The WhatsApp Cloud API (developers.facebook.com/docs/whatsapp/cloud-api/reference): `POST
  * /{version}/{phone-number-id}/messages` and `/media` with a bearer token, `GET /{version}/{media-id}`
- * resolving to a URL whose bytes need the same token; errors as Graph's `{"error":{message, code, …}}`.
+ * resolving to a URL whose bytes need the same token; a `"status":"read"` body on /messages marks a
+ * message read (and shows the typing indicator); errors as Graph's `{"error":{message, code, …}}`.
  */
 export async function startWhatsAppStandIn(accessToken: string): Promise<StandIn & { apiBaseUrl: string }> {
   let n = 0;
@@ -14,6 +15,16 @@ export async function startWhatsAppStandIn(accessToken: string): Promise<StandIn
       return { status: 200, headers: { "content-type": "image/jpeg" }, body: ONE_PIXEL_PNG };
     const messages = call.path.match(/^\/v\d+\.\d+\/(\d+)\/messages$/);
     if (messages && call.method === "POST") {
+      // Marking a received message read, with or without the typing indicator, on the same endpoint
+      // (developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators).
+      const status = call.body as { status?: unknown; message_id?: unknown; typing_indicator?: { type?: unknown } };
+      if (status.status !== undefined) {
+        const good =
+          status.status === "read" &&
+          typeof status.message_id === "string" &&
+          (status.typing_indicator === undefined || status.typing_indicator.type === "text");
+        return good ? { status: 200, body: { success: true } } : graphError(400, 100, "Invalid parameter");
+      }
       const to = (call.body as { to?: string }).to ?? "";
       return {
         status: 200,

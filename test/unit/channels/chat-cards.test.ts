@@ -4,9 +4,9 @@ import {
   decidedLine,
   parseButtonData,
   questionCard,
-} from "../../../durable-objects/channels/core/cards.js";
-import { parseCommand } from "../../../durable-objects/channels/core/chat-commands.js";
-import { renderLive } from "../../../durable-objects/channels/core/live-reply.js";
+} from "../../../durable-objects/channels/chat-content/cards.js";
+import { parseCommand } from "../../../durable-objects/channels/chat-content/chat-commands.js";
+import { renderLive } from "../../../durable-objects/channels/chat-content/live-reply.js";
 
 describe("cards and their buttons", () => {
   it("Approve / Always / Deny carry a short id and a choice, at most 64 bytes, and parse back", () => {

@@ -3,11 +3,11 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import {
   imageRefsOf,
-  PHOTO_MAX_BYTES,
   photoCaption,
   photoTooLarge,
   picturesForMessage,
-} from "../../../durable-objects/channels/core/chat-pictures.js";
+} from "../../../durable-objects/channels/chat-content/chat-pictures.js";
+import { PLATFORMS } from "../../../durable-objects/channels/platforms/index.js";
 
 const png = () =>
   sharp({ create: { width: 4, height: 3, channels: 3, background: "#c03060" } })
@@ -94,11 +94,13 @@ describe("a tool's pictures for the chat", () => {
   it("a photo over the platform's limit becomes a line that says so; one within it goes", () => {
     const caption = photoCaption("image", "pi-1");
     expect(caption).toBe("🖼 image on pi-1");
-    expect(photoTooLarge("telegram", PHOTO_MAX_BYTES.telegram, caption)).toBeNull();
-    expect(photoTooLarge("telegram", 12_300_000, caption)).toMatch(
+    const { telegram, whatsapp, slack, discord } = PLATFORMS;
+    expect(photoTooLarge(telegram, telegram.limits.photoMaxBytes, caption)).toBeNull();
+    expect(photoTooLarge(telegram, 12_300_000, caption)).toMatch(
       /^🖼 image on pi-1: a picture of 12\.3 MB, over Telegram's 10\.0 MB for photos/,
     );
-    expect(photoTooLarge("whatsapp", 6_000_000, caption)).toContain("WhatsApp's 5.0 MB");
-    expect(photoTooLarge("slack", 12_300_000, caption)).toBeNull();
+    expect(photoTooLarge(whatsapp, 6_000_000, caption)).toContain("WhatsApp's 5.0 MB");
+    expect(photoTooLarge(discord, 11_000_000, caption)).toContain("Discord's 10.5 MB");
+    expect(photoTooLarge(slack, 12_300_000, caption)).toBeNull();
   });
 });

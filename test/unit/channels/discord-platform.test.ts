@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toDiscordMarkdown } from "../../../durable-objects/channels/platforms/discord/format.js";
-import { type DiscordSettings, discordPlatform } from "../../../durable-objects/channels/platforms/discord/index.js";
+import { discordPlatform } from "../../../durable-objects/channels/platforms/discord/index.js";
+import type { DiscordSettings } from "../../../durable-objects/channels/platforms/discord/settings.js";
 import { discordKeyPair } from "../../helpers/platform-signers.js";
 import { discordRateLimited, startDiscordStandIn } from "../../helpers/platform-standins/discord.js";
 import { type MultipartBody, ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
@@ -53,6 +54,7 @@ describe("Discord inbound", () => {
           chatType: "group",
           text: "The Gitrog Monster",
           images: [],
+          ackToken: "A_UNIQUE_TOKEN",
         },
       ],
       immediate: {
@@ -160,7 +162,7 @@ describe("Discord client against a stand-in REST API", () => {
     expect(await discordPlatform.client(settings).send({ chatId: "1" }, { markdown: "x" })).toMatchObject({
       ok: false,
       retryable: false,
-      error: "HTTP 403: Missing Access",
+      error: "HTTP 403: Missing Access (code 50001)",
     });
   });
 
@@ -184,6 +186,7 @@ describe("Discord client against a stand-in REST API", () => {
     const client = discordPlatform.client(settings);
     await client.typing({ chatId: "5" });
     expect(standIn.calls.at(-1)).toMatchObject({ method: "POST", path: "/api/v10/channels/5/typing" });
+    standIn.answered("tok");
     await client.answerButton(
       {
         kind: "button",
@@ -203,6 +206,59 @@ describe("Discord client against a stand-in REST API", () => {
     const got = await client.fetchImage({ ref: `${standIn.origin}/attachments/1/2/a.png` });
     expect(Buffer.from(got.bytes)).toEqual(ONE_PIXEL_PNG);
     await expect(client.fetchImage({ ref: "http://169.254.169.254/latest" })).rejects.toThrow();
+  });
+});
+
+describe("Discord follow-ups on an interaction", () => {
+  const press = (ackToken: string) => ({
+    kind: "button" as const,
+    eventId: "1",
+    chat: { chatId: "5" },
+    user: { id: "2", name: "x" },
+    data: "d",
+    messageId: "3",
+    ackToken,
+  });
+  const followUps = (token: string) =>
+    standIn.calls.filter((c) => c.path === `/api/v10/webhooks/290926444748734465/${token}`);
+
+  it("waits for Discord to see the press answered before its follow-up lands", async () => {
+    const client = discordPlatform.client(settings);
+    // The webhook's {"type":6} reaches Discord a moment after the thread has the press.
+    setTimeout(() => standIn.answered("late"), 300);
+    await client.answerButton(press("late"), "Already decided");
+    const calls = followUps("late");
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.slice(0, -1).map((c) => c.answer)).toEqual(
+      calls.slice(0, -1).map(() => ({ message: "Unknown interaction", code: 10015 })),
+    );
+    expect(calls.at(-1)).toMatchObject({
+      body: { content: "Already decided", flags: 64 },
+      answer: { id: expect.any(String) },
+    });
+  });
+
+  it("gives up on an interaction Discord never saw answered, within its 3 s", async () => {
+    const started = Date.now();
+    await discordPlatform.client(settings).answerButton(press("never"), "Done.");
+    expect(Date.now() - started).toBeLessThan(4500);
+    expect(followUps("never").every((c) => (c.answer as { code?: number }).code === 10015)).toBe(true);
+  });
+
+  it("sends a message meant for one user as an ephemeral follow-up on their interaction", async () => {
+    standIn.answered("cmd");
+    const out = await discordPlatform
+      .client(settings)
+      .send(
+        { chatId: "5" },
+        { markdown: "Your pairing code is K7QM-2XPA.", onlyFor: { userId: "2", ackToken: "cmd" } },
+      );
+    expect(out.ok).toBe(true);
+    expect(followUps("cmd").at(-1)!.body).toEqual({
+      content: "Your pairing code is K7QM-2XPA.",
+      flags: 64,
+      allowed_mentions: { parse: [] },
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { settingsWhenSet } from "../../../durable-objects/channels/platforms/common/settings-when-set.js";
 import { PLATFORMS } from "../../../durable-objects/channels/platforms/index.js";
-import { settingsWhenSet } from "../../../durable-objects/channels/platforms/settings-when-set.js";
-import { SlackSettingsSchema } from "../../../durable-objects/channels/platforms/slack/index.js";
+import { SlackSettingsSchema } from "../../../durable-objects/channels/platforms/slack/settings.js";
 import { HooksVarsSchema } from "../../../worker/hooks/hook-settings.js";
 
 const slackSettings = settingsWhenSet(SlackSettingsSchema);
@@ -30,8 +30,7 @@ describe("a platform's settings", () => {
 
   it("are read for every platform the core serves", () => {
     expect(Object.keys(PLATFORMS).sort()).toEqual(["discord", "slack", "telegram", "whatsapp"]);
-    for (const registered of Object.values(PLATFORMS))
-      expect(registered.settings({})).toEqual({ ok: true, value: null });
+    for (const platform of Object.values(PLATFORMS)) expect(platform.settings({})).toEqual({ ok: true, value: null });
   });
 });
 

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageBody, toMrkdwn } from "../../../durable-objects/channels/platforms/slack/format.js";
-import { type SlackSettings, slackPlatform } from "../../../durable-objects/channels/platforms/slack/index.js";
+import { slackPlatform } from "../../../durable-objects/channels/platforms/slack/index.js";
+import type { SlackSettings } from "../../../durable-objects/channels/platforms/slack/settings.js";
 import { slackHeaders } from "../../helpers/platform-signers.js";
 import { ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
 import { slackRateLimited, startSlackStandIn } from "../../helpers/platform-standins/slack.js";
@@ -153,6 +154,8 @@ describe("Slack inbound", () => {
       settings,
     );
     expect(ask.ok && ask.events[0]).toMatchObject({ text: "uptime?", user: { id: "U2147483697", name: "Steve" } });
+    // Slack shows a JSON answer to a slash command as a message; an empty 200 is the documented acknowledgement.
+    expect(ask.ok && ask.immediate).toEqual({ status: 200, body: "" });
   });
 
   it("refuses a wrong signature, a changed body, a stale or missing timestamp with 401", async () => {

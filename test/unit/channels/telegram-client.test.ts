@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TelegramClient } from "../../../durable-objects/channels/platforms/telegram/telegram-client.js";
+import { TelegramClient } from "../../../durable-objects/channels/platforms/telegram/client.js";
 
 type Seen = { url: string; body: Record<string, unknown> };
 
@@ -14,7 +14,11 @@ function botApi(answers: { status: number; body: unknown }[]) {
   return { seen, fetchImpl };
 }
 
-const settings = { botToken: "1:tok", webhookSecret: "s".repeat(20), apiBaseUrl: "http://standin" };
+const settings = {
+  TELEGRAM_BOT_TOKEN: "1:tok",
+  TELEGRAM_WEBHOOK_SECRET: "s".repeat(20),
+  TELEGRAM_API_BASE_URL: "http://standin",
+};
 
 describe("Telegram client", () => {
   it("sends HTML to the method URL under the base URL, in the topic, with inline buttons", async () => {

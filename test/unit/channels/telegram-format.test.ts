@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { splitText } from "../../../durable-objects/channels/core/split-text.js";
-import { markdownToTelegramHtml } from "../../../durable-objects/channels/platforms/telegram/telegram-html.js";
+import { splitText } from "../../../durable-objects/channels/chat-content/split-text.js";
+import { markdownToTelegramHtml } from "../../../durable-objects/channels/platforms/telegram/format.js";
 
 describe("Markdown to Telegram HTML", () => {
   it("escapes what HTML would read, everywhere", () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { telegram } from "../../../durable-objects/channels/platforms/telegram/telegram-platform.js";
-import type { TelegramSettings } from "../../../durable-objects/channels/platforms/telegram/telegram-settings.js";
-import { telegramSettings } from "../../../durable-objects/channels/platforms/telegram/telegram-settings.js";
+import { telegramPlatform as telegram } from "../../../durable-objects/channels/platforms/telegram/index.js";
+import type { TelegramSettings } from "../../../durable-objects/channels/platforms/telegram/settings.js";
 
 const settings: TelegramSettings = {
-  botToken: "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
-  webhookSecret: "a-webhook-secret-of-some-length",
-  apiBaseUrl: "https://api.telegram.org",
+  TELEGRAM_BOT_TOKEN: "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
+  TELEGRAM_WEBHOOK_SECRET: "a-webhook-secret-of-some-length",
+  TELEGRAM_API_BASE_URL: "https://api.telegram.org",
 };
+const telegramSettings = telegram.settings;
 
 /** The Bot API documentation's sample update, as Telegram posts it. */
 const DOC_MESSAGE = {
@@ -21,7 +21,7 @@ const DOC_MESSAGE = {
   },
 };
 
-const request = (body: unknown, secret: string | null = settings.webhookSecret) =>
+const request = (body: unknown, secret: string | null = settings.TELEGRAM_WEBHOOK_SECRET) =>
   new Request("https://worker.example/v1/channels/telegram", {
     method: "POST",
     headers: { "content-type": "application/json", ...(secret ? { "X-Telegram-Bot-Api-Secret-Token": secret } : {}) },
@@ -112,16 +112,24 @@ describe("Telegram inbound", () => {
 });
 
 describe("Telegram settings", () => {
-  it("is off until both secrets are set, and names a bad value", () => {
+  it("is off until a secret is set, names the missing one or a bad value, and takes 1-256 of A-Z a-z 0-9 _ -", () => {
     expect(telegramSettings({})).toEqual({ ok: true, value: null });
-    expect(telegramSettings({ TELEGRAM_BOT_TOKEN: settings.botToken })).toEqual({ ok: true, value: null });
+    const half = telegramSettings({ TELEGRAM_BOT_TOKEN: settings.TELEGRAM_BOT_TOKEN });
+    expect(half.ok === false && half.error).toMatch(/^TELEGRAM_WEBHOOK_SECRET/);
+    const secret = (s: string) =>
+      telegramSettings({ TELEGRAM_BOT_TOKEN: settings.TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET: s }).ok;
+    expect([secret("x"), secret("A-z_09".repeat(42).slice(0, 256))]).toEqual([true, true]);
+    expect([secret("x".repeat(257)), secret("has space"), secret("dot.ted")]).toEqual([false, false, false]);
     const on = telegramSettings({
-      TELEGRAM_BOT_TOKEN: settings.botToken,
-      TELEGRAM_WEBHOOK_SECRET: settings.webhookSecret,
+      TELEGRAM_BOT_TOKEN: settings.TELEGRAM_BOT_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: settings.TELEGRAM_WEBHOOK_SECRET,
       TELEGRAM_API_BASE_URL: "http://127.0.0.1:9999/",
     });
-    expect(on).toEqual({ ok: true, value: { ...settings, apiBaseUrl: "http://127.0.0.1:9999" } });
-    const bad = telegramSettings({ TELEGRAM_BOT_TOKEN: "12/34", TELEGRAM_WEBHOOK_SECRET: settings.webhookSecret });
+    expect(on).toEqual({ ok: true, value: { ...settings, TELEGRAM_API_BASE_URL: "http://127.0.0.1:9999" } });
+    const bad = telegramSettings({
+      TELEGRAM_BOT_TOKEN: "12/34",
+      TELEGRAM_WEBHOOK_SECRET: settings.TELEGRAM_WEBHOOK_SECRET,
+    });
     expect(bad.ok === false && bad.error).toMatch(/^TELEGRAM_BOT_TOKEN/);
   });
 });

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toWhatsAppText } from "../../../durable-objects/channels/platforms/whatsapp/format.js";
-import { type WhatsAppSettings, whatsappPlatform } from "../../../durable-objects/channels/platforms/whatsapp/index.js";
+import { whatsappPlatform } from "../../../durable-objects/channels/platforms/whatsapp/index.js";
+import type { WhatsAppSettings } from "../../../durable-objects/channels/platforms/whatsapp/settings.js";
 import { hubSignature256 } from "../../helpers/platform-signers.js";
 import { type MultipartBody, ONE_PIXEL_PNG } from "../../helpers/platform-standins/recording-server.js";
 import { startWhatsAppStandIn, whatsappRateLimited } from "../../helpers/platform-standins/whatsapp.js";
@@ -185,6 +186,45 @@ describe("WhatsApp client against a stand-in Cloud API", () => {
       .edit(to, "wamid.OLD", { markdown: "Approved by Sheena", buttons: [[{ label: "A", data: "a" }]] });
     expect(out.ok).toBe(true);
     expect(lastBody()).toMatchObject({ type: "text", text: { body: "Approved by Sheena" } });
+  });
+
+  it("tells the presser what a press did in a reply to the card, in their own chat", async () => {
+    const press = {
+      kind: "button" as const,
+      eventId: "wamid.PRESS",
+      chat: to,
+      user: { id: to.chatId, name: "Sheena" },
+      data: "c1:a",
+      messageId: "wamid.CARD",
+    };
+    await whatsappPlatform.client(settings).answerButton(press, "You may not approve tool calls here.");
+    expect(standIn.calls.at(-1)).toMatchObject({ method: "POST", path: `/v23.0/${PHONE_ID}/messages` });
+    expect(lastBody()).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "16505551234",
+      type: "text",
+      context: { message_id: "wamid.CARD" },
+      text: { preview_url: false, body: "You may not approve tool calls here." },
+    });
+  });
+
+  it("marks a message read, and shows typing only for the message being answered", async () => {
+    const client = whatsappPlatform.client(settings);
+    const before = standIn.calls.length;
+    await client.typing(to);
+    expect(standIn.calls.length).toBe(before);
+    await client.typing(to, "wamid.ASK");
+    expect(lastBody()).toEqual({
+      messaging_product: "whatsapp",
+      status: "read",
+      message_id: "wamid.ASK",
+      typing_indicator: { type: "text" },
+    });
+    expect(standIn.calls.at(-1)!.answer).toEqual({ success: true });
+    await client.markRead!(to, "wamid.CMD");
+    expect(lastBody()).toEqual({ messaging_product: "whatsapp", status: "read", message_id: "wamid.CMD" });
+    expect(standIn.calls.at(-1)!.answer).toEqual({ success: true });
   });
 
   it("uploads a photo to /media, then sends it by id", async () => {

@@ -7,6 +7,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { chatThreadFor, deploymentOf } from "../../../durable-objects/addresses.js";
 import type { InboundEvent, PlatformClient } from "../../../durable-objects/channels/platform.js";
+import { PLATFORMS } from "../../../durable-objects/channels/platforms/index.js";
 import { handleMessage } from "../../../durable-objects/channels/thread/handle-message.js";
 import type { ChatThreadEnv } from "../../../durable-objects/channels/thread/thread-context.js";
 import { ThreadStore } from "../../../durable-objects/channels/thread/thread-store.js";
@@ -30,8 +31,8 @@ async function chat(chatId: string, userId: string, texts: string[]): Promise<st
   const identity = threadIdentity("telegram", { chatId });
   return runInDurableObject(chatThreadFor(env, identity.key) as never, async (_o, state: DurableObjectState) => {
     const store = new ThreadStore(state.storage.sql);
-    const limits = { maxMessageLength: 4096, minEditIntervalMs: 1000, canEdit: true };
-    const ctx = { env: env as unknown as ChatThreadEnv, store, identity, client, limits };
+    const platform = PLATFORMS.telegram;
+    const ctx = { env: env as unknown as ChatThreadEnv, store, identity, platform, client, limits: platform.limits };
     for (const text of texts) {
       const event: InboundEvent = {
         kind: "message",

@@ -1,7 +1,7 @@
 /**
- * Discord and WhatsApp through the real worker's `/v1/channels/:platform` route and the chat
+ * Discord, WhatsApp and Slack through the real worker's `/v1/channels/:platform` route and the chat
  * thread objects: each platform's own verification, its handshake (Discord's PING, Meta's GET
- * verify) and one message handed on once. Bodies are the platforms' documented payloads
+ * verify), its acknowledgement (Slack's empty 200 for a slash command) and one message handed on once. Bodies are the platforms' documented payloads
  * (test/fixtures/channels/), signed here with Web Crypto exactly as the platform signs them.
  */
 import { env, runInDurableObject } from "cloudflare:test";
@@ -133,5 +133,52 @@ describe("WhatsApp Cloud API on /v1/channels/whatsapp", () => {
     expect(await (await post(body)).json()).toEqual({ ok: true, taken: 0, repeated: 1 });
     expect(await inboxOf(`whatsapp:${from}`)).toEqual([`message:${wamid}`]);
     expect(await (await post(whatsappStatus)).json()).toEqual({ ok: true, taken: 0, repeated: 0 });
+  });
+});
+
+describe("Slack slash commands on /v1/channels/slack", () => {
+  const SIGNING_SECRET = "slack-signing-secret";
+  const vars = {
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: "xoxb-test",
+    SLACK_API_BASE_URL: "http://127.0.0.1:9",
+  };
+
+  it("acknowledges a slash command with an empty 200, which Slack shows as nothing", async () => {
+    const channel = `C${unique()}`.slice(0, 12);
+    const body = new URLSearchParams({
+      team_id: "T0001",
+      channel_id: channel,
+      channel_name: "test",
+      user_id: "U2147483697",
+      user_name: "Steve",
+      command: "/edgeloop",
+      text: "uptime?",
+      response_url: "https://hooks.slack.com/commands/1234/5678",
+      trigger_id: `${unique()}.738474920.8088930838d88f008e0`,
+      api_app_id: "A123456",
+    }).toString();
+    // Slack's v0 signature: HMAC-SHA256 of `v0:{timestamp}:{body}` with the signing secret.
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const key = await crypto.subtle.importKey("raw", utf8(SIGNING_SECRET), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
+    const signature = `v0=${hex(await crypto.subtle.sign("HMAC", key, utf8(`v0:${timestamp}:${body}`)))}`;
+    const res = await call(
+      "/v1/channels/slack",
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-slack-request-timestamp": timestamp,
+          "x-slack-signature": signature,
+        },
+        body,
+      },
+      vars,
+    );
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+    expect(await inboxOf(`slack:${channel}`)).toHaveLength(1);
   });
 });

@@ -16,6 +16,17 @@ const DISCORD_FILE_HOSTS = ["cdn.discordapp.com", "media.discordapp.net"];
 /** Message flag: only the user who pressed sees it. */
 const EPHEMERAL = 64;
 
+/** Discord's JSON error code for a follow-up on an interaction it has not seen answered (or has forgotten). */
+const UNKNOWN_INTERACTION = 10015;
+
+/**
+ * How long a follow-up waits for Discord to see the interaction's own response: the webhook answers
+ * it (PONG, type 4 or 6) while the thread may already be posting the follow-up, and Discord refuses
+ * a follow-up before that (404, code 10015). Discord drops an interaction not answered within 3 s,
+ * so past that a 10015 is final.
+ */
+const FOLLOW_UP_WAITS_MS = [100, 250, 500, 1000, 1500];
+
 /**
  * Discord answers 2xx with the message, and 429 with `{"retry_after": seconds, "global": bool}` in the
  * body (the header says the same, rounded up) (discord.com/developers/docs/topics/rate-limits).
@@ -25,11 +36,8 @@ function interpret(answer: PlatformAnswer): SendResult {
   if (answer.status >= 200 && answer.status < 300) return { ok: true, messageId: String(body.id ?? "") };
   const retryAfterMs =
     typeof body.retry_after === "number" ? Math.ceil(body.retry_after * 1000) : retryAfterHeaderMs(answer.headers);
-  return httpFailure(
-    answer,
-    String(body.message ?? (typeof answer.body === "string" ? answer.body : "")),
-    retryAfterMs,
-  );
+  const message = String(body.message ?? (typeof answer.body === "string" ? answer.body : ""));
+  return httpFailure(answer, typeof body.code === "number" ? `${message} (code ${body.code})` : message, retryAfterMs);
 }
 
 export function discordClient(settings: DiscordSettings, fetchImpl: typeof fetch = fetch): PlatformClient {
@@ -60,8 +68,27 @@ export function discordClient(settings: DiscordSettings, fetchImpl: typeof fetch
     );
   }
 
+  /**
+   * A follow-up on an interaction (discord.com/developers/docs/interactions/receiving-and-responding#create-followup-message),
+   * ephemeral: seen only by the user who sent it. Retried while Discord has not yet seen the
+   * interaction answered (see FOLLOW_UP_WAITS_MS).
+   */
+  async function followUp(token: string, content: string): Promise<SendResult> {
+    const body = { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } };
+    const path = `/webhooks/${settings.DISCORD_APPLICATION_ID}/${token}`;
+    let sent = await json("POST", path, body);
+    for (const wait of FOLLOW_UP_WAITS_MS) {
+      if (sent.ok || !sent.error.includes(`(code ${UNKNOWN_INTERACTION})`)) break;
+      await new Promise((r) => setTimeout(r, wait));
+      sent = await json("POST", path, body);
+    }
+    return sent;
+  }
+
   return {
     send(to, message) {
+      // A pairing code goes to its user alone, on the interaction that asked.
+      if (message.onlyFor?.ackToken) return followUp(message.onlyFor.ackToken, messageBody(message).content);
       // A thread is a channel of its own on Discord: the chat id already names it.
       if (message.image) return sendWithImage(to.chatId, message);
       return json("POST", `/channels/${to.chatId}/messages`, messageBody(message));
@@ -78,13 +105,8 @@ export function discordClient(settings: DiscordSettings, fetchImpl: typeof fetch
       ).catch(() => {});
     },
     async answerButton(event: Extract<InboundEvent, { kind: "button" }>, text: string) {
-      if (!event.ackToken) return;
-      // A follow-up on the press's own interaction: seen only by the presser.
-      await json("POST", `/webhooks/${settings.DISCORD_APPLICATION_ID}/${event.ackToken}`, {
-        content: text,
-        flags: EPHEMERAL,
-        allowed_mentions: { parse: [] },
-      });
+      // A follow-up on the press's own interaction, once Discord has its deferral: seen only by the presser.
+      if (event.ackToken) await followUp(event.ackToken, text);
     },
     fetchImage(image: InboundImage) {
       if (!isPlatformUrl(image.ref, base, DISCORD_FILE_HOSTS))

@@ -94,7 +94,18 @@ export function parseInteraction(raw: string): InboundResult {
       .map((a) => ({ ref: a!.url, mediaType: a!.content_type }));
     return {
       ok: true,
-      events: [{ kind: "message", eventId: i.id, chat, user, chatType: i.guild_id ? "group" : "direct", text, images }],
+      events: [
+        {
+          kind: "message",
+          eventId: i.id,
+          chat,
+          user,
+          chatType: i.guild_id ? "group" : "direct",
+          text,
+          images,
+          ...(i.token ? { ackToken: i.token } : {}),
+        },
+      ],
       // Answered at once with the request itself (Discord shows no text for a slash command), so the
       // interaction is complete within its 3 s; the reply then goes out as the bot's own channel
       // message, which, unlike an interaction's, can still be edited after the token's 15 minutes.

@@ -1,10 +1,9 @@
 import type { ChatPlatform, InboundResult } from "../../platform.js";
+import { settingsWhenSet } from "../common/settings-when-set.js";
 import { discordClient } from "./client.js";
 import { parseInteraction } from "./inbound.js";
 import { type DiscordSettings, DiscordSettingsSchema } from "./settings.js";
 import { verifyDiscordRequest } from "./verify.js";
-
-export { type DiscordSettings, DiscordSettingsSchema };
 
 /**
  * Discord over HTTP interactions: slash commands (`/ask`, `/new`, `/device`) and button presses,
@@ -13,12 +12,17 @@ export { type DiscordSettings, DiscordSettingsSchema };
  */
 export const discordPlatform: ChatPlatform<DiscordSettings> = {
   name: "discord",
+  title: "Discord",
   limits: {
     maxMessageLength: 2000,
     // Message edits share a bucket of 5 per 5 s per channel.
     minEditIntervalMs: 1000,
     canEdit: true,
+    // An attachment may be 10 MiB on a server without boosts.
+    photoMaxBytes: 10 * 1024 * 1024,
   },
+  settingsSchema: DiscordSettingsSchema,
+  settings: settingsWhenSet(DiscordSettingsSchema),
   async inbound(request: Request, settings: DiscordSettings): Promise<InboundResult> {
     const raw = await request.text();
     const verified = await verifyDiscordRequest(request.headers, raw, settings.DISCORD_PUBLIC_KEY, Date.now());
@@ -26,4 +30,6 @@ export const discordPlatform: ChatPlatform<DiscordSettings> = {
     return parseInteraction(raw);
   },
   client: discordClient,
+  registration: (webhookUrl) =>
+    `In discord.com/developers/applications → your app → General Information: Interactions Endpoint URL ${webhookUrl}`,
 };

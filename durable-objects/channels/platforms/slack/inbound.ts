@@ -158,5 +158,8 @@ function parseSlashCommand(form: URLSearchParams): InboundResult {
         images: [],
       },
     ],
+    // An empty 200 acknowledges the command (api.slack.com/interactivity/slash-commands); a body would be
+    // shown in the channel as the command's answer.
+    immediate: { status: 200, body: "" },
   };
 }

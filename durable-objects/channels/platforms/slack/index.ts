@@ -1,10 +1,9 @@
 import type { ChatPlatform, InboundResult } from "../../platform.js";
+import { settingsWhenSet } from "../common/settings-when-set.js";
 import { slackClient } from "./client.js";
 import { parseEventsBody, parseFormBody } from "./inbound.js";
 import { type SlackSettings, SlackSettingsSchema } from "./settings.js";
 import { verifySlackRequest } from "./verify.js";
-
-export { type SlackSettings, SlackSettingsSchema };
 
 /**
  * Slack: the Events API (messages in DMs, mentions in channels, each channel thread one
@@ -12,13 +11,18 @@ export { type SlackSettings, SlackSettingsSchema };
  */
 export const slackPlatform: ChatPlatform<SlackSettings> = {
   name: "slack",
+  title: "Slack",
   limits: {
     // A section block's text holds 3000 characters; longer answers are split.
     maxMessageLength: 3000,
     // chat.update is Tier 3 (about 50 a minute); one a second per message stays well inside it.
     minEditIntervalMs: 1000,
     canEdit: true,
+    // files.upload takes up to 1 GB.
+    photoMaxBytes: 1000 * 1000 * 1000,
   },
+  settingsSchema: SlackSettingsSchema,
+  settings: settingsWhenSet(SlackSettingsSchema),
   async inbound(request: Request, settings: SlackSettings): Promise<InboundResult> {
     const raw = await request.text();
     const verified = await verifySlackRequest(request.headers, raw, settings.SLACK_SIGNING_SECRET, Date.now());
@@ -27,4 +31,6 @@ export const slackPlatform: ChatPlatform<SlackSettings> = {
     return type.startsWith("application/x-www-form-urlencoded") ? parseFormBody(raw) : parseEventsBody(raw);
   },
   client: slackClient,
+  registration: (webhookUrl) =>
+    `In api.slack.com/apps → your app: Event Subscriptions, Interactivity and each slash command → Request URL ${webhookUrl}`,
 };

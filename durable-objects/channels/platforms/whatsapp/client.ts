@@ -52,6 +52,19 @@ export function whatsappClient(settings: WhatsAppSettings, fetchImpl: typeof fet
       (a) => interpret(a, messageId),
     );
 
+  /** A status update on a received message (read, with or without the typing indicator); `{"success":true}`. */
+  const status = (fields: Record<string, unknown>) =>
+    platformCall(
+      fetchImpl,
+      `${phone}/messages`,
+      {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ messaging_product: "whatsapp", status: "read", ...fields }),
+      },
+      (a) => interpret(a, () => ""),
+    );
+
   /** Upload the bytes (POST /{phone}/media), then send the image by its media id. */
   async function sendImage(to: ChatAddress, message: OutboundMessage): Promise<SendResult> {
     const image = message.image!;
@@ -90,11 +103,24 @@ export function whatsappClient(settings: WhatsAppSettings, fetchImpl: typeof fet
     // WhatsApp cannot edit a message (limits.canEdit is false, so replies are not streamed): a card's
     // update — "approved by …" — goes out as a new message instead.
     edit: (to, _messageId, message) => send(to, { ...message, buttons: [] }),
-    // The Cloud API's typing indicator needs the id of the message being answered, which a chat
-    // address does not carry; nothing is shown.
-    typing: async () => {},
-    // A button reply needs no acknowledgement on WhatsApp.
-    answerButton: async () => {},
+    // The Cloud API's typing indicator marks the message being answered read and shows "typing…" until the
+    // reply or for 25 s (developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators);
+    // it needs that message's id, so a call without one shows nothing.
+    async typing(_to, inReplyTo) {
+      if (inReplyTo) await status({ message_id: inReplyTo, typing_indicator: { type: "text" } });
+    },
+    // The blue ticks: the same call without the indicator.
+    async markRead(_to, messageId) {
+      await status({ message_id: messageId });
+    },
+    // WhatsApp shows no toast for a button reply: the presser is told in a reply to the card, in their own chat.
+    async answerButton(event, text) {
+      await post(event.chat, {
+        type: "text",
+        context: { message_id: event.messageId },
+        text: { preview_url: false, body: toWhatsAppText(text) },
+      });
+    },
     async fetchImage(image: InboundImage) {
       // The media id resolves to a short-lived URL, fetched with the same token.
       const res = await fetchImpl(`${graph}/${encodeURIComponent(image.ref)}`, { headers: auth });

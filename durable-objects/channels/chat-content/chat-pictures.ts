@@ -1,7 +1,6 @@
 import { Buffer } from "node:buffer";
 import { type ImageInput, ImageRef, MODEL_IMAGE_TYPES } from "@edgeloop/protocol";
 import { imageSize } from "../../conversation/core/image-size.js";
-import type { PlatformName } from "../platform.js";
 
 /**
  * Pictures in a chat, both ways (docs/channels.md#pictures): what a user's photos become in a
@@ -10,17 +9,6 @@ import type { PlatformName } from "../platform.js";
 
 /** The most images one `POST /v1/messages` carries (protocol/http-bodies.ts). */
 const MAX_IMAGES_PER_MESSAGE = 16;
-
-/**
- * The largest photo each platform takes from a bot: Telegram's sendPhoto 10 MB, Discord's 10 MiB
- * attachment limit without boosts, WhatsApp Cloud API's 5 MB for images, Slack's 1 GB per file.
- */
-export const PHOTO_MAX_BYTES: Record<PlatformName, number> = {
-  telegram: 10 * 1000 * 1000,
-  discord: 10 * 1024 * 1024,
-  whatsapp: 5 * 1000 * 1000,
-  slack: 1000 * 1000 * 1000,
-};
 
 /** What the model reads when a user sends a picture without a caption (a message needs text). */
 export const PICTURE_ONLY_TEXT = "(a picture, no caption)";
@@ -87,22 +75,19 @@ export function imageRefsOf(result: unknown): ImageRef[] {
 /** The caption of a tool's picture: which tool on which device. Plain text (captions are not formatted). */
 export const photoCaption = (tool: string, agentId: string) => `🖼 ${tool} on ${agentId}`;
 
-const PLATFORM_TITLES: Record<PlatformName, string> = {
-  telegram: "Telegram",
-  slack: "Slack",
-  discord: "Discord",
-  whatsapp: "WhatsApp",
-};
-
 /**
- * What a chat is told instead of a photo the platform would refuse for its size; null when the
- * photo fits.
+ * What a chat is told instead of a photo the platform would refuse for its size (its module's
+ * `limits.photoMaxBytes`); null when the photo fits.
  */
-export function photoTooLarge(platform: PlatformName, bytes: number, caption: string): string | null {
-  const limit = PHOTO_MAX_BYTES[platform];
+export function photoTooLarge(
+  platform: { title: string; limits: { photoMaxBytes: number } },
+  bytes: number,
+  caption: string,
+): string | null {
+  const limit = platform.limits.photoMaxBytes;
   if (bytes <= limit) return null;
   return (
-    `${caption}: a picture of ${megabytes(bytes)}, over ${PLATFORM_TITLES[platform]}'s ${megabytes(limit)} ` +
+    `${caption}: a picture of ${megabytes(bytes)}, over ${platform.title}'s ${megabytes(limit)} ` +
     "for photos; see it in the conversation (dashboard or `edgeloop conversations ID --images DIR`)."
   );
 }

@@ -7,8 +7,8 @@ import type {
   PlatformClient,
   SendResult,
 } from "../../platform.js";
-import { markdownToTelegramHtml } from "./telegram-html.js";
-import type { TelegramSettings } from "./telegram-settings.js";
+import { markdownToTelegramHtml } from "./format.js";
+import type { TelegramSettings } from "./settings.js";
 
 /** Telegram's answer to every Bot API method (https://core.telegram.org/bots/api#making-requests). */
 const ApiAnswer = z.object({
@@ -40,7 +40,7 @@ export class TelegramClient implements PlatformClient {
   ) {}
 
   private methodUrl(method: string) {
-    return `${this.settings.apiBaseUrl}/bot${this.settings.botToken}/${method}`;
+    return `${this.settings.TELEGRAM_API_BASE_URL}/bot${this.settings.TELEGRAM_BOT_TOKEN}/${method}`;
   }
 
   async call(method: string, body: Record<string, unknown> | FormData): Promise<Call> {
@@ -103,7 +103,9 @@ export class TelegramClient implements PlatformClient {
     const info = await this.call("getFile", { file_id: image.ref });
     if (!info.ok) throw new Error(info.error);
     const file = FileInfo.parse(info.result);
-    const res = await this.fetchImpl(`${this.settings.apiBaseUrl}/file/bot${this.settings.botToken}/${file.file_path}`);
+    const res = await this.fetchImpl(
+      `${this.settings.TELEGRAM_API_BASE_URL}/file/bot${this.settings.TELEGRAM_BOT_TOKEN}/${file.file_path}`,
+    );
     if (!res.ok) throw new Error(`file download: HTTP ${res.status}`);
     return { bytes: new Uint8Array(await res.arrayBuffer()), mediaType: image.mediaType ?? "image/jpeg" };
   }
@@ -112,7 +114,7 @@ export class TelegramClient implements PlatformClient {
   async registerWebhook(webhookUrl: string): Promise<{ ok: boolean; detail: string }> {
     const res = await this.call("setWebhook", {
       url: webhookUrl,
-      secret_token: this.settings.webhookSecret,
+      secret_token: this.settings.TELEGRAM_WEBHOOK_SECRET,
       allowed_updates: ["message", "callback_query"],
     });
     return res.ok

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type Parsed, parseVars } from "../../../runtime/vars.js";
+import { type Parsed, parseVars } from "../../../../runtime/vars.js";
 
 /**
  * A platform's settings read from the deployment's vars: off (null) while none of its required

@@ -5,16 +5,17 @@ import type { Button } from "../platform.js";
  * the short data each button carries back. Button data is `<card id>:<choice>`, about a dozen
  * bytes (Telegram allows 64): never the call's arguments, never a secret. Pure.
  */
-export type ApprovalChoice = "once" | "always" | "deny";
-const CHOICE_CODES: Record<ApprovalChoice, string> = { once: "o", always: "a", deny: "d" };
+/** The button pressed on an approval card (not durable-objects/approval-decision.ts's ApprovalChoice, the decision it makes). */
+export type CardApproval = "once" | "always" | "deny";
+const CHOICE_CODES: Record<CardApproval, string> = { once: "o", always: "a", deny: "d" };
 
-export type ButtonPress = { cardId: string; approval: ApprovalChoice } | { cardId: string; option: number };
+export type ButtonPress = { cardId: string; approval: CardApproval } | { cardId: string; option: number };
 
 export function parseButtonData(data: string): ButtonPress | null {
   const m = data.match(/^([a-z0-9]{6,16}):([oad]|\d{1,2})$/);
   if (!m) return null;
   const [, cardId, code] = m as unknown as [string, string, string];
-  const approval = (Object.keys(CHOICE_CODES) as ApprovalChoice[]).find((c) => CHOICE_CODES[c] === code);
+  const approval = (Object.keys(CHOICE_CODES) as CardApproval[]).find((c) => CHOICE_CODES[c] === code);
   return approval ? { cardId, approval } : { cardId, option: Number(code) };
 }
 
@@ -60,7 +61,7 @@ export function decidedLine(what: string, who: string, at: number): string {
   return `${what} by ${who} at ${when} UTC`;
 }
 
-export const APPROVAL_OUTCOME: Record<ApprovalChoice, string> = {
+export const APPROVAL_OUTCOME: Record<CardApproval, string> = {
   once: "✅ Approved",
   always: "✅ Always approved",
   deny: "🚫 Denied",
