@@ -1,9 +1,9 @@
 import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { DeviceReport } from "../registry/registry-rpc.js";
-import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
-import type { DeviceLoad } from "./device-load.js";
-import type { DeviceRecord } from "./device-record.js";
-import type { IssuedToken, TokenInfo } from "./device-tokens.js";
+import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./storage/audit-log.js";
+import type { DeviceRecord } from "./storage/device-record.js";
+import type { IssuedToken, TokenInfo } from "./storage/device-tokens.js";
+import type { DeviceLoad } from "./views/device-load.js";
 
 /**
  * What others may ask of a device's hub: conversations (dispatch, cancel, the device's skills),

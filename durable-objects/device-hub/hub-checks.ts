@@ -1,16 +1,16 @@
 import { log } from "../../runtime/log.js";
 import { enforcedAt } from "../../runtime/restart-window.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
-import type { AuditLog } from "./audit-log.js";
-import { endingAtDeadline, mayBeOnDevice } from "./call-endings.js";
-import { CLOSE } from "./close-codes.js";
-import { type CommandOutcomes, REDELIVER_MS } from "./command-outcomes.js";
-import type { DeviceStore } from "./device-record.js";
-import type { DeviceSockets } from "./device-sockets.js";
 import type { HubSettings } from "./hub-settings.js";
-import type { Ledger } from "./ledger.js";
-import { silenceAllowed } from "./openclaw/node-socket-state.js";
-import { REPORT_RETRY_MS, type RegistryReporter } from "./registry-reporter.js";
+import { endingAtDeadline, mayBeOnDevice } from "./ledger/call-endings.js";
+import { type CommandOutcomes, REDELIVER_MS } from "./ledger/command-outcomes.js";
+import type { Ledger } from "./ledger/ledger.js";
+import { CLOSE } from "./sockets/close-codes.js";
+import type { DeviceSockets } from "./sockets/device-sockets.js";
+import type { AuditLog } from "./storage/audit-log.js";
+import type { DeviceStore } from "./storage/device-record.js";
+import { REPORT_RETRY_MS, type RegistryReporter } from "./views/registry-reporter.js";
+import { silenceAllowed } from "./wires/openclaw/node-socket-state.js";
 
 type Deps = {
   ledger: Ledger;

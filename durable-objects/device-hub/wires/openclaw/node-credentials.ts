@@ -1,5 +1,5 @@
-import { sha256Hex } from "../../../runtime/digest.js";
-import { randomBase64url } from "../../../runtime/random-token.js";
+import { sha256Hex } from "../../../../runtime/digest.js";
+import { randomBase64url } from "../../../../runtime/random-token.js";
 
 /**
  * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#onboarding), kept in the

@@ -1,7 +1,7 @@
 import type { PairingClaim } from "@edgeloop/protocol/pairing";
-import { pairingOf } from "../../addresses.js";
-import type { DurableObjectBindings } from "../../bindings.js";
-import { type PairingVars, pairingSettings } from "../../pairing/pairing-settings.js";
+import { pairingOf } from "../../../addresses.js";
+import type { DurableObjectBindings } from "../../../bindings.js";
+import { type PairingVars, pairingSettings } from "../../../pairing/pairing-settings.js";
 
 /**
  * Where a node with only its device key asks for approval: the deployment's pairing requests

@@ -1,6 +1,6 @@
-import { sha256Hex } from "../../../runtime/digest.js";
-import { log } from "../../../runtime/log.js";
-import type { DeviceTokens } from "../device-tokens.js";
+import { sha256Hex } from "../../../../runtime/digest.js";
+import { log } from "../../../../runtime/log.js";
+import type { DeviceTokens } from "../../storage/device-tokens.js";
 import { verifyConnectSignature } from "./device-signature.js";
 import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, negotiateProtocol } from "./gateway-frames.js";
 import type { NodeCredentials } from "./node-credentials.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { log } from "../../../runtime/log.js";
+import { log } from "../../../../runtime/log.js";
 import type { NodeCredentials } from "./node-credentials.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { HubFrame } from "@edgeloop/protocol";
-import { log } from "../../runtime/log.js";
+import { log } from "../../../runtime/log.js";
 import { CLOSE } from "./close-codes.js";
 
 /** What a socket carries through hibernation. */
