@@ -12,6 +12,9 @@ import { randomBase64url } from "../../../../runtime/random-token.js";
 /** A pairing request this hub opened for a device key (pairing-desk.ts), and the secret it claims with. */
 export type NodeClaim = { device_id: string; code: string; claim_secret: string; expires_at: number };
 
+/** A setup secret as minted: shown once, only its hash is kept. */
+export type NodeSetupSecret = { secret: string; expires_at: number };
+
 export type PinnedNode = { device_id: string; public_key: string; paired_at: number; paired_by: string };
 
 export class NodeCredentials {
@@ -32,7 +35,7 @@ export class NodeCredentials {
    * A setup secret: 16 random bytes, so 22 base64url characters, the length OpenClaw's join
    * codes have. The same secret is the setup code's bootstrap token and the join URL's code.
    */
-  async mintSetup(now: number, ttlMs: number): Promise<{ secret: string; expires_at: number }> {
+  async mintSetup(now: number, ttlMs: number): Promise<NodeSetupSecret> {
     const secret = randomBase64url(16);
     const expires_at = now + ttlMs;
     this.sql.exec("DELETE FROM openclaw_setup WHERE expires_at < ?", now);

@@ -17,10 +17,10 @@ export type PairingDesk = {
 
 export type Opened = { code: string; claim_secret: string; expires_at: number };
 
-export function pairingDesk(env: Pick<DurableObjectBindings, "PAIRING"> & Partial<PairingVars>): PairingDesk {
+export function pairingDesk(env: Pick<DurableObjectBindings, "PAIRING"> & PairingVars): PairingDesk {
   return {
     async open(req) {
-      const settings = pairingSettings(env as PairingVars);
+      const settings = pairingSettings(env);
       if (!settings.ok) return null;
       const outcome = await pairingOf(env).open(
         {
