@@ -271,7 +271,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     return this.audit.toolStats(since);
   }
 
-  // ---- RPC from the OpenClaw onboarding routes (docs/openclaw-nodes.md#onboarding) -------------
+  // ---- RPC from the OpenClaw onboarding routes (docs/openclaw-nodes.md#set-up) ---------------
 
   async mintNodeSetup(ttlMs: number): Promise<NodeSetupSecret> {
     const minted = await this.nodeCredentials.mintSetup(Date.now(), ttlMs);

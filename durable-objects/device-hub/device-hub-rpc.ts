@@ -37,7 +37,7 @@ export interface DeviceHubRpc {
   /**
    * A one-use setup secret for a new OpenClaw node, live for `ttlMs` (the admin route checked it
    * against NodeSetupRequest): the setup code's bootstrap token and the join URL's code
-   * (docs/openclaw-nodes.md#onboarding).
+   * (docs/openclaw-nodes.md#set-up).
    */
   mintNodeSetup(ttlMs: number): Promise<NodeSetupSecret>;
   /** When a join code, a setup secret not yet used, expires; null for one unknown, used or expired. */

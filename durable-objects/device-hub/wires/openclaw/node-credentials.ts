@@ -2,7 +2,7 @@ import { sha256Hex } from "../../../../runtime/digest.js";
 import { randomBase64url } from "../../../../runtime/random-token.js";
 
 /**
- * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#onboarding), kept in the
+ * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#set-up), kept in the
  * hub's own SQLite: setup secrets an admin minted (hash only; one use; an expiry), the device key
  * pinned to this agent id, and the pairing requests device keys wait on (the claim secret
  * edgeloop issued for each). Tokens the node brings from elsewhere are never stored: only what
