@@ -130,13 +130,15 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     const att = this.sockets.attachment(ws);
-    if (att?.hello) {
+    // A close the hub made and reported itself keeps the last-seen time and reason it recorded.
+    const reported = this.sockets.closeWasReported(ws);
+    if (att?.hello && !reported) {
       this.store.rememberAgentId(att.agent_id);
       this.store.touch(Date.now(), true);
     }
     await this.wires.of(ws).closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
-    await this.registry.report("close");
+    if (!reported) await this.registry.report("close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {

@@ -96,7 +96,7 @@ export class HubChecks {
       const alive = sockets.lastAlive(ws);
       if (now - alive <= wires.silenceAllowed(att, allowedMs)) continue;
       if (att.hello) store.save({ ...store.load(att.agent_id), last_seen: alive });
-      sockets.close(ws, CLOSE.HEARTBEAT_MISSED);
+      sockets.closeReported(ws, CLOSE.HEARTBEAT_MISSED);
       store.count("heartbeats_missed");
       log("warn", "device missed its heartbeats", { agent_id: att.agent_id, last_alive: alive, allowed_ms: allowedMs });
       missed = true;

@@ -40,6 +40,8 @@ export class DeviceSockets {
   private readonly attachments = new WeakMap<WebSocket, SocketAttachment>();
   /** the socket that said hello, while this instance lives (see `live`) */
   private helloSocket: WebSocket | null = null;
+  /** sockets this hub closed and reported to the registry itself (see `closeReported`) */
+  private readonly reportedCloses = new WeakSet<WebSocket>();
 
   constructor(private readonly ctx: DurableObjectState) {}
 
@@ -118,7 +120,7 @@ export class DeviceSockets {
     let closed = 0;
     for (const { ws, att } of this.all()) {
       if (att?.token_id !== tokenId) continue;
-      this.close(ws, CLOSE.TOKEN_REVOKED);
+      this.closeReported(ws, CLOSE.TOKEN_REVOKED);
       closed++;
     }
     return closed;
@@ -137,6 +139,21 @@ export class DeviceSockets {
 
   close(ws: WebSocket, close: SocketClose): void {
     ws.close(close.code, close.reason);
+  }
+
+  /**
+   * Close a socket whose end the caller records and reports to the registry itself (a missed
+   * heartbeat, a revoked token). The runtime still delivers the close to the hub once the device
+   * answers it; that close then adds nothing, so the registry keeps why the device went offline.
+   */
+  closeReported(ws: WebSocket, close: SocketClose): void {
+    this.reportedCloses.add(ws);
+    this.close(ws, close);
+  }
+
+  /** Whether this socket's end was already recorded and reported (`closeReported`). */
+  closeWasReported(ws: WebSocket): boolean {
+    return this.reportedCloses.has(ws);
   }
 
   /** One more bad frame from this socket; true when that is one too many and it must be closed. */
