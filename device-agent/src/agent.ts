@@ -15,10 +15,10 @@ import { agentVersion } from "./version.js";
 import { WorkQueue } from "./work-queue.js";
 
 /** The hub's WebSocket, or the EvoClaw MQTT topics behind the bridge: the rest of the agent is the same. */
-export type Transport = HubConnection | MqttTransport;
+export type AgentConnection = HubConnection | MqttTransport;
 
 export type RunningAgent = {
-  connection: Transport;
+  connection: AgentConnection;
   dispatcher: Dispatcher;
   loaded: LoadedSkills;
   /** stop taking work, let running tools finish (up to the grace), close with 1000 */
@@ -115,7 +115,7 @@ export async function startAgent(
       : null;
   await mcp?.start();
   const version = agentVersion();
-  let connection: Transport;
+  let connection: AgentConnection;
   const dispatcher = new Dispatcher({
     executor: mcp ? mcp.executorOver(executor) : executor,
     store,

@@ -12,10 +12,11 @@ import { defaultAgentId, defaultSettingsFile } from "./settings-file.js";
 export type { BrokerConfig };
 
 export type SandboxMode = "auto" | "required" | "none";
-export type Transport = "websocket" | "mqtt";
+/** Which transport the agent is set to use: the hub's WebSocket, or a broker's topics behind the bridge. */
+export type TransportKind = "websocket" | "mqtt";
 
 export type AgentConfig = {
-  transport: Transport;
+  transport: TransportKind;
   /** "" with the MQTT transport (the bridge holds the WebSocket) */
   url: string;
   agentId: string;
@@ -174,7 +175,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     }
     values[key] = parsed.data;
   }
-  const transport = (values.transport as Transport | undefined) ?? "websocket";
+  const transport = (values.transport as TransportKind | undefined) ?? "websocket";
   if (pairing) {
     if (transport === "mqtt")
       return { ok: false, error: "pair is for the WebSocket transport (over MQTT the bridge pairs)" };

@@ -1,47 +1,40 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  type HelloFrame,
-  type ManifestUpdateFrame,
-  PING_FRAME,
-  PONG_FRAME,
-  type ProgressFrame,
-  parseDeviceFrame,
-  type ResultFrame,
-  type SkillManifest,
-  type ToolOutcome,
-} from "@edgeloop/protocol";
+import { PING_FRAME, PONG_FRAME, type SkillManifest, type ToolOutcome } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
-import { problemResponse } from "../../runtime/problem.js";
-import { conversationFor } from "../addresses.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import type { PairingVars } from "../deployment/pairing-settings.js";
 import type { DeviceReport } from "../registry/registry-rpc.js";
-import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./audit-log.js";
-import { mayBeOnDevice } from "./call-endings.js";
-import { CLOSE } from "./close-codes.js";
-import { commandFrame } from "./command-frame.js";
-import { CommandOutcomes } from "./command-outcomes.js";
 import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
-import { type DeviceLoad, deviceLoad } from "./device-load.js";
-import { DeviceStore, manifestUpdated, recordFromHello } from "./device-record.js";
-import { DeviceSockets, type SocketAttachment } from "./device-sockets.js";
-import { DeviceTokens, type IssuedToken, type TokenInfo } from "./device-tokens.js";
-import { deviceView } from "./device-view.js";
+import { FrameIntake } from "./frame-intake.js";
 import { HubChecks } from "./hub-checks.js";
 import { frameOverLimit, type HubVars, hubSettings } from "./hub-settings.js";
-import { Ledger, type LedgerRow } from "./ledger.js";
-import { NodeGateway } from "./openclaw/node-gateway.js";
-import { RegistryReporter } from "./registry-reporter.js";
+import { mayBeOnDevice } from "./ledger/call-endings.js";
+import { commandFrame } from "./ledger/command-frame.js";
+import { CommandOutcomes } from "./ledger/command-outcomes.js";
+import { Ledger, type LedgerRow } from "./ledger/ledger.js";
+import { DeviceSockets } from "./sockets/device-sockets.js";
+import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./storage/audit-log.js";
+import { DeviceStore } from "./storage/device-record.js";
+import { DeviceTokens, type IssuedToken, type TokenInfo } from "./storage/device-tokens.js";
+import { type DeviceLoad, deviceLoad } from "./views/device-load.js";
+import { deviceView } from "./views/device-view.js";
+import { RegistryReporter } from "./views/registry-reporter.js";
+import { EdgeloopWire } from "./wires/edgeloop-wire.js";
+import { NodeCredentials, type NodeSetupSecret } from "./wires/openclaw/node-credentials.js";
+import { OpenClawWire } from "./wires/openclaw/openclaw-wire.js";
+import { WireSet } from "./wires/wire-set.js";
 
-/** What a hub reads from its environment: the objects it addresses and its own vars. */
-export type HubEnv = DurableObjectBindings & HubVars;
+/** What a hub reads from its environment: the objects it addresses, its own vars, and pairing's (an OpenClaw node may ask to pair). */
+export type HubEnv = DurableObjectBindings & HubVars & PairingVars;
 
 /**
  * One per device: holds its socket (hibernation API, so an idle device costs nothing), its
  * advertised manifest, the ledger of commands sent to it, its issued tokens and its audit log.
- * This class keeps the RPC surface and the device's frames; the socket, the outcomes, the alarm's
- * checks and the registry reports live in the files named for them.
+ * This class keeps the socket's life (accepted on the wire its route names, frames decoded by that
+ * wire and handed to the intake), the RPC surface and the alarm; the rest lives in the folders
+ * named for it (docs/architecture.md#devices).
  */
 export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   private readonly ledger: Ledger;
@@ -50,34 +43,56 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   private readonly audit: AuditLog;
   private readonly alarms: AlarmSchedule;
   private readonly sockets: DeviceSockets;
+  private readonly wires: WireSet;
+  private readonly nodeCredentials: NodeCredentials;
   private readonly outcomes: CommandOutcomes;
   private readonly registry: RegistryReporter;
   private readonly checks: HubChecks;
-  private readonly nodes: NodeGateway;
+  private readonly intake: FrameIntake;
 
   constructor(ctx: DurableObjectState, env: HubEnv) {
     super(ctx, env);
-    this.ledger = new Ledger(ctx.storage.sql);
-    this.store = new DeviceStore(ctx.storage.sql);
-    this.tokens = new DeviceTokens(ctx.storage.sql);
-    this.audit = new AuditLog(ctx.storage.sql);
+    const sql = ctx.storage.sql;
+    this.ledger = new Ledger(sql);
+    this.store = new DeviceStore(sql);
+    this.tokens = new DeviceTokens(sql);
+    this.audit = new AuditLog(sql);
     this.alarms = new AlarmSchedule(ctx.storage);
-    this.sockets = new DeviceSockets(ctx, (ws, frame) => this.nodes.adapt(ws, frame));
-    this.outcomes = new CommandOutcomes(env, this.ledger, this.audit, this.store, this.alarms);
-    const { ledger, store, tokens, outcomes, alarms } = this;
-    this.nodes = new NodeGateway({ ctx, env, ledger, store, tokens, outcomes, alarms, sockets: this.sockets });
-    this.registry = new RegistryReporter(env, this.store, this.sockets, this.alarms);
+    this.sockets = new DeviceSockets(ctx);
+    this.nodeCredentials = new NodeCredentials(sql);
+    const { ledger, store, tokens, audit, alarms, sockets } = this;
+    this.outcomes = new CommandOutcomes(env, ledger, audit, store, alarms);
+    const { outcomes } = this;
+    // The wires this hub speaks; a socket's is picked once, when it is accepted (wires/device-wire.ts).
+    this.wires = new WireSet(sockets, {
+      edgeloop: new EdgeloopWire({ sockets, tokens, store }),
+      openclaw: new OpenClawWire({
+        env,
+        ledger,
+        store,
+        tokens,
+        credentials: this.nodeCredentials,
+        outcomes,
+        alarms,
+        sockets,
+      }),
+    });
+    this.registry = new RegistryReporter(env, store, sockets, alarms);
+    const { wires, registry } = this;
+    const settings = hubSettings(env);
     this.checks = new HubChecks({
-      ledger: this.ledger,
-      store: this.store,
-      audit: this.audit,
-      sockets: this.sockets,
-      outcomes: this.outcomes,
-      registry: this.registry,
-      alarms: this.alarms,
-      settings: hubSettings(env),
+      ledger,
+      store,
+      audit,
+      sockets,
+      wires,
+      outcomes,
+      registry,
+      alarms,
+      settings,
       startedAt: Date.now(),
     });
+    this.intake = new FrameIntake({ env, ledger, store, sockets, wires, outcomes, registry, checks: this.checks });
     // Heartbeats are answered by the runtime without waking the object; the alarm reads
     // getWebSocketAutoResponseTimestamp to see them.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
@@ -86,31 +101,19 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   // ---- the device's socket ---------------------------------------------------------------
 
   /**
-   * The worker has checked the path and the upgrade. It either vouches for the token
-   * (`x-edgeloop-token-id: env`, a DEVICE_TOKENS token) or passes its SHA-256
-   * (`x-edgeloop-token-sha256`) for this hub to match against the tokens it issued.
+   * A device's socket, the one thing that comes by fetch: the worker has checked the path and the
+   * upgrade, and names the wire the socket speaks (`x-edgeloop-wire`). That wire lets it in; every
+   * frame after goes through it (docs/architecture.md#device-wires).
    */
   override async fetch(request: Request): Promise<Response> {
     const agentId = request.headers.get("x-edgeloop-agent-id");
-    if (agentId && request.headers.has("x-edgeloop-openclaw")) return this.nodes.fetch(agentId, request);
-    if (!agentId || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+    const wire = this.wires.pick(request);
+    if (!agentId || !wire || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a device WebSocket", { status: 400 });
     }
-    const now = Date.now();
-    let tokenId = request.headers.get("x-edgeloop-token-id") === "env" ? "env" : null;
-    const hash = request.headers.get("x-edgeloop-token-sha256");
-    if (!tokenId && hash) tokenId = this.tokens.match(hash, now);
-    // Nothing is written for a refused token (the worker counts the refusal), so guessing at
-    // agent ids cannot fill storage.
-    if (!tokenId) {
-      const detail = "invalid device token for this agent id";
-      return problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" });
-    }
-    this.store.rememberAgentId(agentId);
-    const client = this.sockets.accept(agentId, tokenId, now);
-    await this.checks.schedule();
-    log("info", "device connected", { agent_id: agentId, token_id: tokenId });
-    return new Response(null, { status: 101, webSocket: client });
+    const answer = await wire.accept(request, agentId, Date.now());
+    if (answer.status === 101) await this.checks.schedule();
+    return answer;
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -118,134 +121,30 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const att = this.sockets.noteFrame(ws, Date.now());
     if (frameOverLimit(message, maxFrameBytes)) {
       this.store.count("oversized_frames");
-      return this.reject(ws, att, `frame over ${maxFrameBytes} bytes`);
+      return this.intake.reject(ws, att, `frame over ${maxFrameBytes} bytes`);
     }
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
-    const parsed = this.nodes.owns(ws) ? await this.nodes.receive(ws, text, Date.now()) : parseDeviceFrame(text);
-    if (!parsed) return; // a node's request, answered
-    if (!parsed.ok) return this.reject(ws, att, `invalid frame: ${parsed.error.slice(0, 300)}`);
-    const frame = parsed.value;
-    if (frame.type === "hello") return this.onHello(ws, att, frame);
-    // Until the device has said who it is, it gets no commands and may send no results.
-    if (!att.hello)
-      return this.reject(ws, att, `'${frame.type}' before hello`, "request_id" in frame ? frame.request_id : undefined);
-    if (frame.type === "manifest_update") return this.onManifestUpdate(att, frame);
-    if (frame.type === "result") return this.onResult(ws, att, frame);
-    // The device (or its broker) took the command; unknown or finished ids are ignored (a hint).
-    if (frame.type === "accepted") return this.ledger.markAccepted(frame.request_id);
-    return this.onProgress(ws, att, frame);
+    const decoded = await this.wires.of(ws).decode(ws, text, Date.now());
+    if (decoded) await this.intake.handle(ws, att, decoded);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     const att = this.sockets.attachment(ws);
-    if (att?.hello) this.touch(att.agent_id, true);
-    await this.nodes.closed(ws);
+    // A close the hub made and reported itself keeps the last-seen time and reason it recorded.
+    const reported = this.sockets.closeWasReported(ws);
+    if (att?.hello && !reported) {
+      this.store.rememberAgentId(att.agent_id);
+      this.store.touch(Date.now(), true);
+    }
+    await this.wires.of(ws).closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
-    await this.registry.report("close");
+    if (!reported) await this.registry.report("close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
     const att = this.sockets.attachment(ws);
     log("warn", "device socket error", { agent_id: att?.agent_id, error: String(error) });
     await this.registry.report("error");
-  }
-
-  private async onHello(ws: WebSocket, att: SocketAttachment, hello: HelloFrame): Promise<void> {
-    if (hello.agent_id !== att.agent_id) {
-      this.store.count("rejected_frames");
-      ws.close(CLOSE.AGENT_MISMATCH.code, CLOSE.AGENT_MISMATCH.reason);
-      return;
-    }
-    this.store.save(recordFromHello(this.store.load(att.agent_id), hello, Date.now()));
-    this.sockets.helloFrom(ws, att);
-    const held = new Set(hello.held);
-    // Re-send what the device never got; what it still holds will come back as a result.
-    for (const row of this.ledger.open()) {
-      if (held.has(row.request_id)) {
-        this.ledger.markAccepted(row.request_id);
-        continue;
-      }
-      if (this.sockets.send(ws, row.frame)) this.ledger.markSent(row.request_id);
-    }
-    log("info", "device hello", {
-      agent_id: att.agent_id,
-      version: hello.version,
-      tools: hello.skills.flatMap((s) => s.tools.map((t) => t.name)).length,
-      held: hello.held.length,
-    });
-    await this.registry.report("hello");
-    await this.checks.schedule();
-  }
-
-  /** New tools for the next message's run; commands already in the ledger are not touched. */
-  private async onManifestUpdate(att: SocketAttachment, frame: ManifestUpdateFrame): Promise<void> {
-    this.store.save(manifestUpdated(this.store.load(att.agent_id), frame));
-    log("info", "device manifest updated", {
-      agent_id: att.agent_id,
-      tools: frame.skills.flatMap((s) => s.tools.map((t) => t.name)).length,
-    });
-    await this.registry.report("manifest_update");
-  }
-
-  private async onResult(ws: WebSocket, att: SocketAttachment, frame: ResultFrame): Promise<void> {
-    const id = frame.request_id;
-    const row = this.ledger.get(id);
-    // Request ids are per hub: another device's request is as unknown here as a made-up one.
-    if (!row) return this.reject(ws, att, `unknown request_id '${id}'`, id);
-    if (row.state === "queued") return this.reject(ws, att, `request '${id}' was never sent to this device`, id);
-    if (row.tool !== frame.tool)
-      return this.reject(ws, att, `request '${id}' was for '${row.tool}', not '${frame.tool}'`, id);
-    const { type: _t, request_id: _r, ...rest } = frame;
-    const outcome = rest as ToolOutcome;
-    if (row.state === "done" && row.ended_by_hub && !row.late) {
-      // Ended by the hub, so this is late: acknowledged once kept, else the device sends it again.
-      if (await this.outcomes.late(row, outcome)) this.sockets.send(ws, { type: "ack", request_ids: [id] });
-      return;
-    }
-    if (row.state === "done") {
-      // A repeat after a lost ack is normal, so it does not count towards closing the socket; it
-      // is acknowledged again (the first one is on record), refused and counted.
-      this.sockets.send(ws, { type: "ack", request_ids: [id] });
-      this.store.count("duplicate_results");
-      this.sockets.send(ws, { type: "rejected", reason: `duplicate result for '${id}'`, request_id: id });
-      return;
-    }
-    // The conversation is told first, the result recorded after: docs/architecture.md#output-gates.
-    await this.outcomes.deliver({ ...row, outcome });
-    this.outcomes.complete(row, outcome);
-    // The ack waits for the record to be durable: from then on the device may forget the result.
-    this.sockets.send(ws, { type: "ack", request_ids: [id] });
-    this.touch(att.agent_id);
-    log("info", "tool result", {
-      agent_id: att.agent_id,
-      conversation_id: row.conversation_id,
-      request_id: row.request_id,
-      tool: row.tool,
-      status: frame.status,
-      error_type: frame.status === "error" ? frame.error_type : undefined,
-      elapsed_ms: frame.elapsed_ms,
-    });
-  }
-
-  private async onProgress(ws: WebSocket, att: SocketAttachment, frame: ProgressFrame): Promise<void> {
-    const row = this.ledger.get(frame.request_id);
-    if (!row || row.state === "queued")
-      return this.reject(ws, att, `progress for unknown request_id '${frame.request_id}'`, frame.request_id);
-    if (row.state === "done") return; // late progress for a finished call: harmless, dropped
-    try {
-      await conversationFor(this.env, row.conversation_id).deliverProgress(
-        row.tool_call_id,
-        row.request_id,
-        frame.content,
-      );
-    } catch (e) {
-      log("warn", "progress not delivered", { request_id: row.request_id, error: String(e) });
-    }
-  }
-
-  private reject(ws: WebSocket, att: SocketAttachment, reason: string, requestId?: string): void {
-    this.store.count("rejected_frames");
-    this.sockets.reject(ws, att, reason, requestId);
   }
 
   // ---- RPC from conversations ------------------------------------------------------------
@@ -270,7 +169,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         continue;
       }
       const frame = commandFrame(cmd);
-      const sent = ws !== null && this.sockets.send(ws, frame);
+      const sent = ws !== null && this.wires.send(ws, frame);
       const { request_id, conversation_id, tool_call_id, tool } = cmd;
       const deadline = now + cmd.timeout_ms + graceMs;
       const state = sent ? "sent" : "queued";
@@ -305,7 +204,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const row = this.ledger.get(requestId);
     if (!row || row.state === "done") return;
     const ws = this.sockets.live();
-    if (ws && mayBeOnDevice(row)) this.sockets.send(ws, { type: "command", command: "cancel", request_id: requestId });
+    if (ws && mayBeOnDevice(row)) this.wires.send(ws, { type: "command", command: "cancel", request_id: requestId });
     const outcome: ToolOutcome = {
       status: "error",
       tool: row.tool,
@@ -374,6 +273,18 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     return this.audit.toolStats(since);
   }
 
+  // ---- RPC from the OpenClaw onboarding routes (docs/openclaw-nodes.md#set-up) ---------------
+
+  async mintNodeSetup(ttlMs: number): Promise<NodeSetupSecret> {
+    const minted = await this.nodeCredentials.mintSetup(Date.now(), ttlMs);
+    log("info", "openclaw setup code minted", { expires_at: minted.expires_at });
+    return minted;
+  }
+
+  async nodeJoinExpiry(code: string): Promise<number | null> {
+    return this.nodeCredentials.setupExpiry(code, Date.now());
+  }
+
   // ---- the alarm: deadlines, redelivery, heartbeats, audit retention (see HubChecks) ----------
 
   override async alarm(): Promise<void> {
@@ -384,11 +295,6 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async runChecks(now: number): Promise<void> {
     await this.checks.run(now);
-    await this.nodes.tick(now);
-  }
-
-  private touch(agentId: string, force = false): void {
-    this.store.rememberAgentId(agentId);
-    this.store.touch(Date.now(), force);
+    await this.wires.tick(now);
   }
 }

@@ -1,14 +1,16 @@
 import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { DeviceReport } from "../registry/registry-rpc.js";
-import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./audit-log.js";
-import type { DeviceLoad } from "./device-load.js";
-import type { DeviceRecord } from "./device-record.js";
-import type { IssuedToken, TokenInfo } from "./device-tokens.js";
+import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./storage/audit-log.js";
+import type { DeviceRecord } from "./storage/device-record.js";
+import type { IssuedToken, TokenInfo } from "./storage/device-tokens.js";
+import type { DeviceLoad } from "./views/device-load.js";
+import type { NodeSetupSecret } from "./wires/openclaw/node-credentials.js";
 
 /**
  * What others may ask of a device's hub: conversations (dispatch, cancel, the device's skills),
- * the worker's device, audit and metrics routes, and built-ins that list devices. DeviceHubDO
- * implements it, and the DEVICE_HUB namespace is typed by it.
+ * the worker's device, audit, metrics and OpenClaw onboarding routes, and built-ins that list
+ * devices. DeviceHubDO implements it, and the DEVICE_HUB namespace is typed by it. (A device's
+ * socket is the one thing that comes by `fetch`: an upgrade, with the wire it speaks named.)
  */
 export interface DeviceHubRpc {
   /** Idempotent: a command re-dispatched after a restart keeps its request id and is not re-sent. */
@@ -32,6 +34,14 @@ export interface DeviceHubRpc {
   /** A call an approval decision blocked before it reached the device: an audit row, once per request id. */
   recordDenial(d: DenialRecord): Promise<void>;
   toolMetrics(since: number): Promise<ToolStats[]>;
+  /**
+   * A one-use setup secret for a new OpenClaw node, live for `ttlMs` (the admin route checked it
+   * against NodeSetupRequest): the setup code's bootstrap token and the join URL's code
+   * (docs/openclaw-nodes.md#set-up).
+   */
+  mintNodeSetup(ttlMs: number): Promise<NodeSetupSecret>;
+  /** When a join code, a setup secret not yet used, expires; null for one unknown, used or expired. */
+  nodeJoinExpiry(code: string): Promise<number | null>;
   /** Everything the alarm does, for a given `now` (tests pass a later one instead of waiting). */
   runChecks(now: number): Promise<void>;
 }

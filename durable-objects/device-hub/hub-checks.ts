@@ -1,22 +1,24 @@
 import { log } from "../../runtime/log.js";
 import { enforcedAt } from "../../runtime/restart-window.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
-import type { AuditLog } from "./audit-log.js";
-import { endingAtDeadline, mayBeOnDevice } from "./call-endings.js";
-import { CLOSE } from "./close-codes.js";
-import { type CommandOutcomes, REDELIVER_MS } from "./command-outcomes.js";
-import type { DeviceStore } from "./device-record.js";
-import type { DeviceSockets } from "./device-sockets.js";
 import type { HubSettings } from "./hub-settings.js";
-import type { Ledger } from "./ledger.js";
-import { silenceAllowed } from "./openclaw/node-socket-state.js";
-import { REPORT_RETRY_MS, type RegistryReporter } from "./registry-reporter.js";
+import { endingAtDeadline, mayBeOnDevice } from "./ledger/call-endings.js";
+import { type CommandOutcomes, REDELIVER_MS } from "./ledger/command-outcomes.js";
+import type { Ledger } from "./ledger/ledger.js";
+import { CLOSE } from "./sockets/close-codes.js";
+import type { DeviceSockets } from "./sockets/device-sockets.js";
+import type { AuditLog } from "./storage/audit-log.js";
+import type { DeviceStore } from "./storage/device-record.js";
+import { REPORT_RETRY_MS, type RegistryReporter } from "./views/registry-reporter.js";
+import type { WireSet } from "./wires/wire-set.js";
 
 type Deps = {
   ledger: Ledger;
   store: DeviceStore;
   audit: AuditLog;
   sockets: DeviceSockets;
+  /** frames go out through the socket's wire, which also says how long its socket may stay silent */
+  wires: WireSet;
   outcomes: CommandOutcomes;
   registry: RegistryReporter;
   alarms: AlarmSchedule;
@@ -37,7 +39,7 @@ export class HubChecks {
   constructor(private readonly d: Deps) {}
 
   async run(now: number): Promise<void> {
-    const { ledger, sockets, outcomes, audit, settings } = this.d;
+    const { ledger, sockets, wires, outcomes, audit, settings } = this.d;
     const ws = sockets.live();
     for (const row of ledger.expired(now)) {
       const held = enforcedAt(row.deadline, this.d.startedAt, settings.reconnectWindowMs);
@@ -51,8 +53,7 @@ export class HubChecks {
         continue;
       }
       const outcome = endingAtDeadline(row);
-      if (ws && mayBeOnDevice(row))
-        sockets.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
+      if (ws && mayBeOnDevice(row)) wires.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
       outcomes.complete(row, outcome, true);
       log("warn", "command expired", {
         request_id: row.request_id,
@@ -72,13 +73,14 @@ export class HubChecks {
 
   /** Set the alarm for the earliest deadline, retry, heartbeat allowance or audit expiry. */
   async schedule(now = Date.now()): Promise<void> {
-    const { ledger, sockets, audit, settings } = this.d;
+    const { ledger, sockets, wires, audit, settings } = this.d;
     const times: (number | null)[] = [ledger.nextDeadline()];
     if (ledger.hasUndelivered()) times.push(now + REDELIVER_MS);
     if (this.d.registry.owed()) times.push(now + REPORT_RETRY_MS);
     // Heartbeat check: when the quietest socket would run out of allowance.
     const allowance = settings.heartbeatIntervalMs * settings.heartbeatMisses;
-    for (const { ws, att } of sockets.all()) times.push(sockets.lastAlive(ws) + silenceAllowed(att, allowance) + 1);
+    for (const { ws, att } of sockets.all())
+      times.push(sockets.lastAlive(ws) + wires.silenceAllowed(att, allowance) + 1);
     const oldest = audit.oldest();
     if (oldest !== null) times.push(oldest + settings.auditRetentionMs + 1);
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
@@ -87,14 +89,14 @@ export class HubChecks {
 
   /** A socket with no frame and no answered ping for `allowedMs` is dead: close it, mark offline. */
   private async checkHeartbeats(now: number, allowedMs: number): Promise<void> {
-    const { sockets, store } = this.d;
+    const { sockets, wires, store } = this.d;
     let missed = false;
     for (const { ws, att } of sockets.all()) {
       if (!att) continue;
       const alive = sockets.lastAlive(ws);
-      if (now - alive <= silenceAllowed(att, allowedMs)) continue;
+      if (now - alive <= wires.silenceAllowed(att, allowedMs)) continue;
       if (att.hello) store.save({ ...store.load(att.agent_id), last_seen: alive });
-      ws.close(CLOSE.HEARTBEAT_MISSED.code, CLOSE.HEARTBEAT_MISSED.reason);
+      sockets.closeReported(ws, CLOSE.HEARTBEAT_MISSED);
       store.count("heartbeats_missed");
       log("warn", "device missed its heartbeats", { agent_id: att.agent_id, last_alive: alive, allowed_ms: allowedMs });
       missed = true;

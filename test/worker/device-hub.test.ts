@@ -4,6 +4,28 @@ import { describe, expect, it } from "vitest";
 import { connectDevice, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
 
 describe("DeviceHubDO", () => {
+  it("lets a socket in only on a wire its route names, whatever else the request carries", async () => {
+    const upgrade = (headers: Record<string, string>) =>
+      hub("pi-wire").fetch(new Request("http://hub/", { headers: { upgrade: "websocket", ...headers } }));
+    const vouched = { "x-edgeloop-agent-id": "pi-wire", "x-edgeloop-token-id": "env" };
+    // No wire, or one the hub does not speak: refused, even with a token the worker vouched for.
+    expect((await upgrade(vouched)).status).toBe(400);
+    expect((await upgrade({ ...vouched, "x-edgeloop-wire": "mqtt" })).status).toBe(400);
+    expect((await upgrade({ ...vouched, "x-edgeloop-openclaw": "node" })).status).toBe(400);
+    const edgeloop = await upgrade({ ...vouched, "x-edgeloop-wire": "edgeloop" });
+    expect(edgeloop.status).toBe(101);
+    edgeloop.webSocket!.accept();
+    edgeloop.webSocket!.close(1000, "done");
+    // The OpenClaw wire greets with its challenge before any credential.
+    const node = await upgrade({ "x-edgeloop-agent-id": "pi-wire", "x-edgeloop-wire": "openclaw" });
+    expect(node.status).toBe(101);
+    const ws = node.webSocket!;
+    const first = new Promise<string>((resolve) => ws.addEventListener("message", (e) => resolve(String(e.data))));
+    ws.accept();
+    expect(JSON.parse(await first)).toMatchObject({ type: "event", event: "connect.challenge" });
+    ws.close(1000, "done");
+  });
+
   it("accepts a device socket, records its manifest and answers pings without a frame error", async () => {
     const dev = await connectDevice("pi-1", "device-secret-1");
     dev.hello();

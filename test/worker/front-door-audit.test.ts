@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DeviceHubDO } from "../../durable-objects/device-hub/device-hub-do.js";
-import { redact } from "../../durable-objects/device-hub/redact.js";
+import { redact } from "../../durable-objects/device-hub/storage/redact.js";
 import { ADMIN, API, call, connectDevice, hub, toolNamed, uid } from "./support/front-door.js";
 
 type Entry = {

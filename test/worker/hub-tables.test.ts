@@ -2,8 +2,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { ToolCommandFrame, ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import { AuditLog } from "../../durable-objects/device-hub/audit-log.js";
-import { Ledger } from "../../durable-objects/device-hub/ledger.js";
+import { Ledger } from "../../durable-objects/device-hub/ledger/ledger.js";
+import { AuditLog } from "../../durable-objects/device-hub/storage/audit-log.js";
 
 const NOW = 1_700_000_000_000;
 const OK: ToolOutcome = { status: "success", tool: "bash", result: "ok", stderr: "", exit_code: 0, elapsed_ms: 1 };

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { ToolCommandFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
-import { Ledger } from "../../durable-objects/device-hub/ledger.js";
+import { Ledger } from "../../durable-objects/device-hub/ledger/ledger.js";
 
 const NOW = 1_700_000_000_000;
 

@@ -1,7 +1,7 @@
 import { AuditQueryParams } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
-import type { AuditEntry } from "../../durable-objects/device-hub/audit-log.js";
+import type { AuditEntry } from "../../durable-objects/device-hub/storage/audit-log.js";
 import { invalidQuery } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";

@@ -2,6 +2,7 @@ import { Identifier } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { hubFor, registryOf } from "../../durable-objects/addresses.js";
+import { WIRE_HEADER } from "../../durable-objects/device-hub/wires/device-wire.js";
 import { mayReach } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
@@ -33,6 +34,7 @@ devices.get(
     for (const name of [...headers.keys()]) if (name.startsWith("x-edgeloop-")) headers.delete(name);
     headers.delete("authorization");
     headers.set("x-edgeloop-agent-id", agentId);
+    headers.set(WIRE_HEADER, "edgeloop");
     for (const [name, value] of Object.entries(c.var.deviceProof)) headers.set(name, value);
     return hubFor(c.env, agentId).fetch(new Request(c.req.raw.url, { headers, method: "GET" }));
   },

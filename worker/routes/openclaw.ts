@@ -3,6 +3,7 @@ import { encodeSetupCode, type JoinPayload, NodeSetupRequest } from "@edgeloop/p
 import { Hono } from "hono";
 import type { z } from "zod";
 import { hubFor } from "../../durable-objects/addresses.js";
+import { WIRE_HEADER } from "../../durable-objects/device-hub/wires/device-wire.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
@@ -18,19 +19,6 @@ import { countRejections } from "../middleware/count-rejections.js";
 export const openclaw = new Hono<AppEnv>();
 
 const validId = (id: string) => Identifier.safeParse(id).success;
-
-/** Ask the agent's hub; only this file speaks `x-edgeloop-openclaw`, and nothing a client sent passes. */
-function askHub(
-  env: AppEnv["Bindings"],
-  agentId: string,
-  op: string,
-  init: { url: string; body?: unknown; upgrade?: boolean },
-) {
-  const headers = new Headers({ "x-edgeloop-agent-id": agentId, "x-edgeloop-openclaw": op });
-  if (init.upgrade) headers.set("upgrade", "websocket");
-  const body = init.body === undefined ? null : JSON.stringify(init.body);
-  return hubFor(env, agentId).fetch(new Request(init.url, { method: body ? "POST" : "GET", headers, body }));
-}
 
 /** The node's URL for this agent id, on the host the admin reached (ws:// for http://, wss:// for https://). */
 function gatewayUrl(requestUrl: string, agentId: string): string {
@@ -49,7 +37,9 @@ openclaw.get("/:agent_id", countRejections("GET /v1/openclaw/:agent_id"), async 
       {},
       { upgrade: "websocket" },
     );
-  return askHub(c.env, agentId, "node", { url: c.req.url, upgrade: true });
+  // Nothing a client sent passes: the hub gets the upgrade, the agent id and the wire, no more.
+  const headers = new Headers({ upgrade: "websocket", "x-edgeloop-agent-id": agentId, [WIRE_HEADER]: "openclaw" });
+  return hubFor(c.env, agentId).fetch(new Request(c.req.url, { headers }));
 });
 
 /** `openclaw connect <join URL>`: the setup payload, while the code is live. The code is the credential. */
@@ -58,9 +48,8 @@ openclaw.get("/:agent_id/j/:code", countRejections("GET /v1/openclaw/:agent_id/j
   const code = c.req.param("code");
   if (!validId(agentId) || !/^[A-Za-z0-9_-]{22}$/.test(code))
     return problemResponse(404, "Not found", "no such join code");
-  const res = await askHub(c.env, agentId, "join", { url: c.req.url, body: { code } });
-  if (res.status !== 200) return problemResponse(404, "Not found", "the join code is unknown, used or expired");
-  const { expires_at } = (await res.json()) as { expires_at: number };
+  const expires_at = await hubFor(c.env, agentId).nodeJoinExpiry(code);
+  if (expires_at === null) return problemResponse(404, "Not found", "the join code is unknown, used or expired");
   const payload: z.infer<typeof JoinPayload> = {
     url: gatewayUrl(c.req.url, agentId),
     bootstrapToken: code,
@@ -78,12 +67,7 @@ openclaw.post("/:agent_id/setup", ...adminOnly, async (c) => {
   const raw = c.req.header("content-length") === "0" ? {} : await c.req.json().catch(() => undefined);
   const parsed = NodeSetupRequest.safeParse(raw ?? {});
   if (!parsed.success) return problemResponse(400, "Invalid body", parsed.error.issues[0]?.message ?? "invalid");
-  const res = await askHub(c.env, agentId, "setup", {
-    url: c.req.url,
-    body: { ttl_ms: parsed.data.ttl_seconds * 1000 },
-  });
-  if (res.status !== 201) return problemResponse(500, "Internal error", "the hub did not mint a setup code");
-  const minted = (await res.json()) as { secret: string; expires_at: number };
+  const minted = await hubFor(c.env, agentId).mintNodeSetup(parsed.data.ttl_seconds * 1000);
   const url = gatewayUrl(c.req.url, agentId);
   const setup_code = encodeSetupCode({ url, bootstrapToken: minted.secret, expiresAtMs: minted.expires_at });
   const join = new URL(c.req.url);

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   signaturePayloads,
   verifyConnectSignature,
-} from "../../../durable-objects/device-hub/openclaw/device-signature.js";
-import { invokeFor, outcomeOf, skillsFor } from "../../../durable-objects/device-hub/openclaw/node-tools.js";
+} from "../../../durable-objects/device-hub/wires/openclaw/device-signature.js";
+import { invokeFor, outcomeOf, skillsFor } from "../../../durable-objects/device-hub/wires/openclaw/node-tools.js";
 import { makeNodeKey } from "../../helpers/openclaw-node.js";
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConnectParams, negotiateProtocol } from "../../../durable-objects/device-hub/openclaw/gateway-frames.js";
-import { answerNodeRequest } from "../../../durable-objects/device-hub/openclaw/node-requests.js";
+import { ConnectParams, negotiateProtocol } from "../../../durable-objects/device-hub/wires/openclaw/gateway-frames.js";
+import { answerNodeRequest } from "../../../durable-objects/device-hub/wires/openclaw/node-requests.js";
 
 const deps = (commands: string[] = ["system.run", "mcp.tools.call.v1"]) => ({
   ledger: { get: () => null },

@@ -1,5 +1,5 @@
 import type { ToolCommandFrame } from "@edgeloop/protocol";
-import type { DispatchCommand } from "./device-hub-rpc.js";
+import type { DispatchCommand } from "../device-hub-rpc.js";
 
 /** The frame a dispatched command goes to its device in (docs/protocol.md); kept in the ledger for redelivery. */
 export function commandFrame(cmd: DispatchCommand): ToolCommandFrame {

@@ -1,6 +1,6 @@
-import { sha256Hex } from "../../../runtime/digest.js";
-import { log } from "../../../runtime/log.js";
-import type { DeviceTokens } from "../device-tokens.js";
+import { sha256Hex } from "../../../../runtime/digest.js";
+import { log } from "../../../../runtime/log.js";
+import type { DeviceTokens } from "../../storage/device-tokens.js";
 import { verifyConnectSignature } from "./device-signature.js";
 import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, negotiateProtocol } from "./gateway-frames.js";
 import type { NodeCredentials } from "./node-credentials.js";
@@ -8,7 +8,7 @@ import type { NodeSocketState } from "./node-socket-state.js";
 import type { PairingDesk } from "./pairing-desk.js";
 
 /**
- * Who may connect as this agent id's OpenClaw node (docs/openclaw-nodes.md#onboarding), decided
+ * Who may connect as this agent id's OpenClaw node (docs/openclaw-nodes.md#set-up), decided
  * from the `connect` frame alone (the upgrade carries no credentials):
  * 1. the node signed this socket's challenge with the key it names (always required);
  * 2. then one of: a setup secret an admin minted (used once; pins the key, issues a device token);

@@ -1,10 +1,10 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
-import { log } from "../../runtime/log.js";
-import { conversationFor } from "../addresses.js";
-import type { AlarmSchedule } from "../alarm-schedule.js";
-import type { DurableObjectBindings } from "../bindings.js";
-import type { AuditLog } from "./audit-log.js";
-import type { DeviceStore } from "./device-record.js";
+import { log } from "../../../runtime/log.js";
+import { conversationFor } from "../../addresses.js";
+import type { AlarmSchedule } from "../../alarm-schedule.js";
+import type { DurableObjectBindings } from "../../bindings.js";
+import type { AuditLog } from "../storage/audit-log.js";
+import type { DeviceStore } from "../storage/device-record.js";
 import type { Ledger, LedgerRow } from "./ledger.js";
 
 /** How soon an outcome the conversation did not take is offered again. */

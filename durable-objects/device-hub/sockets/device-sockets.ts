@@ -1,10 +1,12 @@
-import type { HubFrame } from "@edgeloop/protocol";
-import { log } from "../../runtime/log.js";
+import { log } from "../../../runtime/log.js";
+import type { WireName } from "../wires/device-wire.js";
 import { CLOSE } from "./close-codes.js";
 
 /** What a socket carries through hibernation. */
 export type SocketAttachment = {
   agent_id: string;
+  /** the wire the socket was accepted on (wires/device-wire.ts): its frames go through that one */
+  wire: WireName;
   hello: boolean;
   bad_frames: number;
   connected_at: number;
@@ -13,20 +15,19 @@ export type SocketAttachment = {
   last_frame_at: number;
 };
 
+/** A close code and its reason (close-codes.ts, or a wire's own). */
+export type SocketClose = { code: number; reason: string };
+
 /** How stale the last-frame time kept in a socket's attachment may get (it only matters after hibernation). */
 const ATTACHMENT_REFRESH_MS = 5_000;
 const MAX_BAD_FRAMES = 5;
 
 /**
- * A hub frame in another wire format for some sockets (OpenClaw nodes): the text to send, undefined
- * to send the frame as it is, null when that socket has no use for it, false when it cannot take it.
- */
-export type FrameAdapter = (ws: WebSocket, frame: HubFrame) => string | null | false | undefined;
-
-/**
  * The device's WebSocket, held through the hibernation API: one live socket per device (a new
  * connection replaces the old one), what each socket carries through hibernation, when it last
- * showed it is alive, and the limit on bad frames.
+ * showed it is alive, and the limit on bad frames. Every write and close of a device's socket goes
+ * through here, whatever its wire (`write`, `close`); what a frame looks like on the wire is the
+ * wire's business (wires/).
  */
 export class DeviceSockets {
   /** when each socket last sent a frame; the attachment copy is refreshed only now and then */
@@ -39,29 +40,24 @@ export class DeviceSockets {
   private readonly attachments = new WeakMap<WebSocket, SocketAttachment>();
   /** the socket that said hello, while this instance lives (see `live`) */
   private helloSocket: WebSocket | null = null;
+  /** sockets this hub closed and reported to the registry itself (see `closeReported`) */
+  private readonly reportedCloses = new WeakSet<WebSocket>();
 
-  constructor(
-    private readonly ctx: DurableObjectState,
-    private readonly adapt?: FrameAdapter,
-  ) {}
+  constructor(private readonly ctx: DurableObjectState) {}
 
-  /** Accept a new connection for `agentId`, closing any older one; returns the client's end. */
-  accept(agentId: string, tokenId: string, now: number): WebSocket {
-    for (const old of this.ctx.getWebSockets()) old.close(CLOSE.REPLACED.code, CLOSE.REPLACED.reason);
-    this.helloSocket = null;
+  /** Accept a new socket with its attachment (which names its wire); both ends of the pair. */
+  accept(attachment: SocketAttachment): { client: WebSocket; server: WebSocket } {
     const pair = new WebSocketPair();
     const server = pair[1];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = {
-      agent_id: agentId,
-      hello: false,
-      bad_frames: 0,
-      connected_at: now,
-      token_id: tokenId,
-      last_frame_at: now,
-    };
     this.attach(server, attachment);
-    return pair[0];
+    return { client: pair[0], server };
+  }
+
+  /** Close every socket: a device's new connection replaces the older ones. */
+  replaceAll(): void {
+    for (const old of this.ctx.getWebSockets()) this.close(old, CLOSE.REPLACED);
+    this.helloSocket = null;
   }
 
   /** The socket's attachment, read from the socket only when this instance has not seen it. */
@@ -124,17 +120,16 @@ export class DeviceSockets {
     let closed = 0;
     for (const { ws, att } of this.all()) {
       if (att?.token_id !== tokenId) continue;
-      ws.close(CLOSE.TOKEN_REVOKED.code, CLOSE.TOKEN_REVOKED.reason);
+      this.closeReported(ws, CLOSE.TOKEN_REVOKED);
       closed++;
     }
     return closed;
   }
 
-  send(ws: WebSocket, frame: HubFrame): boolean {
+  /** Write one text frame, as the socket's wire encoded it; false when the socket would not take it. */
+  write(ws: WebSocket, text: string): boolean {
     try {
-      const adapted = this.adapt?.(ws, frame);
-      if (adapted === false) return false;
-      if (adapted !== null) ws.send(adapted ?? JSON.stringify(frame));
+      ws.send(text);
       return true;
     } catch (e) {
       log("warn", "send to device failed", { error: String(e) });
@@ -142,13 +137,30 @@ export class DeviceSockets {
     }
   }
 
-  /** Refuse a frame, telling the device why; too many bad frames close the socket. */
-  reject(ws: WebSocket, att: SocketAttachment, reason: string, requestId?: string): void {
+  close(ws: WebSocket, close: SocketClose): void {
+    ws.close(close.code, close.reason);
+  }
+
+  /**
+   * Close a socket whose end the caller records and reports to the registry itself (a missed
+   * heartbeat, a revoked token). The runtime still delivers the close to the hub once the device
+   * answers it; that close then adds nothing, so the registry keeps why the device went offline.
+   */
+  closeReported(ws: WebSocket, close: SocketClose): void {
+    this.reportedCloses.add(ws);
+    this.close(ws, close);
+  }
+
+  /** Whether this socket's end was already recorded and reported (`closeReported`). */
+  closeWasReported(ws: WebSocket): boolean {
+    return this.reportedCloses.has(ws);
+  }
+
+  /** One more bad frame from this socket; true when that is one too many and it must be closed. */
+  badFrame(ws: WebSocket, att: SocketAttachment): boolean {
     const bad = att.bad_frames + 1;
     this.attach(ws, { ...att, bad_frames: bad });
-    log("warn", "frame rejected", { agent_id: att.agent_id, reason, request_id: requestId });
-    this.send(ws, { type: "rejected", reason, ...(requestId ? { request_id: requestId } : {}) });
-    if (bad >= MAX_BAD_FRAMES) ws.close(CLOSE.TOO_MANY_BAD_FRAMES.code, CLOSE.TOO_MANY_BAD_FRAMES.reason);
+    return bad >= MAX_BAD_FRAMES;
   }
 
   /** When the socket last showed it is alive: a frame, or a ping the runtime answered without waking us. */

@@ -1,7 +1,7 @@
 import type { PairingClaim } from "@edgeloop/protocol/pairing";
-import { deploymentOf } from "../../addresses.js";
-import type { DurableObjectBindings } from "../../bindings.js";
-import { type PairingVars, pairingSettings } from "../../deployment/pairing-settings.js";
+import { deploymentOf } from "../../../addresses.js";
+import type { DurableObjectBindings } from "../../../bindings.js";
+import { type PairingVars, pairingSettings } from "../../../deployment/pairing-settings.js";
 
 /**
  * Where a node with only its device key asks for approval: the deployment's pairing requests
@@ -20,7 +20,7 @@ export type Opened = { code: string; claim_secret: string; expires_at: number };
 export function pairingDesk(env: Pick<DurableObjectBindings, "DEPLOYMENT"> & Partial<PairingVars>): PairingDesk {
   return {
     async open(req) {
-      const settings = pairingSettings(env as PairingVars);
+      const settings = pairingSettings(env);
       if (!settings.ok) return null;
       const outcome = await deploymentOf(env).openPairing(
         {

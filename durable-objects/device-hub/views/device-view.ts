@@ -1,8 +1,8 @@
-import type { DeviceView } from "./device-hub-rpc.js";
-import type { DeviceStore } from "./device-record.js";
-import type { DeviceSockets } from "./device-sockets.js";
-import type { DeviceTokens } from "./device-tokens.js";
-import type { Ledger } from "./ledger.js";
+import type { DeviceView } from "../device-hub-rpc.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { DeviceSockets } from "../sockets/device-sockets.js";
+import type { DeviceStore } from "../storage/device-record.js";
+import type { DeviceTokens } from "../storage/device-tokens.js";
 
 /** The whole view of a device for the API and the dashboard: its record, liveness, the ledger's counts, counters. */
 export function deviceView(

@@ -1,6 +1,6 @@
 /**
  * What an OpenClaw node's socket carries through hibernation, next to the hub's own attachment
- * fields (device-sockets.ts): the challenge it must sign, and once it is in, who it is. Kept
+ * fields (sockets/device-sockets.ts): the challenge it must sign, and once it is in, who it is. Kept
  * small: an attachment holds at most 2 KiB.
  */
 export type NodeSocketState = {
@@ -16,8 +16,3 @@ export type NodeSocketState = {
 
 /** A node sends no pings, only its host stats every 60 s: silence shorter than this is not death. */
 export const NODE_SILENCE_MS = 150_000;
-
-/** How long a socket may stay silent: longer for an OpenClaw node than the hub's heartbeat allowance. */
-export function silenceAllowed(att: object | null, allowedMs: number): number {
-  return att && "openclaw" in att ? Math.max(allowedMs, NODE_SILENCE_MS) : allowedMs;
-}

@@ -1,5 +1,5 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
-import type { ToolStatsInput } from "../metrics/tool-metrics.js";
+import type { ToolStatsInput } from "../../metrics/tool-metrics.js";
 import { redact } from "./redact.js";
 
 /** One tool invocation as the audit log keeps it, with the ids that tie it to its conversation and command. */

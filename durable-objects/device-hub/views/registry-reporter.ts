@@ -1,10 +1,10 @@
-import { log } from "../../runtime/log.js";
-import { poolRegistryFor, registryOf } from "../addresses.js";
-import type { AlarmSchedule } from "../alarm-schedule.js";
-import type { DurableObjectBindings } from "../bindings.js";
-import type { DeviceReport } from "../registry/registry-rpc.js";
-import type { DeviceStore } from "./device-record.js";
-import type { DeviceSockets } from "./device-sockets.js";
+import { log } from "../../../runtime/log.js";
+import { poolRegistryFor, registryOf } from "../../addresses.js";
+import type { AlarmSchedule } from "../../alarm-schedule.js";
+import type { DurableObjectBindings } from "../../bindings.js";
+import type { DeviceReport } from "../../registry/registry-rpc.js";
+import type { DeviceSockets } from "../sockets/device-sockets.js";
+import type { DeviceStore } from "../storage/device-record.js";
 
 /** How soon a failed report is tried again. */
 export const REPORT_RETRY_MS = 5_000;

@@ -1,8 +1,8 @@
-import { sha256Hex } from "../../../runtime/digest.js";
-import { randomBase64url } from "../../../runtime/random-token.js";
+import { sha256Hex } from "../../../../runtime/digest.js";
+import { randomBase64url } from "../../../../runtime/random-token.js";
 
 /**
- * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#onboarding), kept in the
+ * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#set-up), kept in the
  * hub's own SQLite: setup secrets an admin minted (hash only; one use; an expiry), the device key
  * pinned to this agent id, and the pairing requests device keys wait on (the claim secret
  * edgeloop issued for each). Tokens the node brings from elsewhere are never stored: only what
@@ -11,6 +11,9 @@ import { randomBase64url } from "../../../runtime/random-token.js";
 
 /** A pairing request this hub opened for a device key (pairing-desk.ts), and the secret it claims with. */
 export type NodeClaim = { device_id: string; code: string; claim_secret: string; expires_at: number };
+
+/** A setup secret as minted: shown once, only its hash is kept. */
+export type NodeSetupSecret = { secret: string; expires_at: number };
 
 export type PinnedNode = { device_id: string; public_key: string; paired_at: number; paired_by: string };
 
@@ -32,7 +35,7 @@ export class NodeCredentials {
    * A setup secret: 16 random bytes, so 22 base64url characters, the length OpenClaw's join
    * codes have. The same secret is the setup code's bootstrap token and the join URL's code.
    */
-  async mintSetup(now: number, ttlMs: number): Promise<{ secret: string; expires_at: number }> {
+  async mintSetup(now: number, ttlMs: number): Promise<NodeSetupSecret> {
     const secret = randomBase64url(16);
     const expires_at = now + ttlMs;
     this.sql.exec("DELETE FROM openclaw_setup WHERE expires_at < ?", now);

@@ -1,6 +1,6 @@
-import type { DeviceRecord } from "./device-record.js";
-import type { DeviceSockets } from "./device-sockets.js";
-import type { Ledger } from "./ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { DeviceSockets } from "../sockets/device-sockets.js";
+import type { DeviceRecord } from "../storage/device-record.js";
 
 /**
  * What fleet routing asks of a device's hub for every round that may send it a call

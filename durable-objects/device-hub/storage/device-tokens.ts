@@ -1,5 +1,5 @@
-import { sha256Hex } from "../../runtime/digest.js";
-import { randomBase64url, randomHex } from "../../runtime/random-token.js";
+import { sha256Hex } from "../../../runtime/digest.js";
+import { randomBase64url, randomHex } from "../../../runtime/random-token.js";
 
 export type IssuedToken = { token_id: string; token: string; created_at: number };
 export type TokenInfo = { token_id: string; created_at: number; last_used_at: number | null };
