@@ -102,13 +102,5 @@ export const chatThreadFor = (env: Bindings<"CHAT_THREAD">, threadKey: string) =
 export const channelDirectoryOf = (env: Bindings<"CHANNEL_DIRECTORY">) =>
   stub<ChannelDirectoryDO>(env.CHANNEL_DIRECTORY, "global");
 
-/**
- * A message from a chat is answered in its thread: its reply target names the thread object
- * instead of a URL, and the conversation's outbox delivers there by RPC.
- */
-const CHAT_REPLY_PREFIX = "edgeloop-chat:";
-export const chatReplyTarget = (threadKey: string) => `${CHAT_REPLY_PREFIX}${threadKey}`;
-export const chatThreadOfReplyTarget = (url: string): string | null =>
-  url.startsWith(CHAT_REPLY_PREFIX) ? url.slice(CHAT_REPLY_PREFIX.length) : null;
 /** The deployment's pairing requests (control plane only: never on a message's path). */
 export const pairingOf = (env: Bindings<"PAIRING">) => stub<PairingRpc>(env.PAIRING, "global");

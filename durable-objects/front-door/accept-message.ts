@@ -1,4 +1,5 @@
 import type { MessageRequest } from "@edgeloop/protocol";
+import type { ReplyTarget } from "@edgeloop/protocol/run-output";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { outboundPolicy } from "../../runtime/outbound-settings.js";
@@ -28,7 +29,7 @@ export type MessageInput = {
   /** the schedule whose run this message is */
   scheduleId?: string;
   /** where the reply goes when edgeloop itself decides (a chat thread); a sender's reply_url otherwise */
-  replyTarget?: { url: string; events: boolean };
+  replyTarget?: ReplyTarget;
 };
 
 export type MessageOutcome =
@@ -167,7 +168,7 @@ export async function acceptMessage(
       ...(input.replyTarget
         ? { reply: input.replyTarget }
         : msg.reply_url
-          ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } }
+          ? { reply: { kind: "url", url: msg.reply_url, events: msg.reply_events ?? false } }
           : {}),
       // A pool may move a conversation to another device when its device goes away; a fleet
       // message makes its first device the conversation's home.

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { RunOutput } from "@edgeloop/protocol/run-output";
 import { log } from "../../../runtime/log.js";
 import { AlarmSchedule } from "../../alarm-schedule.js";
 import type { InboundEvent } from "../platform.js";
@@ -10,9 +11,6 @@ import { handleMessage } from "./handle-message.js";
 import { drainOutbox } from "./send-outbox.js";
 import type { ChatThreadEnv, ThreadContext } from "./thread-context.js";
 import { type ThreadIdentity, ThreadStore } from "./thread-store.js";
-
-/** What the conversation's outbox delivers here: the run's reply (reply-delivery.ts). */
-type ReplyPayload = { type: string; message_id?: string; status?: string; reply?: string | null; stop_reason?: string };
 
 /**
  * One chat thread (a Telegram chat or topic, a Slack thread, …): its conversation and device, the
@@ -38,9 +36,8 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
     return { taken };
   }
 
-  async deliverReply(key: string, payload: unknown): Promise<void> {
-    const reply = payload as ReplyPayload;
-    if (reply.type !== "reply" || !reply.message_id) return;
+  async deliverReply(key: string, reply: RunOutput): Promise<void> {
+    if (reply.type !== "reply") return;
     const text =
       reply.reply ??
       (reply.status === "completed" ? "(no answer)" : `The run ended: ${reply.status} (${reply.stop_reason}).`);

@@ -1,3 +1,4 @@
+import type { RunOutput } from "@edgeloop/protocol/run-output";
 import type { InboundEvent } from "../platform.js";
 import type { ThreadIdentity } from "./thread-store.js";
 
@@ -9,7 +10,7 @@ export interface ChatThreadRpc {
    */
   receive(identity: ThreadIdentity, event: InboundEvent): Promise<{ taken: boolean }>;
   /** A run's reply, from the conversation's outbox; `key` is stable across its retries. */
-  deliverReply(key: string, payload: unknown): Promise<void>;
+  deliverReply(key: string, payload: RunOutput): Promise<void>;
   /** A line from edgeloop to the chat (a pairing approved). */
   notify(identity: ThreadIdentity, key: string, text: string): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { ChannelGrant } from "@edgeloop/protocol/channels";
 import { hasScope, type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { randomHex } from "../../../runtime/random-token.js";
-import { channelDirectoryOf, chatReplyTarget, conversationFor } from "../../addresses.js";
+import { channelDirectoryOf, conversationFor } from "../../addresses.js";
 import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
 import { HELP_TEXT, parseCommand } from "../core/chat-commands.js";
@@ -112,7 +112,7 @@ async function postToConversation(
     rawBody: JSON.stringify(msg),
     msg,
     waitSeconds: null,
-    replyTarget: { url: chatReplyTarget(identity.key), events: false },
+    replyTarget: { kind: "chat", thread: identity.key },
   });
   if (!out.ok) {
     log("info", "chat message refused", { thread: identity.key, status: out.status, detail: out.detail });

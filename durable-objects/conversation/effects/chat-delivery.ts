@@ -1,3 +1,4 @@
+import type { RunOutput } from "@edgeloop/protocol/run-output";
 import { chatThreadFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 
@@ -6,7 +7,7 @@ export async function deliverToChat(
   env: Pick<DurableObjectBindings, "CHAT_THREAD">,
   threadKey: string,
   id: string,
-  payload: unknown,
+  payload: RunOutput,
 ): Promise<{ ok: true } | { ok: false; retryable: boolean; error: string }> {
   try {
     await chatThreadFor(env, threadKey).deliverReply(id, payload);

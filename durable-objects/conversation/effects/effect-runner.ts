@@ -1,7 +1,7 @@
 import type { ImageFit } from "@edgeloop/protocol";
 import type { Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
-import { chatThreadOfReplyTarget, conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
+import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
 import type { LoopEvent, LoopState } from "../core/index.js";
@@ -48,7 +48,7 @@ export interface EffectHost {
 
 /**
  * Performs the outbox rows of committed steps: the model call, tool dispatches to the device's
- * hub, built-ins, cancels, reply_url deliveries, metrics and a sub-task's reply to its parent. A
+ * hub, built-ins, cancels, a run's output to its reply target, metrics and a sub-task's reply to its parent. A
  * failure is retried with backoff. See docs/architecture.md#outbox-re-drive.
  */
 export class EffectRunner {
@@ -232,14 +232,14 @@ export class EffectRunner {
     const conversation_id = this.host.state().conversation_id;
     const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
-    const thread = chatThreadOfReplyTarget(effect.url);
+    const to = effect.to;
     const sent = await withSpan(
       "deliver_reply",
       { "gen_ai.conversation.id": conversation_id, "edgeloop.reply.key": key },
       () =>
-        thread === null
-          ? deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound)
-          : deliverToChat(this.env, thread, key, effect.payload),
+        to.kind === "url"
+          ? deliverSigned(to.url, key, effect.payload, replySigningSecret, outbound)
+          : deliverToChat(this.env, to.thread, key, effect.payload),
     );
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });

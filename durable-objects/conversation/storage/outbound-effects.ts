@@ -3,6 +3,7 @@
  * reply deliveries) as the outbox stores them, and the key that makes each one unique in it.
  */
 import type { ToolOutcome } from "@edgeloop/protocol";
+import type { ReplyTarget, RunOutput } from "@edgeloop/protocol/run-output";
 import type { RunRecord } from "../../metrics/aggregate.js";
 import type { ParentLink } from "../conversation-rpc.js";
 import type { Effect } from "../core/index.js";
@@ -25,8 +26,14 @@ export type RecordMetrics = {
   at: number;
 };
 
-/** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
-export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
+/** A run's reply or event going to its reply target, retried until acknowledged or expired. */
+export type DeliverReply = {
+  type: "deliver_reply";
+  key: string;
+  to: ReplyTarget;
+  payload: RunOutput;
+  first_at: number;
+};
 
 /** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
 export type OutboundEffect =
