@@ -69,10 +69,10 @@ describe("a run's reply target", () => {
     expect(effect.to).toEqual({ kind: "url", url: "https://example.com/hook", events: true });
   });
 
-  it("delivers nowhere when the stored target is not a valid one (no prefix is sniffed from a URL)", async () => {
+  it("delivers nowhere when the stored target is not a typed one (no URL is sniffed for a thread)", async () => {
     const effects = await withSql((sql) => {
       const store = new ConversationStore(sql);
-      store.putValue("reply:m3", { url: "edgeloop-chat:telegram:42", events: false });
+      store.putValue("reply:m3", { url: "chat-thread/telegram:42", events: false });
       return replyAfterRestart(sql, "m3");
     });
     expect(effects).toEqual([]);
