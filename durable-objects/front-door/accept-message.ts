@@ -1,4 +1,4 @@
-import type { MessageRequest } from "@edgeloop/protocol";
+import { MessageAccepted, type MessageRequest, WaitReply } from "@edgeloop/protocol";
 import type { ReplyTarget } from "@edgeloop/protocol/run-output";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
@@ -32,16 +32,24 @@ export type MessageInput = {
   replyTarget?: ReplyTarget;
 };
 
+/** Why the front door refused a message: a problem+json answer's status, title, detail and extras. */
+export type Refusal = {
+  status: number;
+  title: string;
+  detail: string;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+};
+
+/**
+ * What became of a message: accepted (the run started; 202), answered (accepted and waited for
+ * with `?wait=N`; 200), or refused. `replayed`: a repeat of an idempotency key, answered as the
+ * first request was. Callers map it to their own answer (HTTP, a tool result, a chat line).
+ */
 export type MessageOutcome =
-  | { ok: true; status: 200 | 202; body: string; content_type: string; replayed: boolean }
-  | {
-      ok: false;
-      status: number;
-      title: string;
-      detail: string;
-      extra?: Record<string, unknown>;
-      headers?: Record<string, string>;
-    };
+  | { kind: "accepted"; accepted: MessageAccepted; replayed: boolean }
+  | { kind: "answered"; reply: WaitReply; replayed: boolean }
+  | { kind: "refused"; refusal: Refusal };
 
 const refuse = (
   status: number,
@@ -50,12 +58,8 @@ const refuse = (
   extra?: Record<string, unknown>,
   headers?: Record<string, string>,
 ): MessageOutcome => ({
-  ok: false,
-  status,
-  title,
-  detail,
-  ...(extra ? { extra } : {}),
-  ...(headers ? { headers } : {}),
+  kind: "refused",
+  refusal: { status, title, detail, ...(extra ? { extra } : {}), ...(headers ? { headers } : {}) },
 });
 
 /** Tokens a text is estimated to take (characters / 4, as the loop's compaction counts). */
@@ -104,8 +108,7 @@ export async function acceptMessage(
   if (refused) return refused;
 
   const claim = await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
-  if (claim.kind === "replay")
-    return { ok: true, ...(claim.response as StoredResponse), replayed: true } as MessageOutcome;
+  if (claim.kind === "replay") return replayOf(claim.response);
   if (claim.kind === "in_progress") {
     return refuse(
       409,
@@ -183,31 +186,39 @@ export async function acceptMessage(
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;
-    let response: StoredResponse = {
-      status: 202,
-      body: JSON.stringify({ conversation_id, message_id, agent_id: accepted.agent_id ?? agent_id }),
-      content_type: "application/json",
+    let outcome: Extract<MessageOutcome, { kind: "accepted" | "answered" }> = {
+      kind: "accepted",
+      accepted: { conversation_id, message_id, agent_id: accepted.agent_id ?? agent_id },
+      replayed: false,
     };
     try {
       if (input.waitSeconds !== null) {
         const reply = await stub.waitForReply(message_id, input.waitSeconds * 1000);
-        response = { status: 200, body: JSON.stringify(reply), content_type: "application/json" };
+        outcome = { kind: "answered", reply, replayed: false };
       }
     } finally {
       // If the wait failed, a repeat gets the 202: the message was accepted all the same.
-      await claim.finish(response);
+      await claim.finish(storedOf(outcome));
     }
-    return {
-      ok: true,
-      status: response.status as 200 | 202,
-      body: response.body,
-      content_type: response.content_type,
-      replayed: false,
-    };
+    return outcome;
   } finally {
     // Refused or failed before a run started: forget the key so the sender's retry is processed.
     if (!stored) await claim.release().catch(() => {});
   }
+}
+
+/** What the idempotency object keeps for repeats: the answer as the first request got it. */
+function storedOf(outcome: Extract<MessageOutcome, { kind: "accepted" | "answered" }>): StoredResponse {
+  const [status, value] = outcome.kind === "accepted" ? [202, outcome.accepted] : [200, outcome.reply];
+  return { status, body: JSON.stringify(value), content_type: "application/json" };
+}
+
+/** A repeat's answer, read back from what storedOf kept. */
+function replayOf(stored: StoredResponse): MessageOutcome {
+  const body: unknown = JSON.parse(stored.body);
+  return stored.status === 200
+    ? { kind: "answered", reply: WaitReply.parse(body), replayed: true }
+    : { kind: "accepted", accepted: MessageAccepted.parse(body), replayed: true };
 }
 
 /** Ids a keyed message gets, the same for every request with that key (from the sender's key's hash). */

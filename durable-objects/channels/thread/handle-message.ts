@@ -114,14 +114,16 @@ async function postToConversation(
     waitSeconds: null,
     replyTarget: { kind: "chat", thread: identity.key },
   });
-  if (!out.ok) {
-    log("info", "chat message refused", { thread: identity.key, status: out.status, detail: out.detail });
-    await countRefusal(env, identity.platform, `message ${out.status}`);
-    return notice(ctx, `refused:${event.eventId}`, `Not sent: ${out.title}. ${out.detail}`);
+  if (out.kind === "refused") {
+    const { status, title, detail } = out.refusal;
+    log("info", "chat message refused", { thread: identity.key, status, detail });
+    await countRefusal(env, identity.platform, `message ${status}`);
+    return notice(ctx, `refused:${event.eventId}`, `Not sent: ${title}. ${detail}`);
   }
-  const accepted = JSON.parse(out.body) as { conversation_id: string; message_id: string; agent_id?: string };
-  const agentId = accepted.agent_id ?? target;
-  store.addRun(accepted.message_id, accepted.conversation_id, agentId, Date.now());
+  // Sent without a wait: the run's reply comes to the thread (its reply target).
+  const { conversation_id, message_id } = out.kind === "accepted" ? out.accepted : out.reply;
+  const agentId = (out.kind === "accepted" ? out.accepted.agent_id : undefined) ?? target;
+  store.addRun(message_id, conversation_id, agentId, Date.now());
   await ctx.client.typing(identity.chat).catch(() => {});
 }
 
