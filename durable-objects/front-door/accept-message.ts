@@ -8,7 +8,7 @@ import { conversationFor } from "../addresses.js";
 import { conversationSettings } from "../conversation/settings/conversation-settings.js";
 import type { WorkerConfig } from "./front-door-config.js";
 import type { FrontDoorEnv } from "./front-door-env.js";
-import { claimIdempotencyKey } from "./idempotency.js";
+import { claimIdempotencyKey, UNCLAIMED } from "./idempotency.js";
 import type { StoredResponse } from "./idempotency-do.js";
 import { imagesRefusal } from "./message-images.js";
 import { admitAgent, admitSender } from "./rate-limits.js";
@@ -21,6 +21,12 @@ export type MessageInput = {
   /** the sender rate limits count it under, when not the principal's id (the fleet MCP server's unscoped clients count as one) */
   sender?: string;
   idempotencyKey: string | null;
+  /**
+   * The caller took the key once already (a chat thread's inbox takes each platform event once):
+   * no second claim, but the ids still derive from the key, so a message posted again after a
+   * crash is the same message, which the conversation takes once.
+   */
+  keyTaken?: boolean;
   /** the body as sent: an idempotency key repeated with another body is refused */
   rawBody: string;
   msg: MessageRequest;
@@ -107,7 +113,9 @@ export async function acceptMessage(
   const refused = await refusalFor(env, config, principal, msg);
   if (refused) return refused;
 
-  const claim = await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
+  const claim = input.keyTaken
+    ? UNCLAIMED
+    : await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
   if (claim.kind === "replay") return replayOf(claim.response);
   if (claim.kind === "in_progress") {
     return refuse(

@@ -109,6 +109,8 @@ async function postToConversation(
   const out = await acceptMessage(env, cfg.config, {
     principal,
     idempotencyKey: `${identity.platform}:${event.eventId}`,
+    // The thread's inbox took the event once (docs/architecture.md#chat-threads): one claim per event.
+    keyTaken: true,
     rawBody: JSON.stringify(msg),
     msg,
     waitSeconds: null,
