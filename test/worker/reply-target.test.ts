@@ -35,7 +35,7 @@ function replyAfterRestart(sql: SqlStorage, messageId: string) {
 }
 
 describe("a run's reply target", () => {
-  it("round-trips a chat thread through storage: the reply goes to the thread by kind, not by a URL", async () => {
+  it("round-trips a chat thread through storage: the reply is pushed to the thread, not POSTed", async () => {
     const effects = await withSql((sql) => {
       const target: ReplyTarget = { kind: "chat", thread: "telegram:42:7" };
       new StepRecorder(new ConversationStore(sql), { enabled: false, model: "m" }).rememberReplyTarget("m1", target);
@@ -43,10 +43,10 @@ describe("a run's reply target", () => {
     });
     expect(effects).toHaveLength(1);
     const effect = effects[0]!;
-    if (effect.type !== "deliver_reply") throw new Error(`expected deliver_reply, got ${effect.type}`);
-    expect(effect.to).toEqual({ kind: "chat", thread: "telegram:42:7" });
+    if (effect.type !== "deliver_chat") throw new Error(`expected deliver_chat, got ${effect.type}`);
+    expect(effect.thread).toBe("telegram:42:7");
     // One schema for the run's output, whichever way it goes (protocol/run-output.ts).
-    expect(RunOutput.parse(effect.payload)).toEqual({
+    expect(RunOutput.parse(effect.reply)).toEqual({
       type: "reply",
       conversation_id: "conv-1",
       message_id: "m1",
@@ -66,7 +66,8 @@ describe("a run's reply target", () => {
     });
     const effect = effects[0]!;
     if (effect.type !== "deliver_reply") throw new Error(`expected deliver_reply, got ${effect.type}`);
-    expect(effect.to).toEqual({ kind: "url", url: "https://example.com/hook", events: true });
+    expect(effect.url).toBe("https://example.com/hook");
+    expect(RunOutput.parse(effect.payload).type).toBe("reply");
   });
 
   it("delivers nowhere when the stored target is not a typed one (no URL is sniffed for a thread)", async () => {

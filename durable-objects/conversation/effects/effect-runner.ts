@@ -13,7 +13,7 @@ import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
 import { withSpan } from "../tracing/runtime-spans.js";
 import { runBuiltin } from "./builtin-runner.js";
-import { deliverToChat } from "./chat-delivery.js";
+import { ChatPushes } from "./chat-delivery.js";
 import { deviceOfCall, deviceOfTool, routeDispatches } from "./fleet-dispatch.js";
 import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
@@ -58,11 +58,13 @@ export class EffectRunner {
   private readonly env: DurableObjectBindings & ImageVars;
   private readonly store: ConversationStore;
   private readonly modelCalls: ModelCalls;
+  private readonly chat: ChatPushes;
 
   constructor(private readonly host: EffectHost) {
     this.env = host.env;
     this.store = host.store;
     this.modelCalls = host.modelCalls;
+    this.chat = new ChatPushes(host.env, host.store);
   }
 
   isInflight(id: number): boolean {
@@ -164,6 +166,10 @@ export class EffectRunner {
       }
       case "deliver_reply":
         return this.deliverReply(id, effect);
+      case "deliver_chat":
+        await this.chat.push(state.conversation_id, effect);
+        this.store.finishOutbox(id);
+        return;
       case "compact": {
         const event = await summarize(state, this.store, this.modelCalls, effect);
         // Cancelled meanwhile, or already applied (a re-driven row): nothing waits for it.
@@ -232,14 +238,10 @@ export class EffectRunner {
     const conversation_id = this.host.state().conversation_id;
     const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
-    const to = effect.to;
     const sent = await withSpan(
       "deliver_reply",
       { "gen_ai.conversation.id": conversation_id, "edgeloop.reply.key": key },
-      () =>
-        to.kind === "url"
-          ? deliverSigned(to.url, key, effect.payload, replySigningSecret, outbound)
-          : deliverToChat(this.env, to.thread, key, effect.payload),
+      () => deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound),
     );
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });

@@ -59,14 +59,18 @@ export class StepRecorder {
               ? effect.event.message_id
               : (prev.run?.message_id ?? state.run?.message_id ?? null);
           const target = runMessage ? this.replyTarget(runMessage) : null;
-          if (target?.kind === "url" && target.events && effect.event.type !== "conversation_end") {
-            enqueue({
-              type: "deliver_reply",
-              key: `event:${stored.seq}`,
-              to: target,
-              payload: { type: "event", conversation_id: state.conversation_id, event: stored },
-              first_at: now,
-            });
+          // The reply follows in this same step, and carries what is left.
+          if (target && runMessage && effect.event.type !== "conversation_end") {
+            if (target.kind === "chat")
+              enqueue({ type: "deliver_chat", thread: target.thread, message_id: runMessage, reply: null });
+            else if (target.events)
+              enqueue({
+                type: "deliver_reply",
+                key: `event:${stored.seq}`,
+                url: target.url,
+                payload: { type: "event", conversation_id: state.conversation_id, event: stored },
+                first_at: now,
+              });
           }
           if (effect.event.type === "message_start") index(effect.event.message_id, "running", effect.event.text, null);
           break;
@@ -81,15 +85,17 @@ export class StepRecorder {
           const reply = effect.reply;
           out.replies.push(reply);
           const target = this.replyTarget(reply.message_id);
-          if (target) {
+          const payload = replyOutput(state.conversation_id, reply);
+          if (target?.kind === "chat")
+            enqueue({ type: "deliver_chat", thread: target.thread, message_id: reply.message_id, reply: payload });
+          else if (target)
             enqueue({
               type: "deliver_reply",
               key: `${reply.message_id}:reply`,
-              to: target,
-              payload: replyOutput(state.conversation_id, reply),
+              url: target.url,
+              payload,
               first_at: now,
             });
-          }
           const m = reply.metrics;
           const run: RunRecord | null = m
             ? {
