@@ -11,7 +11,7 @@ import type { FrontDoorEnv } from "./front-door-env.js";
 import { claimIdempotencyKey, UNCLAIMED } from "./idempotency.js";
 import type { StoredResponse } from "./idempotency-do.js";
 import { imagesRefusal } from "./message-images.js";
-import { admitAgent, admitSender } from "./rate-limits.js";
+import { admitAgent, admitSender, type OwnBucket } from "./rate-limits.js";
 import { routeMessage } from "./route-target.js";
 
 /** What the front door was given, once the request is authenticated and its body validated. */
@@ -27,6 +27,13 @@ export type MessageInput = {
    * crash is the same message, which the conversation takes once.
    */
   keyTaken?: boolean;
+  /** the sender's bucket, when the caller is the sender's own object (rate-limits.ts) */
+  senderBucket?: OwnBucket;
+  /**
+   * The conversation is the caller's own (a chat thread's, whose id it made): not asked who owns
+   * it before the message goes, since the conversation checks its owner when the message arrives.
+   */
+  ownConversation?: boolean;
   /** the body as sent: an idempotency key repeated with another body is refused */
   rawBody: string;
   msg: MessageRequest;
@@ -110,7 +117,7 @@ export async function acceptMessage(
     );
   }
 
-  const refused = await refusalFor(env, config, principal, msg);
+  const refused = await refusalFor(env, config, principal, msg, input.ownConversation === true);
   if (refused) return refused;
 
   const claim = input.keyTaken
@@ -131,7 +138,7 @@ export async function acceptMessage(
 
   let stored = false;
   try {
-    const senderOk = await admitSender(env, config, sender);
+    const senderOk = await admitSender(env, config, sender, input.senderBucket);
     if (!senderOk.ok)
       return refuse(
         429,
@@ -250,6 +257,7 @@ async function refusalFor(
   config: WorkerConfig,
   principal: Principal,
   msg: MessageRequest,
+  ownConversation: boolean,
 ): Promise<MessageOutcome | null> {
   if (msg.reply_url !== undefined) {
     const check = checkOutboundUrl(msg.reply_url, outboundPolicy(config));
@@ -260,7 +268,7 @@ async function refusalFor(
   const outside = targetRefusal(principal, msg);
   if (outside)
     return refuse(403, "Forbidden", outside.detail, { errors: [{ path: outside.field, message: outside.detail }] });
-  if (msg.conversation_id !== undefined) {
+  if (msg.conversation_id !== undefined && !ownConversation) {
     const { exists, owner } = await conversationFor(env, msg.conversation_id).ownership();
     if (exists && !canSee(principal, owner))
       return refuse(404, "Not found", `no conversation '${msg.conversation_id}'`);

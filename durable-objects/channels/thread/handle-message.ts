@@ -111,6 +111,9 @@ async function postToConversation(
     idempotencyKey: `${identity.platform}:${event.eventId}`,
     // The thread's inbox took the event once (docs/architecture.md#chat-threads): one claim per event.
     keyTaken: true,
+    // The thread is its sender's one object, and the conversation is its own (docs/architecture.md#chat-threads).
+    senderBucket: store,
+    ownConversation: true,
     rawBody: JSON.stringify(msg),
     msg,
     waitSeconds: null,

@@ -1,3 +1,4 @@
+import { type Bucket, type BucketLimits, type Take, take } from "../../front-door/token-bucket.js";
 import type { ToolLine } from "../core/live-reply.js";
 import type { ChatAddress, InboundEvent, PlatformName } from "../platform.js";
 
@@ -79,6 +80,13 @@ export class ThreadStore {
 
   put(key: string, value: unknown): void {
     this.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", key, JSON.stringify(value));
+  }
+
+  /** The thread's sender bucket (front-door/rate-limits.ts): one token per message it posts. */
+  take(limits: BucketLimits, now: number): Take {
+    const result = take(this.get<Bucket>("sender_bucket"), limits, now);
+    this.put("sender_bucket", result.bucket);
+    return result;
   }
 
   identity(): ThreadIdentity | null {
