@@ -13,6 +13,7 @@ import { flagsOrExit } from "./lib/flags.js";
 import { type BenchReport, machine, writeReport } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/result.js";
 import { conversationMemory } from "./scenarios/conversation-memory.js";
+import { costChatMessage } from "./scenarios/cost-chat-message.js";
 import { costPerRound } from "./scenarios/cost-per-round.js";
 import { deviceExecution } from "./scenarios/device-execution.js";
 import { deviceFootprint } from "./scenarios/device-footprint.js";
@@ -40,6 +41,7 @@ const SCENARIOS: Scenario[] = [
   { id: "device_footprint", run: deviceFootprint, limitMs: { quick: 30_000, full: 90_000 } },
   { id: "peer_agents_sdk", run: peerAgentsSdk, limitMs: { quick: 90_000, full: 240_000 } },
   { id: "cost_per_round", run: costPerRound, limitMs: { quick: 90_000, full: 150_000 } },
+  { id: "cost_chat_message", run: costChatMessage, limitMs: { quick: 90_000, full: 90_000 } },
   // Its own worker and model: a small context window the others must not have.
   { id: "long_conversation", run: longConversation, limitMs: { quick: 60_000, full: 600_000 } },
   // Its own worker under `wrangler dev`: the heap is read over its DevTools inspector.

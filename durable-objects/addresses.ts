@@ -88,11 +88,3 @@ export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =
 export const chatThreadFor = (env: Bindings<"CHAT_THREAD">, threadKey: string) =>
   stub<ChatThreadRpc>(env.CHAT_THREAD, threadKey);
 
-/**
- * A message from a chat is answered in its thread: its reply target names the thread object
- * instead of a URL, and the conversation's outbox delivers there by RPC.
- */
-const CHAT_REPLY_PREFIX = "edgeloop-chat:";
-export const chatReplyTarget = (threadKey: string) => `${CHAT_REPLY_PREFIX}${threadKey}`;
-export const chatThreadOfReplyTarget = (url: string): string | null =>
-  url.startsWith(CHAT_REPLY_PREFIX) ? url.slice(CHAT_REPLY_PREFIX.length) : null;

@@ -21,6 +21,12 @@ export class AlarmSchedule {
     await this.storage.setAlarm(at);
   }
 
+  /** No alarm until the next `atMost` or `set`. */
+  async clear(): Promise<void> {
+    this.at = null;
+    await this.storage.deleteAlarm();
+  }
+
   /** The alarm went off, so none is set until the handler sets the next one. */
   fired(): void {
     this.at = null;

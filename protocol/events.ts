@@ -42,7 +42,8 @@ export type ConversationEventData =
   | ApprovalDecidedEvent
   /** a device's result for a call that had already ended; the model reads it at its next call */
   | { type: "tool_late_result"; toolCallId: string; toolName: string; result: unknown; isError: boolean }
-  | { type: "question"; toolCallId: string; question: string }
+  /** `options`: the answers offered, when the question names some (a chat shows them as buttons) */
+  | { type: "question"; toolCallId: string; question: string; options?: string[] }
   /** older turns were replaced by a summary in the model's view (the history keeps them) */
   | {
       type: "compaction";

@@ -2,7 +2,6 @@ import { log } from "../../runtime/log.js";
 import { chatThreadFor, deploymentOf } from "../addresses.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { FrontDoorEnv } from "../front-door/front-door-env.js";
-import { claimIdempotencyKey } from "../front-door/idempotency.js";
 import type { ImmediateAnswer } from "./platform.js";
 import { platformNamed } from "./platforms/index.js";
 import { threadIdentity } from "./thread-key.js";
@@ -12,10 +11,10 @@ export type WebhookOutcome =
   | { ok: false; status: number; title: string; detail: string };
 
 /**
- * One platform webhook request: the platform verifies and parses it, then each event is claimed
- * through the front door's idempotency by the platform's own event id (so a platform retry is
- * answered without a second run) and handed to its chat thread's object, which does the work
- * after this returns. Nothing here waits for a model or a device.
+ * One platform webhook request: the platform verifies and parses it, then each event is handed to
+ * its chat thread's object, which takes it once by the platform's own event id (so a platform
+ * retry is answered without a second run) and does the work after this returns. Nothing here
+ * waits for a model or a device.
  */
 export async function receiveWebhook(
   env: FrontDoorEnv & Pick<DurableObjectBindings, "CHAT_THREAD">,
@@ -41,22 +40,9 @@ export async function receiveWebhook(
   let repeated = 0;
   for (const event of result.events) {
     const identity = threadIdentity(platform.name, event.chat);
-    const body = JSON.stringify(event);
-    const claim = await claimIdempotencyKey(env, `channel:${platform.name}`, `${event.kind}:${event.eventId}`, body);
-    if (claim.kind !== "new") {
-      // Done before, or still being handed over by the first delivery: either way not again.
-      repeated++;
-      continue;
-    }
-    try {
-      const received = await chatThreadFor(env, identity.key).receive(identity, event);
-      await claim.finish({ status: 200, body: "{}", content_type: "application/json" });
-      if (received.taken) taken++;
-      else repeated++;
-    } catch (e) {
-      await claim.release().catch(() => {});
-      throw e;
-    }
+    const received = await chatThreadFor(env, identity.key).receive(identity, event);
+    if (received.taken) taken++;
+    else repeated++;
   }
   return { ok: true, taken, repeated, ...(result.immediate ? { immediate: result.immediate } : {}) };
 }

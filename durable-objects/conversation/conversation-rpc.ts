@@ -1,6 +1,7 @@
 import type { ContentBlock, ConversationEvent, ImageInput, ToolOutcome, WaitReply } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
+import type { ReplyTarget } from "@edgeloop/protocol/run-output";
 import type { Owner } from "../../runtime/access.js";
 import type { CallOutcome, Compaction, FinishedReply, LoopConfig, LoopState } from "./core/index.js";
 
@@ -68,7 +69,7 @@ export type PostMessageInput = {
   >;
   /** set when this conversation is a sub-task (`task`) of another */
   parent?: ParentLink;
-  /** POST the reply (and events, if asked) to this URL */
+  /** where the run's output goes: a `reply_url`, or the chat thread the message came from */
   reply?: ReplyTarget;
   /** routed through a pool: the conversation may move to the device the pool picked now */
   rebind?: boolean;
@@ -124,6 +125,3 @@ export type Ownership = { exists: boolean; owner: string | null };
 
 /** The call in a parent conversation that started this one as its sub-task (`task`). */
 export type ParentLink = { conversation_id: string; tool_call_id: string; request_id: string };
-
-/** Where a conversation's replies (and, if asked, its events) are POSTed. */
-export type ReplyTarget = { url: string; events: boolean };

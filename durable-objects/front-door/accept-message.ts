@@ -1,4 +1,5 @@
-import type { MessageRequest } from "@edgeloop/protocol";
+import { MessageAccepted, type MessageRequest, WaitReply } from "@edgeloop/protocol";
+import type { ReplyTarget } from "@edgeloop/protocol/run-output";
 import { canSee, ownerOf, type Principal, targetRefusal } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import { outboundPolicy } from "../../runtime/outbound-settings.js";
@@ -7,10 +8,10 @@ import { conversationFor } from "../addresses.js";
 import { conversationSettings } from "../conversation/settings/conversation-settings.js";
 import type { WorkerConfig } from "./front-door-config.js";
 import type { FrontDoorEnv } from "./front-door-env.js";
-import { claimIdempotencyKey } from "./idempotency.js";
+import { claimIdempotencyKey, UNCLAIMED } from "./idempotency.js";
 import type { StoredResponse } from "./idempotency-do.js";
 import { imagesRefusal } from "./message-images.js";
-import { admitAgent, admitSender } from "./rate-limits.js";
+import { admitAgent, admitSender, type OwnBucket } from "./rate-limits.js";
 import { routeMessage } from "./route-target.js";
 
 /** What the front door was given, once the request is authenticated and its body validated. */
@@ -20,6 +21,19 @@ export type MessageInput = {
   /** the sender rate limits count it under, when not the principal's id (the fleet MCP server's unscoped clients count as one) */
   sender?: string;
   idempotencyKey: string | null;
+  /**
+   * The caller took the key once already (a chat thread's inbox takes each platform event once):
+   * no second claim, but the ids still derive from the key, so a message posted again after a
+   * crash is the same message, which the conversation takes once.
+   */
+  keyTaken?: boolean;
+  /** the sender's bucket, when the caller is the sender's own object (rate-limits.ts) */
+  senderBucket?: OwnBucket;
+  /**
+   * The conversation is the caller's own (a chat thread's, whose id it made): not asked who owns
+   * it before the message goes, since the conversation checks its owner when the message arrives.
+   */
+  ownConversation?: boolean;
   /** the body as sent: an idempotency key repeated with another body is refused */
   rawBody: string;
   msg: MessageRequest;
@@ -28,19 +42,27 @@ export type MessageInput = {
   /** the schedule whose run this message is */
   scheduleId?: string;
   /** where the reply goes when edgeloop itself decides (a chat thread); a sender's reply_url otherwise */
-  replyTarget?: { url: string; events: boolean };
+  replyTarget?: ReplyTarget;
 };
 
+/** Why the front door refused a message: a problem+json answer's status, title, detail and extras. */
+export type Refusal = {
+  status: number;
+  title: string;
+  detail: string;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+};
+
+/**
+ * What became of a message: accepted (the run started; 202), answered (accepted and waited for
+ * with `?wait=N`; 200), or refused. `replayed`: a repeat of an idempotency key, answered as the
+ * first request was. Callers map it to their own answer (HTTP, a tool result, a chat line).
+ */
 export type MessageOutcome =
-  | { ok: true; status: 200 | 202; body: string; content_type: string; replayed: boolean }
-  | {
-      ok: false;
-      status: number;
-      title: string;
-      detail: string;
-      extra?: Record<string, unknown>;
-      headers?: Record<string, string>;
-    };
+  | { kind: "accepted"; accepted: MessageAccepted; replayed: boolean }
+  | { kind: "answered"; reply: WaitReply; replayed: boolean }
+  | { kind: "refused"; refusal: Refusal };
 
 const refuse = (
   status: number,
@@ -49,12 +71,8 @@ const refuse = (
   extra?: Record<string, unknown>,
   headers?: Record<string, string>,
 ): MessageOutcome => ({
-  ok: false,
-  status,
-  title,
-  detail,
-  ...(extra ? { extra } : {}),
-  ...(headers ? { headers } : {}),
+  kind: "refused",
+  refusal: { status, title, detail, ...(extra ? { extra } : {}), ...(headers ? { headers } : {}) },
 });
 
 /** Tokens a text is estimated to take (characters / 4, as the loop's compaction counts). */
@@ -99,12 +117,13 @@ export async function acceptMessage(
     );
   }
 
-  const refused = await refusalFor(env, config, principal, msg);
+  const refused = await refusalFor(env, config, principal, msg, input.ownConversation === true);
   if (refused) return refused;
 
-  const claim = await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
-  if (claim.kind === "replay")
-    return { ok: true, ...(claim.response as StoredResponse), replayed: true } as MessageOutcome;
+  const claim = input.keyTaken
+    ? UNCLAIMED
+    : await claimIdempotencyKey(env, sender, input.idempotencyKey, input.rawBody);
+  if (claim.kind === "replay") return replayOf(claim.response);
   if (claim.kind === "in_progress") {
     return refuse(
       409,
@@ -119,7 +138,7 @@ export async function acceptMessage(
 
   let stored = false;
   try {
-    const senderOk = await admitSender(env, config, sender);
+    const senderOk = await admitSender(env, config, sender, input.senderBucket);
     if (!senderOk.ok)
       return refuse(
         429,
@@ -167,7 +186,7 @@ export async function acceptMessage(
       ...(input.replyTarget
         ? { reply: input.replyTarget }
         : msg.reply_url
-          ? { reply: { url: msg.reply_url, events: msg.reply_events ?? false } }
+          ? { reply: { kind: "url", url: msg.reply_url, events: msg.reply_events ?? false } }
           : {}),
       // A pool may move a conversation to another device when its device goes away; a fleet
       // message makes its first device the conversation's home.
@@ -182,31 +201,39 @@ export async function acceptMessage(
 
     // The run has started: from here on a repeat must get a stored answer, never a second run.
     stored = true;
-    let response: StoredResponse = {
-      status: 202,
-      body: JSON.stringify({ conversation_id, message_id, agent_id: accepted.agent_id ?? agent_id }),
-      content_type: "application/json",
+    let outcome: Extract<MessageOutcome, { kind: "accepted" | "answered" }> = {
+      kind: "accepted",
+      accepted: { conversation_id, message_id, agent_id: accepted.agent_id ?? agent_id },
+      replayed: false,
     };
     try {
       if (input.waitSeconds !== null) {
         const reply = await stub.waitForReply(message_id, input.waitSeconds * 1000);
-        response = { status: 200, body: JSON.stringify(reply), content_type: "application/json" };
+        outcome = { kind: "answered", reply, replayed: false };
       }
     } finally {
       // If the wait failed, a repeat gets the 202: the message was accepted all the same.
-      await claim.finish(response);
+      await claim.finish(storedOf(outcome));
     }
-    return {
-      ok: true,
-      status: response.status as 200 | 202,
-      body: response.body,
-      content_type: response.content_type,
-      replayed: false,
-    };
+    return outcome;
   } finally {
     // Refused or failed before a run started: forget the key so the sender's retry is processed.
     if (!stored) await claim.release().catch(() => {});
   }
+}
+
+/** What the idempotency object keeps for repeats: the answer as the first request got it. */
+function storedOf(outcome: Extract<MessageOutcome, { kind: "accepted" | "answered" }>): StoredResponse {
+  const [status, value] = outcome.kind === "accepted" ? [202, outcome.accepted] : [200, outcome.reply];
+  return { status, body: JSON.stringify(value), content_type: "application/json" };
+}
+
+/** A repeat's answer, read back from what storedOf kept. */
+function replayOf(stored: StoredResponse): MessageOutcome {
+  const body: unknown = JSON.parse(stored.body);
+  return stored.status === 200
+    ? { kind: "answered", reply: WaitReply.parse(body), replayed: true }
+    : { kind: "accepted", accepted: MessageAccepted.parse(body), replayed: true };
 }
 
 /** Ids a keyed message gets, the same for every request with that key (from the sender's key's hash). */
@@ -230,6 +257,7 @@ async function refusalFor(
   config: WorkerConfig,
   principal: Principal,
   msg: MessageRequest,
+  ownConversation: boolean,
 ): Promise<MessageOutcome | null> {
   if (msg.reply_url !== undefined) {
     const check = checkOutboundUrl(msg.reply_url, outboundPolicy(config));
@@ -240,7 +268,7 @@ async function refusalFor(
   const outside = targetRefusal(principal, msg);
   if (outside)
     return refuse(403, "Forbidden", outside.detail, { errors: [{ path: outside.field, message: outside.detail }] });
-  if (msg.conversation_id !== undefined) {
+  if (msg.conversation_id !== undefined && !ownConversation) {
     const { exists, owner } = await conversationFor(env, msg.conversation_id).ownership();
     if (exists && !canSee(principal, owner))
       return refuse(404, "Not found", `no conversation '${msg.conversation_id}'`);

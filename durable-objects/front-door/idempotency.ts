@@ -9,8 +9,8 @@ export type Claim =
   | { kind: "in_progress"; retry_after_s: number }
   | { kind: "mismatch" };
 
-/** No key: nothing to deduplicate, every request is new and nothing is stored. */
-const UNKEYED: Claim = { kind: "new", finish: async () => {}, release: async () => {} };
+/** No key (or one its caller took): nothing to deduplicate here, every request is new and nothing is stored. */
+export const UNCLAIMED: Claim = { kind: "new", finish: async () => {}, release: async () => {} };
 
 /**
  * Claim an idempotency key before any work is done (the DO records `in_progress` first, so a
@@ -23,7 +23,7 @@ export async function claimIdempotencyKey(
   key: string | null,
   body: string,
 ): Promise<Claim> {
-  if (key === null) return UNKEYED;
+  if (key === null) return UNCLAIMED;
   const stub = idempotencyFor(env, sender, key);
   const begun = await stub.begin(await sha256Hex(body));
   switch (begun.state) {

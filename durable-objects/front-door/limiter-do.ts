@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type Bucket, type BucketLimits, take } from "./token-bucket.js";
+import { type Bucket, type BucketLimits, take, takeAdmission } from "./token-bucket.js";
 
 export type Admission =
   | { ok: true }
@@ -93,12 +93,6 @@ export class LimiterDO extends DurableObject<unknown> {
       result.bucket.updated_at,
     );
     this.bucket = { tokens: result.bucket.tokens, updated_at: result.bucket.updated_at };
-    if (result.ok) return { ok: true };
-    return {
-      ok: false,
-      reason: "rate",
-      retry_after_s: result.retry_after_s,
-      detail: `over ${limits.perMinute}/min (burst ${limits.burst})`,
-    };
+    return takeAdmission(result, limits);
   }
 }

@@ -20,3 +20,12 @@ export function take(bucket: Bucket | null, limits: BucketLimits, now: number): 
   const msPerToken = 60_000 / limits.perMinute;
   return { ok: false, bucket: b, retry_after_s: Math.max(1, Math.ceil(((1 - b.tokens) * msPerToken) / 1000)) };
 }
+
+/** A refused take as the front door answers it (`429` with `Retry-After`). */
+export type RateRefusal = { ok: false; reason: "rate"; retry_after_s: number; detail: string };
+
+export function takeAdmission(result: Take, limits: BucketLimits): { ok: true } | RateRefusal {
+  if (result.ok) return { ok: true };
+  const detail = `over ${limits.perMinute}/min (burst ${limits.burst})`;
+  return { ok: false, reason: "rate", retry_after_s: result.retry_after_s, detail };
+}

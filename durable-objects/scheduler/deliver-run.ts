@@ -26,16 +26,20 @@ export async function deliverRun(env: FrontDoorEnv, run: ScheduledRun): Promise<
         waitSeconds: null,
         scheduleId: run.schedule_id,
       })
-    : { ok: false, status: 403, title: "Key revoked", detail: `the schedule's key (${run.sender}) is revoked` };
-  if (out.ok) {
-    const body = JSON.parse(out.body) as { conversation_id: string; message_id: string };
-    return { ok: true, conversation_id: body.conversation_id, message_id: body.message_id };
+    : {
+        kind: "refused",
+        refusal: { status: 403, title: "Key revoked", detail: `the schedule's key (${run.sender}) is revoked` },
+      };
+  if (out.kind !== "refused") {
+    const { conversation_id, message_id } = out.kind === "accepted" ? out.accepted : out.reply;
+    return { ok: true, conversation_id, message_id };
   }
+  const { status, title, detail } = out.refusal;
   // Counted with the front door's other refusals (GET /v1/limits).
   await deploymentOf(env)
-    .countRejection(`scheduled run ${out.status} ${out.title}`)
+    .countRejection(`scheduled run ${status} ${title}`)
     .catch((e: unknown) => log("warn", "rejection not counted", { error: String(e) }));
-  return { ok: false, error: `${out.status} ${out.title}: ${out.detail}` };
+  return { ok: false, error: `${status} ${title}: ${detail}` };
 }
 
 function messageOf(run: ScheduledRun): { msg: MessageRequest; rawBody: string } {

@@ -1,4 +1,5 @@
-import { chatReplyTarget, chatThreadFor } from "../../durable-objects/addresses.js";
+import type { ReplyTarget } from "@edgeloop/protocol/run-output";
+import { chatThreadFor } from "../../durable-objects/addresses.js";
 import type { DurableObjectBindings } from "../../durable-objects/bindings.js";
 import type { ThreadIdentity } from "../../durable-objects/channels/thread/thread-store.js";
 import { threadIdentity } from "../../durable-objects/channels/thread-key.js";
@@ -12,15 +13,13 @@ const ANNOUNCE_CHARS = 300;
  * thread's object, which sends it through its own outbox (retried on 429/5xx, sent once across
  * restarts: docs/architecture.md#chat-threads) — the same path as a reply to a chat message.
  */
-export function hookReplyThread(
-  hook: Hook,
-): { thread: ThreadIdentity; replyTarget: { url: string; events: false } } | null {
+export function hookReplyThread(hook: Hook): { thread: ThreadIdentity; replyTarget: ReplyTarget } | null {
   if (!hook.reply) return null;
   const thread = threadIdentity(hook.reply.platform, {
     chatId: hook.reply.chat,
     ...(hook.reply.thread ? { threadId: hook.reply.thread } : {}),
   });
-  return { thread, replyTarget: { url: chatReplyTarget(thread.key), events: false } };
+  return { thread, replyTarget: { kind: "chat", thread: thread.key } };
 }
 
 /**

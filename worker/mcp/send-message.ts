@@ -39,15 +39,14 @@ export async function sendMessage(
     msg,
     waitSeconds: null,
   });
-  if (!out.ok) {
-    const retry = out.headers?.["retry-after"];
-    return errorResult(`${out.title}: ${out.detail}${retry ? `; retry in ${retry} s` : ""}`);
+  if (out.kind === "refused") {
+    const { title, detail, headers } = out.refusal;
+    const retry = headers?.["retry-after"];
+    return errorResult(`${title}: ${detail}${retry ? `; retry in ${retry} s` : ""}`);
   }
-  const { conversation_id, message_id, agent_id } = JSON.parse(out.body) as {
-    conversation_id: string;
-    message_id: string;
-    agent_id: string;
-  };
+  // Sent without a wait: the front door answers "accepted", whose ids the run is followed by.
+  const { conversation_id, message_id } = out.kind === "accepted" ? out.accepted : out.reply;
+  const agent_id = out.kind === "accepted" ? out.accepted.agent_id : undefined;
   await remember(conversation_id);
   const stub = conversationFor(env, conversation_id);
   const reply = await followRun(

@@ -1,4 +1,4 @@
-import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey, type MessageRequest } from "@edgeloop/protocol";
+import { IdempotencyKey, type MessageRequest } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { acceptMessage } from "../../durable-objects/front-door/accept-message.js";
 import { scopedPrincipal } from "../../runtime/access.js";
@@ -10,6 +10,7 @@ import { renderTemplate } from "../hooks/render-template.js";
 import { verifyHook } from "../hooks/verify-hook.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { readRawBody } from "../read-body.js";
+import { messageResponse } from "./message-response.js";
 
 export const hooks = new Hono<AppEnv>();
 
@@ -97,10 +98,7 @@ hooks.post("/:name", async (c) => {
     waitSeconds: null,
     ...(reply ? { replyTarget: reply.replyTarget } : {}),
   });
-  if (!out.ok) return problemResponse(out.status, out.title, out.detail, out.extra ?? {}, out.headers ?? {});
-  if (reply && !out.replayed) await announceHookRun(c.env, reply.thread, name, verdict.deliveryId, text);
-  return c.body(out.body, out.status, {
-    "content-type": out.content_type,
-    ...(out.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {}),
-  });
+  if (reply && out.kind !== "refused" && !out.replayed)
+    await announceHookRun(c.env, reply.thread, name, verdict.deliveryId, text);
+  return messageResponse(out);
 });

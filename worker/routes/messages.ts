@@ -1,11 +1,13 @@
-import { IDEMPOTENT_REPLAYED_HEADER, MessageRequest, WaitQuery } from "@edgeloop/protocol";
+import { MessageRequest, WaitQuery } from "@edgeloop/protocol";
 import { Hono } from "hono";
 import { acceptMessage } from "../../durable-objects/front-door/accept-message.js";
+
 import { bodyBeyondImages } from "../../durable-objects/front-door/message-images.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { authorizeSender, type SenderEnv } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
 import { parseJsonBody } from "../read-body.js";
+import { messageResponse } from "./message-response.js";
 
 export const messages = new Hono<SenderEnv>();
 
@@ -41,9 +43,5 @@ messages.post("/", authorizeSender, async (c) => {
     msg: body.value,
     waitSeconds: waitRaw !== undefined ? waitSeconds : null,
   });
-  if (!out.ok) return problemResponse(out.status, out.title, out.detail, out.extra ?? {}, out.headers ?? {});
-  return c.body(out.body, out.status, {
-    "content-type": out.content_type,
-    ...(out.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: "true" } : {}),
-  });
+  return messageResponse(out);
 });

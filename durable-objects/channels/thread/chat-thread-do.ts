@@ -1,29 +1,33 @@
 import { DurableObject } from "cloudflare:workers";
+import type { RunOutput } from "@edgeloop/protocol/run-output";
 import { log } from "../../../runtime/log.js";
 import { AlarmSchedule } from "../../alarm-schedule.js";
 import type { InboundEvent } from "../platform.js";
 import { platformNamed } from "../platforms/index.js";
 import type { ChatThreadRpc } from "./chat-thread-rpc.js";
-import { followRuns } from "./follow-runs.js";
 import { handleButton } from "./handle-button.js";
 import { handleMessage } from "./handle-message.js";
+import { applyRunOutput, showLiveRuns } from "./run-output.js";
 import { drainOutbox } from "./send-outbox.js";
 import type { ChatThreadEnv, ThreadContext } from "./thread-context.js";
 import { type ThreadIdentity, ThreadStore } from "./thread-store.js";
 
-/** What the conversation's outbox delivers here: the run's reply (reply-delivery.ts). */
-type ReplyPayload = { type: string; message_id?: string; status?: string; reply?: string | null; stop_reason?: string };
+/** Work interrupted by a restart is picked up by the alarm this long after it began. */
+const RESUME_AFTER_MS = 15_000;
 
 /**
- * One chat thread (a Telegram chat or topic, a Slack thread, …): its conversation and device, the
- * runs it follows, its cards and the outbox of platform calls, all in its SQLite. Everything is
- * done from the alarm, after the call that brought the work returned: the webhook answers at
- * once, and work a restart interrupted is picked up by the next alarm
- * (docs/architecture.md#chat-threads).
+ * One chat thread (a Telegram chat or topic, a Slack thread, …): its conversation and device, its
+ * runs, its cards and the outbox of platform calls, all in its SQLite. A call that brings work
+ * (an inbound event, a run's output pushed by its conversation, a notice) stores it and returns at
+ * once; the work is done right after, one pass at a time, with the alarm set as a fallback so a
+ * restart mid-work resumes it (docs/architecture.md#chat-threads). The alarm is otherwise set only
+ * for the thread's own clock: a send to retry, a live edit held back, "typing…" to renew.
  */
 export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatThreadRpc {
   private readonly store: ThreadStore;
   private readonly alarms: AlarmSchedule;
+  private working: Promise<void> | null = null;
+  private again = false;
 
   constructor(ctx: DurableObjectState, env: ChatThreadEnv) {
     super(ctx, env);
@@ -34,31 +38,61 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
   async receive(identity: ThreadIdentity, event: InboundEvent): Promise<{ taken: boolean }> {
     if (!this.store.identity()) this.store.put("identity", identity);
     const taken = this.store.takeInbound(event, Date.now());
-    if (taken) await this.alarms.atMost(Date.now());
+    if (taken) this.kick();
     return { taken };
   }
 
-  async deliverReply(key: string, payload: unknown): Promise<void> {
-    const reply = payload as ReplyPayload;
-    if (reply.type !== "reply" || !reply.message_id) return;
-    const text =
-      reply.reply ??
-      (reply.status === "completed" ? "(no answer)" : `The run ended: ${reply.status} (${reply.stop_reason}).`);
-    this.store.put(`final:${reply.message_id}`, true);
-    this.store.enqueue(`final:${key}`, { type: "final", message_id: reply.message_id, text }, Date.now());
-    await this.alarms.atMost(Date.now());
+  async runOutput(conversationId: string, outputs: RunOutput[]): Promise<void> {
+    const context = this.context();
+    if (!context) return;
+    applyRunOutput(context, conversationId, outputs, Date.now());
+    this.kick();
   }
 
   async notify(identity: ThreadIdentity, key: string, text: string): Promise<void> {
     if (!this.store.identity()) this.store.put("identity", identity);
     this.store.enqueue(`notice:${key}`, { type: "notice", text }, Date.now());
-    await this.alarms.atMost(Date.now());
+    this.kick();
   }
 
   override async alarm(): Promise<void> {
     this.alarms.fired();
+    await this.work();
+  }
+
+  /** Do the work after the call that brought it has returned. */
+  private kick(): void {
+    this.ctx.waitUntil(this.work());
+  }
+
+  /** One pass at a time; work brought meanwhile makes the running pass go round again. */
+  private work(): Promise<void> {
+    if (this.working) {
+      this.again = true;
+      return this.working;
+    }
+    this.working = (async () => {
+      try {
+        await this.alarms.atMost(Date.now() + RESUME_AFTER_MS);
+        for (;;) {
+          this.again = false;
+          const next = await this.pass();
+          if (this.again) continue;
+          if (next === null) await this.alarms.clear();
+          else await this.alarms.set(Math.max(next, Date.now() + 50));
+          if (!this.again) break;
+        }
+      } finally {
+        this.working = null;
+      }
+    })();
+    return this.working;
+  }
+
+  /** Inbound events, then live messages, then the outbox; returns when the thread's clock needs it next. */
+  private async pass(): Promise<number | null> {
     const context = this.context();
-    if (!context) return;
+    if (!context) return null;
     for (const { event_id, event } of this.store.pendingInbound()) {
       try {
         if (event.kind === "message") await handleMessage(context, event);
@@ -71,13 +105,10 @@ export class ChatThreadDO extends DurableObject<ChatThreadEnv> implements ChatTh
       }
       this.store.finishInbound(event_id, Date.now());
     }
-    const now = Date.now();
-    const times = [await followRuns(context, now), await drainOutbox(context, Date.now())].filter(
-      (t): t is number => t !== null,
-    );
-    // Events that came in while this alarm ran are handled at once, not at the next poll.
-    if (this.store.pendingInbound().length > 0) times.push(Date.now());
-    if (times.length > 0) await this.alarms.atMost(Math.max(Math.min(...times), Date.now() + 50));
+    const live = await showLiveRuns(context, Date.now());
+    const sends = await drainOutbox(context, Date.now());
+    const times = [live, sends].filter((t): t is number => t !== null);
+    return times.length > 0 ? Math.min(...times) : null;
   }
 
   private context(): ThreadContext | null {

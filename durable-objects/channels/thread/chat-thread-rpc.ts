@@ -1,3 +1,4 @@
+import type { RunOutput } from "@edgeloop/protocol/run-output";
 import type { InboundEvent } from "../platform.js";
 import type { ThreadIdentity } from "./thread-store.js";
 
@@ -8,8 +9,12 @@ export interface ChatThreadRpc {
    * returns, so the webhook answers within the platform's deadline. False: seen before.
    */
   receive(identity: ThreadIdentity, event: InboundEvent): Promise<{ taken: boolean }>;
-  /** A run's reply, from the conversation's outbox; `key` is stable across its retries. */
-  deliverReply(key: string, payload: unknown): Promise<void>;
+  /**
+   * A run's output, pushed by its conversation's outbox (conversation/effects/chat-delivery.ts):
+   * events since the last push, coalesced, and the reply when it has ended. Taken once by event
+   * sequence number and reply message id, so a push sent again changes nothing.
+   */
+  runOutput(conversationId: string, outputs: RunOutput[]): Promise<void>;
   /** A line from edgeloop to the chat (a pairing approved). */
   notify(identity: ThreadIdentity, key: string, text: string): Promise<void>;
 }

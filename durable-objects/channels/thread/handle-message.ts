@@ -2,7 +2,7 @@ import type { ChannelGrant } from "@edgeloop/protocol/channels";
 import { hasScope, type Principal, scopedPrincipal, targetRefusal } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
 import { randomHex } from "../../../runtime/random-token.js";
-import { chatReplyTarget, conversationFor, deploymentOf } from "../../addresses.js";
+import { conversationFor, deploymentOf } from "../../addresses.js";
 import { grantInForce } from "../../deployment/in-force.js";
 import { acceptMessage } from "../../front-door/accept-message.js";
 import { readConfig } from "../../front-door/front-door-config.js";
@@ -115,19 +115,26 @@ async function postToConversation(
   const out = await acceptMessage(env, cfg.config, {
     principal,
     idempotencyKey: `${identity.platform}:${event.eventId}`,
+    // The thread's inbox took the event once (docs/architecture.md#chat-threads): one claim per event.
+    keyTaken: true,
+    // The thread is its sender's one object, and the conversation is its own (docs/architecture.md#chat-threads).
+    senderBucket: store,
+    ownConversation: true,
     rawBody: JSON.stringify(msg),
     msg,
     waitSeconds: null,
-    replyTarget: { url: chatReplyTarget(identity.key), events: false },
+    replyTarget: { kind: "chat", thread: identity.key },
   });
-  if (!out.ok) {
-    log("info", "chat message refused", { thread: identity.key, status: out.status, detail: out.detail });
-    await countRefusal(env, identity.platform, `message ${out.status}`);
-    return notice(ctx, `refused:${event.eventId}`, `Not sent: ${out.title}. ${out.detail}`);
+  if (out.kind === "refused") {
+    const { status, title, detail } = out.refusal;
+    log("info", "chat message refused", { thread: identity.key, status, detail });
+    await countRefusal(env, identity.platform, `message ${status}`);
+    return notice(ctx, `refused:${event.eventId}`, `Not sent: ${title}. ${detail}`);
   }
-  const accepted = JSON.parse(out.body) as { conversation_id: string; message_id: string; agent_id?: string };
-  const agentId = accepted.agent_id ?? target;
-  store.addRun(accepted.message_id, accepted.conversation_id, agentId, Date.now());
+  // Sent without a wait: the run's reply comes to the thread (its reply target).
+  const { conversation_id, message_id } = out.kind === "accepted" ? out.accepted : out.reply;
+  const agentId = (out.kind === "accepted" ? out.accepted.agent_id : undefined) ?? target;
+  store.addRun(message_id, conversation_id, agentId, Date.now());
   await ctx.client.typing(identity.chat, event.eventId).catch(() => {});
   return true;
 }

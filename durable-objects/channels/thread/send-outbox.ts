@@ -45,7 +45,9 @@ export async function drainOutbox(ctx: ThreadContext, now: number): Promise<numb
     });
     break;
   }
-  return store.nextSendAt();
+  const next = store.nextSendAt();
+  // Calls held back behind a refused one wait with it, not in a loop of alarms.
+  return next === null ? null : Math.max(next, store.get<number>("blocked_until") ?? 0);
 }
 
 async function perform(ctx: ThreadContext, row: SendRow): Promise<SendResult> {

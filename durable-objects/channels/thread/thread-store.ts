@@ -1,3 +1,4 @@
+import { type Bucket, type BucketLimits, type Take, take } from "../../front-door/token-bucket.js";
 import type { ToolLine } from "../chat-content/live-reply.js";
 import type { ChatAddress, InboundEvent, PlatformName } from "../platform.js";
 
@@ -22,6 +23,8 @@ export type RunRow = {
   rendered: string;
   last_edit_at: number;
   last_typing_at: number;
+  /** when the run's last event came: "typing…" is not kept up for a call quiet for long */
+  last_event_at: number;
   ended: boolean;
 };
 
@@ -40,10 +43,16 @@ export type ThreadIdentity = { platform: PlatformName; chat: ChatAddress; key: s
 
 type Raw = Record<string, SqlStorageValue>;
 
+/** Runs, cards and sent calls are kept this long after they ended, then pruned (the thread's storage stays bounded). */
+const KEEP_MS = 7 * 86_400_000;
+/** A card nobody decided is dropped after this long (its run gave up on it long before). */
+const KEEP_UNDECIDED_MS = 30 * 86_400_000;
+
 /**
  * A chat thread's SQLite: who it is, its conversation and device, inbound events not yet handled,
- * the runs it is following, its approval and question cards, and the outbox of platform calls.
- * Every write here is synchronous, so a step of the thread commits before the awaits after it.
+ * its runs (the live message of each), the last event taken from each conversation, its approval
+ * and question cards, and the outbox of platform calls. Every write here is synchronous, so a
+ * step of the thread commits before the awaits after it.
  */
 export class ThreadStore {
   constructor(private readonly sql: SqlStorage) {
@@ -52,12 +61,13 @@ export class ThreadStore {
       received_at INTEGER NOT NULL, done INTEGER NOT NULL DEFAULT 0)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS runs (message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, agent_id TEXT NOT NULL,
       live_id TEXT, text TEXT NOT NULL DEFAULT '', tools TEXT NOT NULL DEFAULT '[]', rendered TEXT NOT NULL DEFAULT '',
-      last_edit_at INTEGER NOT NULL DEFAULT 0, last_typing_at INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS follows (conversation_id TEXT PRIMARY KEY, after_seq INTEGER NOT NULL,
-      current TEXT, quiet_since INTEGER NOT NULL)`);
+      last_edit_at INTEGER NOT NULL DEFAULT 0, last_typing_at INTEGER NOT NULL DEFAULT 0,
+      last_event_at INTEGER NOT NULL DEFAULT 0, started_at INTEGER NOT NULL, ended INTEGER NOT NULL DEFAULT 0)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS seen (conversation_id TEXT PRIMARY KEY, after_seq INTEGER NOT NULL,
+      current TEXT, at INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS cards (card_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL,
       tool_call_id TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, options TEXT NOT NULL,
-      message_id TEXT, decided TEXT, UNIQUE (conversation_id, tool_call_id))`);
+      message_id TEXT, decided TEXT, created_at INTEGER NOT NULL, UNIQUE (conversation_id, tool_call_id))`);
     sql.exec(`CREATE TABLE IF NOT EXISTS sends (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,
       op TEXT NOT NULL, next_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
       progress INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0)`);
@@ -70,6 +80,13 @@ export class ThreadStore {
 
   put(key: string, value: unknown): void {
     this.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", key, JSON.stringify(value));
+  }
+
+  /** The thread's sender bucket (front-door/rate-limits.ts): one token per message it posts. */
+  take(limits: BucketLimits, now: number): Take {
+    const result = take(this.get<Bucket>("sender_bucket"), limits, now);
+    this.put("sender_bucket", result.bucket);
+    return result;
   }
 
   identity(): ThreadIdentity | null {
@@ -100,23 +117,27 @@ export class ThreadStore {
   finishInbound(eventId: string, now: number): void {
     this.sql.exec("UPDATE inbox SET done = 1 WHERE event_id = ?", eventId);
     // Handled ids are kept a week: longer than any platform retries a delivery.
-    this.sql.exec("DELETE FROM inbox WHERE done = 1 AND received_at < ?", now - 7 * 86_400_000);
+    this.sql.exec("DELETE FROM inbox WHERE done = 1 AND received_at < ?", now - KEEP_MS);
   }
 
-  // ---- runs being followed -----------------------------------------------------------------
+  // ---- runs and the conversations' events ---------------------------------------------------
 
-  addRun(messageId: string, conversationId: string, agentId: string, now: number): void {
+  /**
+   * A run of this thread, when its message was accepted (the device it was routed to) or when its
+   * first event came, whichever is first; the device named on acceptance wins. Old runs, cards and
+   * conversations go now (KEEP_MS), so the thread's storage does not grow with its history.
+   */
+  addRun(messageId: string, conversationId: string, agentId: string | null, now: number): void {
     this.sql.exec(
-      "INSERT OR IGNORE INTO runs (message_id, conversation_id, agent_id) VALUES (?, ?, ?)",
+      `INSERT INTO runs (message_id, conversation_id, agent_id, started_at, last_event_at) VALUES (?1, ?2, ?3, ?4, ?4)
+       ON CONFLICT(message_id) DO UPDATE SET agent_id = excluded.agent_id WHERE ?5`,
       messageId,
       conversationId,
-      agentId,
-    );
-    this.sql.exec(
-      "INSERT OR IGNORE INTO follows (conversation_id, after_seq, current, quiet_since) VALUES (?, 0, NULL, ?)",
-      conversationId,
+      agentId ?? "its device",
       now,
+      agentId === null ? 0 : 1,
     );
+    this.prune(now);
   }
 
   run(messageId: string): RunRow | null {
@@ -124,71 +145,87 @@ export class ThreadStore {
     return row ? runView(row) : null;
   }
 
-  /** The runs of a conversation still going (their live message may need an edit or "typing…"). */
-  openRuns(conversationId: string): RunRow[] {
-    return this.sql
-      .exec<Raw>("SELECT * FROM runs WHERE conversation_id = ? AND ended = 0", conversationId)
-      .toArray()
-      .map(runView);
+  /** The runs still going (their live message may need an edit or "typing…"). */
+  openRuns(): RunRow[] {
+    return this.sql.exec<Raw>("SELECT * FROM runs WHERE ended = 0").toArray().map(runView);
   }
 
+  /** What events applied to the run change (its text, tools, whether it ended). */
   saveRun(run: RunRow): void {
     this.sql.exec(
-      "UPDATE runs SET live_id = ?, text = ?, tools = ?, rendered = ?, last_edit_at = ?, last_typing_at = ?, ended = ? WHERE message_id = ?",
-      run.live_id,
+      "UPDATE runs SET text = ?, tools = ?, last_event_at = ?, ended = MAX(ended, ?) WHERE message_id = ?",
       run.text,
       JSON.stringify(run.tools),
-      run.rendered,
-      run.last_edit_at,
-      run.last_typing_at,
+      run.last_event_at,
       run.ended ? 1 : 0,
       run.message_id,
     );
   }
 
-  follows(): { conversation_id: string; after_seq: number; current: string | null; quiet_since: number }[] {
-    return this.sql
-      .exec<{ conversation_id: string; after_seq: number; current: string | null; quiet_since: number }>(
-        "SELECT * FROM follows",
-      )
-      .toArray();
-  }
-
-  saveFollow(conversationId: string, afterSeq: number, current: string | null, quietSince: number): void {
+  /** What showing the run changes (its live message); events applied meanwhile are kept. */
+  saveLive(run: RunRow): void {
     this.sql.exec(
-      "UPDATE follows SET after_seq = ?, current = ?, quiet_since = ? WHERE conversation_id = ?",
-      afterSeq,
-      current,
-      quietSince,
-      conversationId,
+      "UPDATE runs SET live_id = ?, rendered = ?, last_edit_at = ?, last_typing_at = ? WHERE message_id = ?",
+      run.live_id,
+      run.rendered,
+      run.last_edit_at,
+      run.last_typing_at,
+      run.message_id,
     );
   }
 
-  /** A conversation with no run left to follow and no card waiting is no longer polled. */
-  dropFollowIfIdle(conversationId: string): void {
-    const open = this.sql
-      .exec<{ n: number }>(
-        `SELECT (SELECT COUNT(*) FROM runs WHERE conversation_id = ?1 AND ended = 0)
-              + (SELECT COUNT(*) FROM cards WHERE conversation_id = ?1 AND decided IS NULL) AS n`,
+  /** The last event taken from a conversation, and the run its events belong to now. */
+  seen(conversationId: string): { after_seq: number; current: string | null } {
+    const row = this.sql
+      .exec<{ after_seq: number; current: string | null }>(
+        "SELECT after_seq, current FROM seen WHERE conversation_id = ?",
         conversationId,
       )
-      .one().n;
-    if (open === 0) this.sql.exec("DELETE FROM follows WHERE conversation_id = ?", conversationId);
+      .toArray()[0];
+    return row ?? { after_seq: 0, current: null };
+  }
+
+  saveSeen(conversationId: string, afterSeq: number, current: string | null, now: number): void {
+    this.sql.exec(
+      `INSERT INTO seen (conversation_id, after_seq, current, at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(conversation_id) DO UPDATE SET after_seq = excluded.after_seq, current = excluded.current, at = excluded.at`,
+      conversationId,
+      afterSeq,
+      current,
+      now,
+    );
+  }
+
+  private prune(now: number): void {
+    // A run that never ended (its conversation was lost) goes with the undecided cards.
+    this.sql.exec(
+      "DELETE FROM runs WHERE (ended = 1 AND started_at < ?) OR started_at < ?",
+      now - KEEP_MS,
+      now - KEEP_UNDECIDED_MS,
+    );
+    this.sql.exec(
+      "DELETE FROM cards WHERE (decided IS NOT NULL AND created_at < ?) OR created_at < ?",
+      now - KEEP_MS,
+      now - KEEP_UNDECIDED_MS,
+    );
+    // A conversation's events are not pushed again once it is this old; its own run rows went above.
+    this.sql.exec("DELETE FROM seen WHERE at < ?", now - KEEP_MS);
   }
 
   // ---- cards ---------------------------------------------------------------------------------
 
-  addCard(card: Omit<CardRow, "message_id" | "decided">): boolean {
+  addCard(card: Omit<CardRow, "message_id" | "decided">, now: number): boolean {
     return (
       this.sql.exec(
-        `INSERT OR IGNORE INTO cards (card_id, conversation_id, tool_call_id, kind, body, options)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO cards (card_id, conversation_id, tool_call_id, kind, body, options, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
         card.card_id,
         card.conversation_id,
         card.tool_call_id,
         card.kind,
         card.body,
         JSON.stringify(card.options),
+        now,
       ).rowsWritten > 0
     );
   }
@@ -261,7 +298,7 @@ export class ThreadStore {
   finishSend(id: number): void {
     this.sql.exec("UPDATE sends SET done = 1 WHERE id = ?", id);
     // Done rows stay a week so a reply delivered again finds its key taken; then they go.
-    this.sql.exec("DELETE FROM sends WHERE done = 1 AND next_at < ?", Date.now() - 7 * 86_400_000);
+    this.sql.exec("DELETE FROM sends WHERE done = 1 AND next_at < ?", Date.now() - KEEP_MS);
   }
 
   retrySend(id: number, at: number): void {
@@ -280,6 +317,7 @@ function runView(r: Raw): RunRow {
     rendered: String(r.rendered),
     last_edit_at: Number(r.last_edit_at),
     last_typing_at: Number(r.last_typing_at),
+    last_event_at: Number(r.last_event_at),
     ended: Number(r.ended) === 1,
   };
 }

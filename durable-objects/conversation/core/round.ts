@@ -142,7 +142,13 @@ export function dispatchQueued(state: LoopState, effects: Effect[], now: number)
     if (call.kind === "question") {
       // The loop waits, durably, for POST /answers: no effect to perform, only the deadline.
       const question = String(call.args.question ?? "");
-      effects.push({ type: "emit_event", event: { type: "question", toolCallId: call.id, question } });
+      const options = Array.isArray(call.args.options)
+        ? call.args.options.filter((o): o is string => typeof o === "string")
+        : [];
+      effects.push({
+        type: "emit_event",
+        event: { type: "question", toolCallId: call.id, question, ...(options.length > 0 ? { options } : {}) },
+      });
       effects.push({ type: "set_deadline", key: deadlineKey(call), at: now + state.config.question_timeout_ms });
       continue;
     }

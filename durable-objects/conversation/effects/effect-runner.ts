@@ -1,7 +1,7 @@
 import type { ImageFit } from "@edgeloop/protocol";
 import type { Owner } from "../../../runtime/access.js";
 import { log } from "../../../runtime/log.js";
-import { chatThreadOfReplyTarget, conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
+import { conversationFor, hubFor, metricsShardFor } from "../../addresses.js";
 import type { DurableObjectBindings } from "../../bindings.js";
 import type { DispatchCommand } from "../../device-hub/device-hub-rpc.js";
 import type { LoopEvent, LoopState } from "../core/index.js";
@@ -13,7 +13,7 @@ import type { OutboundEffect } from "../storage/outbound-effects.js";
 import type { PendingEffect } from "../storage/step-recorder.js";
 import { withSpan } from "../tracing/runtime-spans.js";
 import { runBuiltin } from "./builtin-runner.js";
-import { deliverToChat } from "./chat-delivery.js";
+import { ChatPushes } from "./chat-delivery.js";
 import { deviceOfCall, deviceOfTool, routeDispatches } from "./fleet-dispatch.js";
 import { type ModelCalls, summarize } from "./model-calls.js";
 import { deliverSigned, REPLY_EXPIRY_MS, replyBackoffMs } from "./reply-delivery.js";
@@ -48,7 +48,7 @@ export interface EffectHost {
 
 /**
  * Performs the outbox rows of committed steps: the model call, tool dispatches to the device's
- * hub, built-ins, cancels, reply_url deliveries, metrics and a sub-task's reply to its parent. A
+ * hub, built-ins, cancels, a run's output to its reply target, metrics and a sub-task's reply to its parent. A
  * failure is retried with backoff. See docs/architecture.md#outbox-re-drive.
  */
 export class EffectRunner {
@@ -58,11 +58,13 @@ export class EffectRunner {
   private readonly env: DurableObjectBindings & ImageVars;
   private readonly store: ConversationStore;
   private readonly modelCalls: ModelCalls;
+  private readonly chat: ChatPushes;
 
   constructor(private readonly host: EffectHost) {
     this.env = host.env;
     this.store = host.store;
     this.modelCalls = host.modelCalls;
+    this.chat = new ChatPushes(host.env, host.store);
   }
 
   isInflight(id: number): boolean {
@@ -164,6 +166,10 @@ export class EffectRunner {
       }
       case "deliver_reply":
         return this.deliverReply(id, effect);
+      case "deliver_chat":
+        await this.chat.push(state.conversation_id, effect);
+        this.store.finishOutbox(id);
+        return;
       case "compact": {
         const event = await summarize(state, this.store, this.modelCalls, effect);
         // Cancelled meanwhile, or already applied (a re-driven row): nothing waits for it.
@@ -230,14 +236,10 @@ export class EffectRunner {
     const conversation_id = this.host.state().conversation_id;
     const { replySigningSecret, outbound } = this.host.settings();
     const key = `${conversation_id}:${effect.key}`;
-    const thread = chatThreadOfReplyTarget(effect.url);
     const sent = await withSpan(
       "deliver_reply",
       { "gen_ai.conversation.id": conversation_id, "edgeloop.reply.key": key },
-      () =>
-        thread === null
-          ? deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound)
-          : deliverToChat(this.env, thread, key, effect.payload),
+      () => deliverSigned(effect.url, key, effect.payload, replySigningSecret, outbound),
     );
     if (sent.ok || !sent.retryable || Date.now() - effect.first_at > REPLY_EXPIRY_MS) {
       if (!sent.ok) log("warn", "reply delivery given up", { conversation_id, key: effect.key, error: sent.error });

@@ -3,6 +3,7 @@
  * reply deliveries) as the outbox stores them, and the key that makes each one unique in it.
  */
 import type { ToolOutcome } from "@edgeloop/protocol";
+import type { RunOutput, RunReplyOutput } from "@edgeloop/protocol/run-output";
 import type { RunRecord } from "../../metrics/aggregate.js";
 import type { ParentLink } from "../conversation-rpc.js";
 import type { Effect } from "../core/index.js";
@@ -25,8 +26,15 @@ export type RecordMetrics = {
   at: number;
 };
 
-/** A reply or event going to the message's `reply_url`, retried until acknowledged or expired. */
-export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: unknown; first_at: number };
+/** A run's reply or event POSTed to its `reply_url`, retried until acknowledged or expired. */
+export type DeliverReply = { type: "deliver_reply"; key: string; url: string; payload: RunOutput; first_at: number };
+
+/**
+ * A chat run's output pushed to its thread (effects/chat-delivery.ts): the events stored since the
+ * last push, read when it is performed (so one row carries everything that came meanwhile), and the
+ * reply when `reply` is set. One row per run is pending at a time.
+ */
+export type DeliverChat = { type: "deliver_chat"; thread: string; message_id: string; reply: RunReplyOutput | null };
 
 /** Effects that leave the object (LLM, device hub, built-ins); kept in an outbox until they finish. */
 export type OutboundEffect =
@@ -36,7 +44,8 @@ export type OutboundEffect =
     >
   | NotifyParent
   | RecordMetrics
-  | DeliverReply;
+  | DeliverReply
+  | DeliverChat;
 export type OutboxRow = { id: number; effect: OutboundEffect; attempts: number; next_at: number };
 
 /** One outbox entry per effect: a repeated step cannot queue the same effect twice. */
@@ -56,6 +65,8 @@ export function outboxKey(effect: OutboundEffect): string {
       return `metrics:${effect.message_id}`;
     case "deliver_reply":
       return `deliver:${effect.key}`;
+    case "deliver_chat":
+      return `chat:${effect.message_id}${effect.reply ? ":reply" : ""}`;
     case "compact":
       return `compact:${effect.call_id}`;
     case "record_denial":

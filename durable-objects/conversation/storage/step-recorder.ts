@@ -1,6 +1,7 @@
 import type { ConversationEvent, ToolOutcome } from "@edgeloop/protocol";
+import { ReplyTarget, type RunReplyOutput } from "@edgeloop/protocol/run-output";
 import type { RunRecord } from "../../metrics/aggregate.js";
-import type { ParentLink, ReplyTarget } from "../conversation-rpc.js";
+import type { ParentLink } from "../conversation-rpc.js";
 import type { Effect, FinishedReply, LoopState } from "../core/index.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { type OutboundEffect, outboxKey } from "./outbound-effects.js";
@@ -21,7 +22,7 @@ export type RecordedStep = { toPerform: PendingEffect[]; emitted: ConversationEv
  * parent of a sub-task). See docs/architecture.md#commit-before-perform.
  */
 export class StepRecorder {
-  /** `reply_url` targets by message id: read for every event, and this object is their only writer */
+  /** reply targets by message id: read for every event, and this object is their only writer */
   private readonly replyTargets = new Map<string, ReplyTarget | null>();
 
   constructor(
@@ -30,7 +31,7 @@ export class StepRecorder {
     private readonly metrics: { model: string },
   ) {}
 
-  /** A message's reply_url, stored before its first step so a restart still delivers there. */
+  /** A message's reply target, stored before its first step so a restart still delivers there. */
   rememberReplyTarget(messageId: string, target: ReplyTarget | undefined): void {
     if (target) this.store.putValue(`reply:${messageId}`, target);
     this.replyTargets.set(messageId, target ?? null);
@@ -57,14 +58,18 @@ export class StepRecorder {
               ? effect.event.message_id
               : (prev.run?.message_id ?? state.run?.message_id ?? null);
           const target = runMessage ? this.replyTarget(runMessage) : null;
-          if (target?.events && effect.event.type !== "conversation_end") {
-            enqueue({
-              type: "deliver_reply",
-              key: `event:${stored.seq}`,
-              url: target.url,
-              payload: { type: "event", conversation_id: state.conversation_id, event: stored },
-              first_at: now,
-            });
+          // The reply follows in this same step, and carries what is left.
+          if (target && runMessage && effect.event.type !== "conversation_end") {
+            if (target.kind === "chat")
+              enqueue({ type: "deliver_chat", thread: target.thread, message_id: runMessage, reply: null });
+            else if (target.events)
+              enqueue({
+                type: "deliver_reply",
+                key: `event:${stored.seq}`,
+                url: target.url,
+                payload: { type: "event", conversation_id: state.conversation_id, event: stored },
+                first_at: now,
+              });
           }
           if (effect.event.type === "message_start") index(effect.event.message_id, "running", effect.event.text, null);
           break;
@@ -79,15 +84,17 @@ export class StepRecorder {
           const reply = effect.reply;
           out.replies.push(reply);
           const target = this.replyTarget(reply.message_id);
-          if (target) {
+          const payload = replyOutput(state.conversation_id, reply);
+          if (target?.kind === "chat")
+            enqueue({ type: "deliver_chat", thread: target.thread, message_id: reply.message_id, reply: payload });
+          else if (target)
             enqueue({
               type: "deliver_reply",
               key: `${reply.message_id}:reply`,
               url: target.url,
-              payload: { type: "reply", conversation_id: state.conversation_id, ...reply },
+              payload,
               first_at: now,
             });
-          }
           const m = reply.metrics;
           const run: RunRecord | null = m
             ? {
@@ -119,11 +126,26 @@ export class StepRecorder {
   private replyTarget(messageId: string): ReplyTarget | null {
     let target = this.replyTargets.get(messageId);
     if (target === undefined) {
-      target = this.store.getValue<ReplyTarget>(`reply:${messageId}`);
+      const stored = ReplyTarget.safeParse(this.store.getValue<unknown>(`reply:${messageId}`));
+      target = stored.success ? stored.data : null;
       this.replyTargets.set(messageId, target);
     }
     return target;
   }
+}
+
+/** The reply as its target is handed it (protocol/run-output.ts): what `?wait=N` answers, and its type. */
+export function replyOutput(conversationId: string, reply: FinishedReply): RunReplyOutput {
+  return {
+    type: "reply",
+    conversation_id: conversationId,
+    message_id: reply.message_id,
+    status: reply.status,
+    reply: reply.reply,
+    stop_reason: reply.stop_reason,
+    tool_calls: reply.tool_calls,
+    iterations: reply.iterations,
+  };
 }
 
 /** What the parent's `task` call gets: the child's final reply, or why there is none. */
