@@ -21,7 +21,7 @@ const reply = (message_id: string): FinishedReply => ({
   iterations: 1,
 });
 
-/** The reply's step as a fresh object records it: a new store and recorder over the same SQLite (a restart). */
+/** The reply's delivery effects as a fresh object records its step: a new store and recorder over the same SQLite (a restart). */
 function replyAfterRestart(sql: SqlStorage, messageId: string) {
   const store = new ConversationStore(sql);
   const recorder = new StepRecorder(store, { model: "m" });
@@ -29,9 +29,13 @@ function replyAfterRestart(sql: SqlStorage, messageId: string) {
   store.batch(() =>
     recorder.record({ prev: state, state, effects: [{ type: "reply", reply: reply(messageId) }], now: NOW }),
   );
-  // Read back as the next instance would: the outbox row from the stored state.
+  // Read back as the next instance would: the outbox rows from the stored state. Every reply also
+  // records its metrics (an outbox row of its own); what matters here is where the reply goes.
   store.saveState(state);
-  return new ConversationStore(sql).pendingOutbox().map((r) => r.effect);
+  return new ConversationStore(sql)
+    .pendingOutbox()
+    .map((r) => r.effect)
+    .filter((e) => e.type !== "record_metrics");
 }
 
 describe("a run's reply target", () => {
