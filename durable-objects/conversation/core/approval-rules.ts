@@ -1,5 +1,5 @@
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { policyFor, safeRegex } from "./hooks.js";
+import { policyFor, safeRegex } from "./tool-policy.js";
 import type { LoopConfig } from "./loop-config.js";
 import type { Effect, LoopState, RoundCall } from "./types.js";
 

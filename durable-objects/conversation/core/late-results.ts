@@ -1,5 +1,5 @@
 import { LATE_RESULT_NOTE } from "@edgeloop/protocol";
-import { redactForPersist } from "./hooks.js";
+import { redactForPersist } from "./tool-policy.js";
 import { toolMessageText, truncateForModel } from "./tool-messages.js";
 import type { Effect, LateResult, LoopState } from "./types.js";
 

@@ -1,5 +1,5 @@
 import type { ImageRef, ToolSpec } from "@edgeloop/protocol";
-import { redactForPersist } from "./hooks.js";
+import { redactForPersist } from "./tool-policy.js";
 import type { LoopConfig } from "./loop-config.js";
 import type {
   CallOutcome,

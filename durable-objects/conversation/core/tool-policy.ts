@@ -1,15 +1,17 @@
 import type { LoopConfig } from "./loop-config.js";
 
 /**
- * Hooks as deployment policy, pure so they are testable and replay the same way:
- * `before_tool_call` can block a call (regex deny-list per tool) or rewrite its parameters
- * (fixed overrides per tool); `tool_result_persist` redacts secrets before a result is stored.
+ * The deployment's tool policy, pure so it is testable and replays the same way: before a call,
+ * a deny-list of patterns per tool can block it and fixed overrides can rewrite its parameters
+ * (OpenClaw's `before_tool_call` hook); before a result is stored, secrets are redacted (its
+ * `tool_result_persist`); and each tool's approval policy. Not to be confused with named hooks,
+ * the inbound webhooks of worker/hooks/.
  */
 export type BeforeToolCall = { action: "allow"; args: Record<string, unknown> } | { action: "block"; reason: string };
 
 export function beforeToolCall(config: LoopConfig, tool: string, args: Record<string, unknown>): BeforeToolCall {
   const text = JSON.stringify(args);
-  // Stryker disable next-line ArrayDeclaration: equivalent (docs/mutation.md#corehooksts): a made-up fallback pattern only blocks arguments containing its own text
+  // Stryker disable next-line ArrayDeclaration: equivalent (docs/mutation.md#coretool-policyts): a made-up fallback pattern only blocks arguments containing its own text
   for (const pattern of [...(config.deny_patterns[tool] ?? []), ...(config.deny_patterns["*"] ?? [])]) {
     const re = safeRegex(pattern);
     if (re?.test(text)) return { action: "block", reason: `Tool blocked by policy: arguments match /${pattern}/` };
@@ -46,7 +48,7 @@ const MAX_COMPILED = 256;
 export function safeRegex(pattern: string, flags = ""): RegExp | null {
   const key = `${flags}/${pattern}`;
   let re = compiled.get(key);
-  // Equivalent mutants of the cache (docs/mutation.md#corehooksts): it only saves compiling a pattern again.
+  // Equivalent mutants of the cache (docs/mutation.md#coretool-policyts): it only saves compiling a pattern again.
   // Stryker disable next-line ConditionalExpression,EqualityOperator: compiling again gives the same answer
   if (re === undefined) {
     try {

@@ -7,7 +7,7 @@ import {
   policyFor,
   redactForPersist,
   safeRegex,
-} from "../../../durable-objects/conversation/core/hooks.js";
+} from "../../../durable-objects/conversation/core/tool-policy.js";
 import {
   advance,
   DEFAULT_LOOP_CONFIG,
