@@ -244,7 +244,7 @@ ${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
   --config               EDGELOOP_CONFIG (TOML file, see docs/device-agent.md)
 
   doctor                 check skills, sandbox and the server connection, then exit
-  pair <worker URL>      show a code, wait for an admin to approve it (edgeloop devices approve
+  pair <worker URL>      show a code, wait for an admin to approve it (npx edgeloop devices approve
                          <code>), save the URL, id and this device's own token to the settings
                          file (--config, default ${"$"}{XDG_CONFIG_HOME:-~/.config}/edgeloop/agent.toml,
                          mode 0600), then run as usual (--no-run: exit instead); the id
