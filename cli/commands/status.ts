@@ -2,6 +2,7 @@ import { PairingList } from "@edgeloop/protocol/pairing";
 import { DeviceList } from "../api-schemas.js";
 import { type Command, positionals, printJson } from "../command.js";
 import { EXIT } from "../exit-codes.js";
+import { CLI } from "../invocation.js";
 import { ago, oneLine } from "../output/format.js";
 import { renderTable, terminalWidth } from "../output/table.js";
 import { pendingCalls } from "../pending-calls.js";
@@ -81,7 +82,7 @@ export const statusCommand: Command = {
       console.log(indent(table));
       console.log(
         indent(
-          "approve with: edgeloop approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)",
+          `approve with: ${CLI} approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)`,
         ),
       );
     }
