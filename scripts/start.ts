@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   );
 
   // Before the sample, which may wait for an approval the dashboard can give.
-  say(`Dashboard ${URL_BASE}/  (admin token ${adminToken}; approvals can be decided there too)`);
+  say(`The dashboard is up at ${URL_BASE}/ (admin token ${adminToken}); approvals can be decided there too.`);
   const conversationId = await runSample(
     { url: URL_BASE, apiToken, adminToken, agentId: AGENT_ID },
     "What machine is this device, and how long has it been up?",

@@ -53,7 +53,7 @@ export const statusCommand: Command = {
           { header: "state", value: (d) => (d.online ? "online" : "offline") },
           { header: "version", value: (d) => d.version ?? "-" },
           { header: "tools", value: (d) => String(d.tools.length), align: "right" },
-          { header: "last seen", value: (d) => ago(d.last_seen) },
+          { header: "last seen", value: (d) => (d.online ? "now" : ago(d.last_seen)) },
         ],
         devices,
         indentedWidth(),
@@ -63,9 +63,7 @@ export const statusCommand: Command = {
         for (const d of devices) console.log(indent(`${d.agent_id}: ${d.tools.join(", ") || "(none)"}`));
     }
     if (pairing?.length)
-      console.log(
-        `pairing  ${pairing.length} device(s) waiting: edgeloop devices pending, then devices approve <code>`,
-      );
+      console.log(`pairing  ${pairing.length} device(s) waiting: ${CLI} devices pending, then devices approve <code>`);
     console.log(`pending  ${approvals} approval(s), ${pending.length - approvals} question(s)`);
     if (pending.length > 0) {
       const table = renderTable(
