@@ -16,7 +16,16 @@ import { readJsonBody } from "../read-body.js";
 const MAX_WEBHOOK_BYTES = 1_000_000;
 
 const RegisterBody = z
-  .object({ url: z.string().url().startsWith("https://", "the platform only calls https URLs") })
+  .object({
+    url: z
+      .string()
+      .url()
+      .startsWith(
+        "https://",
+        "the platform only calls https URLs: for a worker on this machine, put a tunnel in front of it " +
+          "(e.g. `cloudflared tunnel --url http://127.0.0.1:8787`) and pass its address with --webhook-url https://…",
+      ),
+  })
   .strict();
 
 /**
@@ -116,11 +125,21 @@ channels.delete("/grants/:platform/:subject", authorizeAdmin, async (c) => {
   return c.json({ platform: platform.data, subject: subject.data, revoked: true });
 });
 
+/** How a fetch that failed before any answer reads in a client's error (workerd's and Node's words). */
+const UNREACHABLE = /fetch failed|network|ECONN|ENOTFOUND|EAI_AGAIN|timed? ?out|could not connect|connection/i;
+
 channels.post("/:platform/register", authorizeAdmin, async (c) => {
   const registered = platformNamed(c.req.param("platform"));
   const settings = registered?.settings(c.env);
   if (!registered || !settings?.ok || !settings.value)
-    return problemResponse(404, "Channel not configured", `no configured channel '${c.req.param("platform")}'`);
+    return problemResponse(
+      404,
+      "Channel not configured",
+      registered && settings && !settings.ok
+        ? settings.error
+        : `no configured channel '${c.req.param("platform")}': set its ${c.req.param("platform").toUpperCase()}_* ` +
+            "settings (docs/channels.md names them; .dev.vars locally, `npx wrangler secret put` deployed)",
+    );
   const body = await readJsonBody(c, RegisterBody);
   if (!body.ok) return body.response;
   const client = registered.platform.client(settings.value);
@@ -131,7 +150,13 @@ channels.post("/:platform/register", authorizeAdmin, async (c) => {
       "see docs/channels.md for this platform's steps",
     );
   const res = await client.registerWebhook(body.value.url);
-  if (!res.ok) return problemResponse(502, "The platform refused", res.detail);
+  // A request that never reached the platform is not its refusal: say which it was.
+  if (!res.ok)
+    return problemResponse(
+      502,
+      UNREACHABLE.test(res.detail) ? "The platform could not be reached" : "The platform refused",
+      res.detail,
+    );
   return c.json({ platform: registered.platform.name, url: body.value.url, detail: res.detail });
 });
 
