@@ -256,7 +256,7 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     const piPrefix = join(dir, "pi-prefix");
     const install = lineWith(blockWith(blocks, "/agent/edgeloop-agent.tgz"), "npm install -g")
       .replace("https://edge.example.com", worker.url)
-      .replace(/^sudo npm /, "")
+      .replace(/^(sudo )?npm /, "")
       .split(" ");
     expect(install).toEqual(["install", "-g", `${worker.url}/agent/edgeloop-agent.tgz`]);
     npm([...install, "--prefix", piPrefix, "--prefer-offline", "--no-audit", "--no-fund"], dir);
