@@ -3,7 +3,7 @@
  * agree with the whole view (`getDevice`) on what is online and in flight, while reading less.
  */
 import { describe, expect, it } from "vitest";
-import { connectDevice, deviceView, hub, knownAgent, pairedAgent, uid, waitFor } from "./support/front-door.js";
+import { connectDevice, deviceView, hub, pairedAgent, uid, waitFor } from "./support/front-door.js";
 
 const dispatch = (agentId: string, request_id: string) =>
   hub(agentId).dispatch({
