@@ -31,10 +31,18 @@ export class ApiClient {
     const s = this.settings;
     const token = auth === "admin" ? (s.adminToken ?? s.token) : (s.token ?? s.adminToken);
     if (!token) {
+      const where = s.urlIsDefault
+        ? ` EDGELOOP_URL is not set either (this would go to the local worker, ${s.url}): ` +
+          "export EDGELOOP_URL=https://<your worker> for a deployed one."
+        : "";
       throw usageError(
         auth === "admin"
-          ? "no admin token: pass --admin-token, set EDGELOOP_ADMIN_TOKEN, or admin_token in cli.toml"
-          : "no token: pass --token or --admin-token, set EDGELOOP_TOKEN / EDGELOOP_ADMIN_TOKEN, or token in cli.toml",
+          ? "no admin token is set: export EDGELOOP_ADMIN_TOKEN=<the admin token> (npm start and " +
+              "`npx edgeloop deploy` print it), or pass --admin-token, or admin_token in ~/.config/edgeloop/cli.toml." +
+              where
+          : "no token is set: export EDGELOOP_TOKEN=<the API token> (or EDGELOOP_ADMIN_TOKEN), or pass --token or " +
+              "--admin-token, or token in ~/.config/edgeloop/cli.toml." +
+              where,
       );
     }
     return token;
@@ -60,8 +68,12 @@ export class ApiClient {
     } catch (e) {
       if ((e as Error).name === "AbortError") throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const hint = this.settings.urlIsDefault
+        ? " (no EDGELOOP_URL is set, so the CLI tried the local worker: start it with `npm start`, or " +
+          "export EDGELOOP_URL=https://<your worker>, or pass --url)"
+        : "";
       throw new CliError(
-        `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`,
+        `cannot reach ${this.settings.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}${hint}`,
         EXIT.failure,
       );
     }

@@ -1,4 +1,5 @@
 import type { ConversationEvent } from "@edgeloop/protocol/events";
+import { CLI } from "./invocation.js";
 import { duration, oneLine } from "./output/format.js";
 import type { Progress } from "./output/progress.js";
 
@@ -33,6 +34,7 @@ export function eventPrinter(out: Progress, conversationId: string) {
         out.print(`  … ${e.toolName}: ${oneLine(e.partial, 200)}`);
         break;
       case "tool_execution_end": {
+        // From the start, or from the approval: time spent waiting for a person is not run time.
         const took = e.at - (started.get(e.toolCallId) ?? e.at);
         out.print(`${e.isError ? "✗" : "✓"} ${e.toolName} ${duration(took)}: ${oneLine(resultText(e.result), 400)}`);
         out.set("waiting for the model…");
@@ -40,12 +42,16 @@ export function eventPrinter(out: Progress, conversationId: string) {
       }
       case "approval_required":
         out.print(`⏸ ${e.toolName} waits for approval: ${oneLine(e.args, 300)}`);
-        out.print(`  edgeloop approve ${conversationId} ${e.toolCallId}   (or: edgeloop deny … --reason "…")`);
+        out.print(`  ${CLI} approve ${conversationId} ${e.toolCallId}   (or: ${CLI} deny … --reason "…")`);
         out.set("waiting for approval…");
+        break;
+      case "approval_decided":
+        started.set(e.toolCallId, e.at);
+        out.print(`  ${e.approved ? "approved" : "denied"} by ${e.decided_by} after ${duration(e.waited_ms)}`);
         break;
       case "question":
         out.print(`? ${e.question}`);
-        out.print(`  edgeloop answer ${conversationId} ${e.toolCallId} "<your answer>"`);
+        out.print(`  ${CLI} answer ${conversationId} ${e.toolCallId} "<your answer>"`);
         out.set("waiting for an answer…");
         break;
       case "conversation_end":

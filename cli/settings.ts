@@ -6,7 +6,15 @@ import { z } from "zod";
 import { usageError } from "./exit-codes.js";
 
 /** Where the CLI talks to and as whom. Flags win over the environment, which wins over the file. */
-export type Settings = { url: string; token?: string; adminToken?: string; agent?: string; configPath: string | null };
+export type Settings = {
+  url: string;
+  /** no flag, variable or file named the URL: the local worker's is assumed */
+  urlIsDefault?: boolean;
+  token?: string;
+  adminToken?: string;
+  agent?: string;
+  configPath: string | null;
+};
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
@@ -60,7 +68,8 @@ export function resolveSettings({ flags, env }: SettingSources): Settings {
   const configPath = explicitPath ?? defaultConfigPath(env);
   const file = readConfigFile(configPath, explicitPath !== undefined);
   const pick = (...vals: (string | undefined)[]) => vals.find((v) => v !== undefined && v !== "");
-  const rawUrl = pick(flags.url, env.EDGELOOP_URL, file.url) ?? DEFAULT_URL;
+  const givenUrl = pick(flags.url, env.EDGELOOP_URL, file.url);
+  const rawUrl = givenUrl ?? DEFAULT_URL;
   const url = Url.safeParse(rawUrl);
   if (!url.success) throw usageError(`server URL '${rawUrl}': ${url.error.issues[0]!.message}`);
   const token = pick(flags.token, env.EDGELOOP_TOKEN, file.token);
@@ -68,6 +77,7 @@ export function resolveSettings({ flags, env }: SettingSources): Settings {
   const agent = pick(flags.agent, env.EDGELOOP_AGENT, file.agent);
   return {
     url: url.data,
+    ...(givenUrl === undefined ? { urlIsDefault: true } : {}),
     configPath: existsSync(configPath) ? configPath : null,
     ...(token ? { token } : {}),
     ...(adminToken ? { adminToken } : {}),

@@ -55,7 +55,14 @@ export type ChannelGrantRequest = z.input<typeof ChannelGrantRequest>;
 /** `POST /v1/channels/:platform/register`: point the platform at this URL, or only say how (`print`). */
 export const RegisterWebhookRequest = z
   .object({
-    url: z.string().url().startsWith("https://", "the platform only calls https URLs"),
+    url: z
+      .string()
+      .url()
+      .startsWith(
+        "https://",
+        "the platform only calls https URLs: for a worker on this machine, put a tunnel in front of it " +
+          "(e.g. `cloudflared tunnel --url http://127.0.0.1:8787`) and pass its address with --webhook-url https://…",
+      ),
     print: z
       .boolean()
       .default(false)

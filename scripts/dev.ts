@@ -12,9 +12,9 @@ import { chooseLocalModel } from "./local-model.js";
 import {
   busyPortMessage,
   firstDeviceToken,
+  keptLocalToken,
   portIsFree,
   readLocalSettings,
-  throwawayToken,
   varFlags,
 } from "./local-settings.js";
 
@@ -29,6 +29,8 @@ function takePortFlag(args: string[]): string | null {
 const WRANGLER_ARGS = process.argv.slice(2);
 const PORT = Number(takePortFlag(WRANGLER_ARGS) || process.env.PORT || 8787);
 const URL_BASE = `http://127.0.0.1:${PORT}`;
+/** wrangler dev's own storage (no --persist-to here); the made-up tokens are kept beside it. */
+const STATE_DIR = join(ROOT, ".wrangler/state");
 const say = (line = "") => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
@@ -44,11 +46,11 @@ async function main(): Promise<number> {
     ["ADMIN_TOKEN", "admin"],
   ] as const) {
     if (vars[name]) continue;
-    vars[name] = throwawayToken(prefix);
+    vars[name] = keptLocalToken(STATE_DIR, name, prefix);
     made.push(name);
   }
   if (!vars.DEVICE_TOKENS) {
-    vars.DEVICE_TOKENS = `pi-1:${throwawayToken("dev")}`;
+    vars.DEVICE_TOKENS = `pi-1:${keptLocalToken(STATE_DIR, "pi-1", "dev")}`;
     made.push("DEVICE_TOKENS");
   }
   const model = await chooseLocalModel(vars);
@@ -57,7 +59,10 @@ async function main(): Promise<number> {
   const device = firstDeviceToken(vars.DEVICE_TOKENS);
   say(`edgeloop worker (wrangler dev) on ${URL_BASE}`);
   if (settings.fromEnvironment.length) say(`  settings from the environment: ${settings.fromEnvironment.join(", ")}`);
-  if (made.length) say(`  throwaway local tokens (not in the environment or .dev.vars): ${made.join(", ")}`);
+  if (made.length)
+    say(
+      `  local tokens (not in the environment or .dev.vars; kept in .wrangler/state across restarts): ${made.join(", ")}`,
+    );
   for (const line of model.lines) say(`  ${line.trim()}`);
   say(`  Dashboard    ${URL_BASE}/   admin token ${vars.ADMIN_TOKEN}`);
   say(`  API token    ${vars.API_TOKEN}`);

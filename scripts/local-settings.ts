@@ -4,7 +4,7 @@
  * wins over the same one in `.dev.vars`, which wins over the throwaway local tokens made here.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
@@ -38,6 +38,28 @@ export function readLocalSettings(root: string, env: NodeJS.ProcessEnv): LocalSe
 }
 
 export const throwawayToken = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`;
+
+/**
+ * A local token made up once and kept beside the worker's storage (`<state dir>/edgeloop-local-tokens.json`,
+ * owner-only), so a restart of `npm start` or `npm run dev` keeps the dashboard session and every
+ * printed CLI line working, as the conversations and devices in that storage persist too.
+ * Removing the state dir forgets them with everything else.
+ */
+export function keptLocalToken(stateDir: string, name: string, prefix: string): string {
+  const file = join(stateDir, "edgeloop-local-tokens.json");
+  let kept: Record<string, string> = {};
+  try {
+    kept = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  } catch {
+    /* none yet, or unreadable: made again */
+  }
+  if (typeof kept[name] === "string" && kept[name]) return kept[name];
+  kept[name] = throwawayToken(prefix);
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return kept[name];
+}
 
 /** The first device id DEVICE_TOKENS names, and its first token (`pi-1:secret,…`). */
 export function firstDeviceToken(deviceTokens: string | undefined): { agentId: string; token: string } | null {

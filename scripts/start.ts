@@ -2,7 +2,8 @@
  * `npm start`: the whole product on this machine. wrangler dev on 127.0.0.1:8787, one device agent
  * (pi-1) with the bundled skills in a throwaway workspace, a sample message through the real
  * webhook, the conversation printed, then how to go on: the dashboard's URL and admin token, a CLI
- * line and a curl line that work as printed. It keeps running until Ctrl-C.
+ * line and a curl line that work as printed. It keeps running until Ctrl-C. Tokens it makes up are
+ * kept in the state dir, so they stay the same across restarts (local-settings.ts).
  *
  * PORT (default 8787) and STATE_DIR (default .wrangler/state) move the worker and its storage.
  * Worker settings come from the environment, then .dev.vars (scripts/local-settings.ts).
@@ -15,9 +16,9 @@ import { chooseLocalModel } from "./local-model.js";
 import {
   busyPortMessage,
   firstDeviceToken,
+  keptLocalToken,
   portIsFree,
   readLocalSettings,
-  throwawayToken,
   varFlags,
 } from "./local-settings.js";
 import { runSample } from "./sample-run.js";
@@ -105,10 +106,13 @@ async function main(): Promise<void> {
   // Worker settings: the environment over .dev.vars (README, "Configuration"); tokens not set are made up.
   const settings = readLocalSettings(ROOT, process.env);
   if (settings.fromEnvironment.length) say(`Settings from the environment: ${settings.fromEnvironment.join(", ")}`);
-  const apiToken = settings.vars.API_TOKEN || throwawayToken("api");
-  const adminToken = settings.vars.ADMIN_TOKEN || throwawayToken("admin");
+  const apiToken = settings.vars.API_TOKEN || keptLocalToken(STATE_DIR, "API_TOKEN", "api");
+  const adminToken = settings.vars.ADMIN_TOKEN || keptLocalToken(STATE_DIR, "ADMIN_TOKEN", "admin");
   const configured = firstDeviceToken(settings.vars.DEVICE_TOKENS);
-  const deviceToken = configured?.agentId === AGENT_ID && configured.token ? configured.token : throwawayToken("dev");
+  const deviceToken =
+    configured?.agentId === AGENT_ID && configured.token
+      ? configured.token
+      : keptLocalToken(STATE_DIR, AGENT_ID, "dev");
   const deviceTokens =
     configured?.agentId === AGENT_ID
       ? settings.vars.DEVICE_TOKENS!
@@ -177,6 +181,8 @@ async function main(): Promise<void> {
     30_000,
   );
 
+  // Before the sample, which may wait for an approval the dashboard can give.
+  say(`The dashboard is up at ${URL_BASE}/ (admin token ${adminToken}); approvals can be decided there too.`);
   const conversationId = await runSample(
     { url: URL_BASE, apiToken, adminToken, agentId: AGENT_ID },
     "What machine is this device, and how long has it been up?",

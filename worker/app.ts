@@ -10,6 +10,7 @@ import { conversations } from "./routes/conversations.js";
 import { dashboard } from "./routes/dashboard.js";
 import { devices } from "./routes/devices.js";
 import { hooks } from "./routes/hooks.js";
+import { install } from "./routes/install.js";
 import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
 import { messages } from "./routes/messages.js";
@@ -21,9 +22,11 @@ import { schedules } from "./routes/schedules.js";
 
 export const app = new Hono<AppEnv>();
 
-// Health and the API document answer even when the settings do not parse; every other route reads them.
+// Health, the API document and the device install script answer even when the settings do not
+// parse; every other route reads them.
 app.get("/healthz", (c) => c.json({ ok: true }));
 app.route("/openapi.json", openapi);
+app.route("/install", install);
 app.use("*", loadConfig);
 app.route("/v1/messages", messages);
 app.route("/v1/conversations", conversations);

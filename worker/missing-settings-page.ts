@@ -3,9 +3,10 @@ import { DEPLOY_COMMAND, type MissingSetting, type Requirement } from "./missing
 
 /**
  * What a browser gets at `/` from a worker without the settings the dashboard needs: the same
- * list the 503 problem+json carries (missing-settings.ts), as a page a person can act on.
+ * list the 503 problem+json carries (missing-settings.ts), as a page a person can act on. Reached
+ * on loopback it is plain `npx wrangler dev` without a `.dev.vars`, whose fix is local, not a secret.
  */
-export function missingSettingsPage(requirement: Requirement, missing: MissingSetting[]): string {
+export function missingSettingsPage(requirement: Requirement, missing: MissingSetting[], local = false): string {
   const items = missing
     .map(
       (m) =>
@@ -25,7 +26,15 @@ export function missingSettingsPage(requirement: Requirement, missing: MissingSe
 </head>
 <body>
 <main id="main" class="setup">
-  <h1>This worker is not set up</h1>
+  <h1>This worker is not set up</h1>${
+    local
+      ? `
+  <p class="local">Running on this machine (<code>npx wrangler dev</code>)? Local settings come from
+  <code>.dev.vars</code>: <code>cp .dev.vars.example .dev.vars</code> and start it again, or run
+  <code>npm run dev</code> (or <code>npm start</code>), which make up local tokens and print them.
+  The rest of this page is for a deployed worker.</p>`
+      : ""
+  }
   <p>It runs, but it is missing settings, so it refuses requests (503). This page needs
   <strong>${escapeHtml(requirement)}</strong>. Not set:</p>
   <ul>

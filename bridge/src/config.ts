@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { homedir, hostname } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
 import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
 import { tomlIssue } from "@edgeloop/edge-client/toml-issue";
@@ -278,7 +278,9 @@ export function loadBridgeConfig(
         },
         devices,
         bridgeId: (v.bridgeId as string | undefined) ?? defaultId,
-        stateDir: rel(v.stateDir) ?? resolve(cwd, ".edgeloop-bridge"),
+        // A folder of its own, not the one it was started from (like the agent's, default-dirs.ts there).
+        stateDir:
+          rel(v.stateDir) ?? join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "edgeloop", "bridge"),
         logLevel: (v.logLevel as LogLevel | undefined) ?? "info",
         staleMs: (v.staleMs as number | undefined) ?? 120_000,
         heartbeatMs: (v.heartbeatMs as number | undefined) ?? 20_000,

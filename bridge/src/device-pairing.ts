@@ -53,7 +53,7 @@ export class BridgePairing {
       log.warn("device waiting for pairing approval", {
         agent_id: agentId,
         code: opened.code,
-        approve: `edgeloop devices approve ${opened.code}`,
+        approve: `npx edgeloop devices approve ${opened.code}`,
         expires_at: new Date(opened.expires_at).toISOString(),
       });
       return waitForApproval(this.opts.url, opened, {

@@ -45,7 +45,7 @@ export class DeviceState {
   /** A missing file is a new device; an unreadable one is logged by the caller and started fresh. */
   static open(dir: string | null, agentId: string, onWarning: (msg: string) => void = () => {}): DeviceState {
     if (!dir) return new DeviceState(null, StateFile.parse({}));
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, `${agentId}.json`);
     let data = StateFile.parse({});
     try {

@@ -76,12 +76,11 @@ export function summaryLines({ url, env, agent, progress, modelNote }: DeploySum
     );
   lines.push(
     "",
-    "Put a Raspberry Pi on it (as a systemd service: docs/raspberry-pi.md):",
-    `  # here: issue the device's token (printed once)`,
-    `  npx edgeloop tokens create ${agent} --url ${url} --admin-token "$EDGELOOP_ADMIN_TOKEN"`,
-    `  # on the Pi (Node 20 or later), with DEVICE_TOKEN set to that token:`,
-    "  npm install -g edgeloop-agent",
-    `  edgeloop-agent --url ${url} --agent-id ${agent} --token "$DEVICE_TOKEN"`,
+    "Put a Raspberry Pi on it (docs/raspberry-pi.md):",
+    "  # on the Pi (Node 20 or later): installs the agent this worker serves, shows a pairing code, runs it as a service",
+    `  curl -fsSL ${url}/install | sudo sh -s -- --agent-id ${agent}`,
+    "  # here: approve the code it shows",
+    `  npx edgeloop devices approve <code> --url ${url} --admin-token "$EDGELOOP_ADMIN_TOKEN"`,
     "  # then, here:",
     `  npx edgeloop send "how full is the disk?" --agent ${agent} --wait --url ${url} --token "$EDGELOOP_TOKEN"`,
   );

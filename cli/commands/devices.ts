@@ -39,7 +39,7 @@ export const devicesCommand: Command = {
           { header: "device", value: (d) => d.agent_id },
           { header: "state", value: (d) => (d.online ? "online" : "offline") },
           { header: "version", value: (d) => d.version ?? "-" },
-          { header: "last seen", value: (d) => ago(d.last_seen) },
+          { header: "last seen", value: (d) => (d.online ? "now" : ago(d.last_seen)) },
           { header: "tools", value: (d) => `${d.tools.length}: ${d.tools.join(", ")}`, flex: true },
         ],
         devices,

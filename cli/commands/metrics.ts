@@ -29,13 +29,13 @@ export const metricsCommand: Command = {
       printJson(report);
       return EXIT.ok;
     }
-    printSummary(report);
+    printSummary(report, Boolean(flags.tools));
     if (flags.tools) printTools(report);
     return EXIT.ok;
   },
 };
 
-function printSummary(r: MetricsReport): void {
+function printSummary(r: MetricsReport, withTools: boolean): void {
   const l = r.loop;
   const tools = r.tools.overall;
   const calls = tools.reduce((t, x) => t + x.total_calls, 0);
@@ -56,7 +56,7 @@ function printSummary(r: MetricsReport): void {
     console.log(`model          ${model}: ${m.tokens_in} tokens in, ${m.tokens_out} out${cost}`);
   }
   console.log(
-    `tool calls     ${calls} (${percent(ok, calls)} succeeded) across ${tools.length} tool(s)${tools.length ? "; --tools for each" : ""}`,
+    `tool calls     ${calls} (${percent(ok, calls)} succeeded) across ${tools.length} tool(s)${tools.length && !withTools ? "; --tools for each" : ""}`,
   );
 }
 

@@ -7,6 +7,7 @@ import { MessageAccepted } from "../api-schemas.js";
 import { type Command, parseInput, positionals, printJson } from "../command.js";
 import { eventPrinter } from "../event-printer.js";
 import { CliError, EXIT, type ExitCode, usageError } from "../exit-codes.js";
+import { CLI } from "../invocation.js";
 import { progress } from "../output/progress.js";
 import { readSse } from "../sse.js";
 
@@ -55,7 +56,7 @@ export const sendCommand: Command = {
       if (json) printJson(accepted);
       else
         console.log(
-          `Sent ${accepted.message_id} in ${accepted.conversation_id}. Follow it with --wait, or: edgeloop conversations ${accepted.conversation_id}`,
+          `Sent ${accepted.message_id} in ${accepted.conversation_id}. Follow it with --wait, or: ${CLI} conversations ${accepted.conversation_id}`,
         );
       return EXIT.ok;
     }
@@ -119,7 +120,7 @@ async function follow(
       }
     }
     throw new CliError(
-      `no reply within ${timeoutS} s; the conversation goes on — follow it with: edgeloop conversations ${conversationId}`,
+      `no reply within ${timeoutS} s; the conversation goes on — follow it with: ${CLI} conversations ${conversationId}`,
       EXIT.failure,
     );
   } finally {

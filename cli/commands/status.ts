@@ -2,6 +2,7 @@ import { PairingList } from "@edgeloop/protocol/pairing";
 import { DeviceList } from "../api-schemas.js";
 import { type Command, positionals, printJson } from "../command.js";
 import { EXIT } from "../exit-codes.js";
+import { CLI } from "../invocation.js";
 import { ago, oneLine } from "../output/format.js";
 import { renderTable, terminalWidth } from "../output/table.js";
 import { pendingCalls } from "../pending-calls.js";
@@ -52,7 +53,7 @@ export const statusCommand: Command = {
           { header: "state", value: (d) => (d.online ? "online" : "offline") },
           { header: "version", value: (d) => d.version ?? "-" },
           { header: "tools", value: (d) => String(d.tools.length), align: "right" },
-          { header: "last seen", value: (d) => ago(d.last_seen) },
+          { header: "last seen", value: (d) => (d.online ? "now" : ago(d.last_seen)) },
         ],
         devices,
         indentedWidth(),
@@ -62,9 +63,7 @@ export const statusCommand: Command = {
         for (const d of devices) console.log(indent(`${d.agent_id}: ${d.tools.join(", ") || "(none)"}`));
     }
     if (pairing?.length)
-      console.log(
-        `pairing  ${pairing.length} device(s) waiting: edgeloop devices pending, then devices approve <code>`,
-      );
+      console.log(`pairing  ${pairing.length} device(s) waiting: ${CLI} devices pending, then devices approve <code>`);
     console.log(`pending  ${approvals} approval(s), ${pending.length - approvals} question(s)`);
     if (pending.length > 0) {
       const table = renderTable(
@@ -81,7 +80,7 @@ export const statusCommand: Command = {
       console.log(indent(table));
       console.log(
         indent(
-          "approve with: edgeloop approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)",
+          `approve with: ${CLI} approve <conversation> <call>   (or deny, or answer <conversation> <call> <text>)`,
         ),
       );
     }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { BUNDLED_SKILLS_DIR } from "./bundled-skills.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
 import { type Layer, parseArgs, readConfigFile, readEnv, type Sourced } from "./config-sources.js";
+import { defaultStateDir, defaultWorkspace } from "./default-dirs.js";
 import { defaultAgentId, defaultSettingsFile } from "./settings-file.js";
 
 export type { BrokerConfig };
@@ -185,7 +186,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     if (values[key] === undefined) return { ok: false, error: `missing setting ${describe(key)}` };
   }
   const rel = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
-  const workspace = rel((values.workspace as string | undefined) ?? cwd);
+  // Not the current folder: default-dirs.ts says why.
+  const workspace = rel((values.workspace as string | undefined) ?? defaultWorkspace(env));
   const config: AgentConfig = {
     transport,
     url: (values.url as string | undefined) ?? "",
@@ -196,7 +198,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, cwd = process
     capabilities: (values.capabilities as string[] | undefined) ?? null,
     maxConcurrent: (values.maxConcurrent as number | undefined) ?? DEFAULTS.maxConcurrent,
     outputCapBytes: (values.outputCapBytes as number | undefined) ?? DEFAULTS.outputCapBytes,
-    stateDir: rel((values.stateDir as string | undefined) ?? join(workspace, ".edgeloop")),
+    stateDir: rel(
+      (values.stateDir as string | undefined) ??
+        (values.workspace === undefined ? defaultStateDir(env) : join(workspace, ".edgeloop")),
+    ),
     logLevel: (values.logLevel as LogLevel | undefined) ?? DEFAULTS.logLevel,
     sandboxing: (values.sandboxing as SandboxMode | undefined) ?? DEFAULTS.sandboxing,
     toolTimeoutCeilingMs: (values.toolTimeoutCeilingMs as number | undefined) ?? null,
@@ -245,7 +250,7 @@ ${SETTINGS.map((s) => `  ${s.flag.padEnd(22)} ${s.env}`).join("\n")}
   --config               EDGELOOP_CONFIG (TOML file, see docs/device-agent.md)
 
   doctor                 check skills, sandbox and the server connection, then exit
-  pair <worker URL>      show a code, wait for an admin to approve it (edgeloop devices approve
+  pair <worker URL>      show a code, wait for an admin to approve it (npx edgeloop devices approve
                          <code>), save the URL, id and this device's own token to the settings
                          file (--config, default ${"$"}{XDG_CONFIG_HOME:-~/.config}/edgeloop/agent.toml,
                          mode 0600), then run as usual (--no-run: exit instead); the id

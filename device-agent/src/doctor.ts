@@ -3,6 +3,7 @@ import { brokerOptions, redactUrl } from "@edgeloop/edge-client/mqtt-options";
 import WebSocket from "ws";
 import { prepare, workspaceProblem } from "./agent.js";
 import type { AgentConfig } from "./config.js";
+import { riskyWorkspace } from "./default-dirs.js";
 
 export type ReachCheck = { ok: true } | { ok: false; reason: string };
 
@@ -71,7 +72,9 @@ export async function runDoctor(config: AgentConfig, print: (line: string) => vo
   print(`edgeloop-agent doctor (agent ${config.agentId})`);
   print("workspace");
   const ws = workspaceProblem(config.workspace);
+  const risky = ws ? null : riskyWorkspace(config.workspace);
   if (ws) problem(ws);
+  else if (risky) print(`  WARN ${risky}`);
   else ok(config.workspace);
 
   const { loaded, bwrap, warnings } = prepare(config);

@@ -2,6 +2,7 @@ import { createLogger } from "@edgeloop/edge-client/log";
 import { stopOnSignals } from "@edgeloop/edge-client/stop-on-signals";
 import { startAgent, workspaceProblem } from "./agent.js";
 import { HELP, loadConfig } from "./config.js";
+import { defaultWorkspace, ensureOwnFolder } from "./default-dirs.js";
 import { runDoctor } from "./doctor.js";
 import { pairAgent } from "./pair.js";
 import { agentVersion } from "./version.js";
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   }
   const { command } = loaded.value;
   let config = loaded.value.config;
+  if (config.workspace === defaultWorkspace(process.env)) ensureOwnFolder(config.workspace);
   if (command === "doctor") {
     const good = await runDoctor(config);
     process.exit(good ? 0 : 1);

@@ -21,7 +21,7 @@ export async function pairAgent(
     label: `edgeloop-agent ${agentVersion()} on ${hostname()}`,
   });
   print(`Pairing code: ${opened.code}  (device id asked for: ${config.agentId})`);
-  print(`An admin approves it with:  edgeloop devices approve ${opened.code}`);
+  print(`An admin approves it with:  npx edgeloop devices approve ${opened.code}`);
   print(`or on the dashboard (Waiting to pair). The code expires at ${new Date(opened.expires_at).toISOString()}.`);
   print("Waiting for approval…");
   const paired: PairedDevice = await waitForApproval(config.url, opened, {

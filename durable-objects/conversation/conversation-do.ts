@@ -22,7 +22,14 @@ import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState }
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
-import { agentChangeRefusal, approvalRulesFor, deviceTools, messageTools, userMessageEvent } from "./run-intake.js";
+import {
+  agentChangeRefusal,
+  approvalRulesFor,
+  deviceTools,
+  messageTools,
+  neverConnectedRefusal,
+  userMessageEvent,
+} from "./run-intake.js";
 import { type ConversationVars, conversationSettings } from "./settings/conversation-settings.js";
 import { type ModelEnv, modelSettings } from "./settings/model-settings.js";
 import { ConversationOwner, notFound } from "./storage/conversation-owner.js";
@@ -103,8 +110,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
-      // Work that was started before a restart is picked up by the alarm, not here, so the
-      // constructor stays fast and the re-drive runs with the object fully set up.
+      // Work started before a restart is re-driven by the alarm: a fast constructor, a set-up object.
       if (this.store.pendingTimes().length > 0) await this.alarms.set(Date.now());
     });
   }
@@ -123,6 +129,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
+    const neverConnected = await neverConnectedRefusal(this.env, input);
+    if (neverConnected) return neverConnected;
     const tools = await messageTools(this.env, this.remoteMcp, settings.value, input);
     // Checked again after the awaits above, and claimed in the same turn the state is made.
     if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);

@@ -116,6 +116,31 @@ export function agentChangeRefusal(
 }
 
 /**
+ * A message for one device that was given a token (paired, or `tokens create`) but has never
+ * connected: its tools are unknown, so a run could only fail its calls as "not found". Refused
+ * instead, saying what to do on the device. Devices that were online once keep their tools while
+ * offline and take the message (its calls wait for them); ids nobody issued a token for run as
+ * before. Read only when the hub has never seen the device, so a known device costs one call.
+ */
+export async function neverConnectedRefusal(
+  env: Env,
+  input: { agent_id: string; fleet?: string[] | undefined },
+): Promise<{ ok: false; status: 409; error: string } | null> {
+  if (input.fleet) return null;
+  const hub = hubFor(env, input.agent_id);
+  const load = await hub.getLoad(input.agent_id);
+  if (load.online || load.last_alive !== null || !(await hub.isKnown())) return null;
+  return {
+    ok: false,
+    status: 409,
+    error:
+      `${input.agent_id} was paired but has never connected; start it on the device ` +
+      "(`sudo systemctl start edgeloop-agent` after the install script, or `edgeloop-agent --config <its settings file>`), " +
+      "and `edgeloop-agent doctor` there says what stops it",
+  };
+}
+
+/**
  * The event a new message makes. Its images are stored here, before the step that references
  * them is written (docs/architecture.md, "Images are stored apart").
  */

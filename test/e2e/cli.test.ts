@@ -102,6 +102,8 @@ describe("edgeloop CLI", () => {
     const table = await cli(["devices"], { COLUMNS: "80" });
     expect(table.code).toBe(0);
     expect(table.stdout.split("\n")[0]).toMatch(/^DEVICE\s+STATE\s+VERSION/);
+    // Last seen: an online device is seen now, not at the time it connected.
+    expect(table.stdout).toMatch(new RegExp(`${AGENT}\\s+online\\s+\\S+\\s+now\\b`));
     // The tools column is cut to fit 80 columns.
     for (const line of table.stdout.trimEnd().split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
     const json = await cli(["devices", "--json"]);
@@ -212,7 +214,7 @@ describe("edgeloop CLI", () => {
       body: JSON.stringify({ agent_id: AGENT, label: "cli test" }),
     });
     const { code } = (await res.json()) as { code: string };
-    expect((await cli(["status"])).stdout).toContain("pairing  1 device(s) waiting: edgeloop devices pending");
+    expect((await cli(["status"])).stdout).toContain("pairing  1 device(s) waiting: npx edgeloop devices pending");
     const pending = await cli(["devices", "pending"]);
     expect(pending.code).toBe(0);
     expect(pending.stdout).toMatch(new RegExp(`${code}.*${AGENT} \\(already exists!\\).*cli test`));

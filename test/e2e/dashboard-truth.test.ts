@@ -116,6 +116,17 @@ describe("dashboard: approvals as they are", () => {
     const card = approvalCard(callId);
     await card.getByRole("button", { name: /^Approve git_commit/ }).waitFor({ timeout: 20_000 });
     expect(await toolItem(callId).locator(".meta").textContent()).toBe("waiting for approval");
+    // The question comes before its tool's card, which runs after the decision.
+    expect(
+      await page.evaluate(
+        (id) =>
+          document
+            .querySelector(`li[data-approval="${id}"]`)!
+            .compareDocumentPosition(document.querySelector(`li[data-tool-call="${id}"]`)!) &
+          Node.DOCUMENT_POSITION_FOLLOWING,
+        callId,
+      ),
+    ).toBeTruthy();
     await page.waitForTimeout(1500); // a wait long enough to tell apart from the tool's own time
     await card.getByRole("button", { name: /^Approve git_commit/ }).click();
     await expect
@@ -274,4 +285,45 @@ describe("dashboard: screens", () => {
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-phone.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
   });
+
+  it.each([375, 1280])(
+    "at %i px no page is wider than the screen: login (centred), dashboard, OpenClaw lines",
+    async (width) => {
+      const errors: string[] = [];
+      const p = await dashboardPage(browser, errors, width);
+      const pageWidth = () => p.evaluate(() => document.documentElement.scrollWidth);
+      await p.goto(`${worker.url}/`);
+      expect(await pageWidth()).toBeLessThanOrEqual(width);
+      const card = (await p.locator("form.login").boundingBox())!;
+      expect(Math.abs(card.x + card.width / 2 - width / 2)).toBeLessThanOrEqual(2);
+      await logIn(p, worker.url);
+      await p.locator("#devices tr", { hasText: AGENT }).waitFor({ timeout: 15_000 });
+      expect(await pageWidth()).toBeLessThanOrEqual(width);
+      // The OpenClaw setup lines are one long line each: they wrap inside their panel.
+      await p.locator("#openclaw-agent").fill("claw-wide");
+      await p.getByRole("button", { name: "Get the OpenClaw line" }).click();
+      await p.locator("#openclaw-run").waitFor({ timeout: 15_000 });
+      expect(await pageWidth()).toBeLessThanOrEqual(width);
+      const run = (await p.locator("#openclaw-run").boundingBox())!;
+      expect(run.x + run.width).toBeLessThanOrEqual(width);
+      // No placeholder is wider than its field.
+      const cut = await p.evaluate(() =>
+        [...document.querySelectorAll<HTMLInputElement>("input[placeholder]")]
+          .filter((i) => i.offsetParent !== null)
+          .filter((i) => {
+            const ctx = document.createElement("canvas").getContext("2d")!;
+            ctx.font = getComputedStyle(i).font;
+            const style = getComputedStyle(i);
+            const room = i.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+            return ctx.measureText(i.placeholder).width > room + 1;
+          })
+          .map((i) => i.placeholder),
+      );
+      expect(cut).toEqual([]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await p.screenshot({ path: join(ARTIFACTS, `dashboard-${width}.png`), fullPage: true });
+      expect(errors).toEqual([]);
+      await p.close();
+    },
+  );
 });

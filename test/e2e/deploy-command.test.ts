@@ -54,10 +54,12 @@ describe("edgeloop deploy", () => {
     expect(exported(out, "EDGELOOP_ADMIN_TOKEN")).toBe(admin!.stdin);
     expect(exported(out, "EDGELOOP_TOKEN")).toBe(api!.stdin);
     expect(out.split(admin!.stdin).length - 1).toBe(1);
-    expect(out).toContain(`  npx edgeloop tokens create pi-1 --url ${URL_} --admin-token "$EDGELOOP_ADMIN_TOKEN"\n`);
-    expect(out).toContain("  npm install -g edgeloop-agent\n");
-    expect(out).toContain(`  edgeloop-agent --url ${URL_} --agent-id pi-1 --token "$DEVICE_TOKEN"\n`);
-    expect(out).not.toMatch(/pair/i);
+    // A device is added by the worker's own install line and pairing, never a registry's package name.
+    expect(out).toContain(`  curl -fsSL ${URL_}/install | sudo sh -s -- --agent-id pi-1\n`);
+    expect(out).toContain(
+      `  npx edgeloop devices approve <code> --url ${URL_} --admin-token "$EDGELOOP_ADMIN_TOKEN"\n`,
+    );
+    expect(out).not.toContain("npm install -g");
     expect(out).toContain("No model is configured");
     // wrangler's own output goes to stderr as it comes
     expect(run.stderr).toContain("Deployed edgeloop triggers");
@@ -73,7 +75,7 @@ describe("edgeloop deploy", () => {
     expect(wrangler.secrets()).toEqual(first);
     expect(again.stdout).toContain("ADMIN_TOKEN was already set and is kept");
     expect(again.stdout).not.toContain("export EDGELOOP_ADMIN_TOKEN");
-    expect(again.stdout).toContain("npx edgeloop tokens create kitchen-pi --url");
+    expect(again.stdout).toContain("install | sudo sh -s -- --agent-id kitchen-pi\n");
 
     wrangler.clearCalls();
     const rotated = await deploy(["--rotate"]);

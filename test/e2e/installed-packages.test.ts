@@ -5,8 +5,10 @@
  * dev` worker with the scripted model: the agent over WebSocket and over MQTT (through the
  * installed bridge and a real mosquitto), running the skills that ship inside its package, and
  * the CLI reading the worker's status. Packed and installed once for the file. Then
- * docs/raspberry-pi.md as written: its commands and its settings file, read from the doc's code
- * blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd), pairing included; and
+ * docs/raspberry-pi.md's "By hand" as written: its commands and its settings file, read from the
+ * doc's code blocks, followed in a fresh prefix (all but apt, sudo/useradd and systemd), the agent
+ * installed from the tarball the worker serves, pairing included (install-script.test.ts runs the
+ * doc's one line); and
  * an installed agent that pairs, is approved from the installed CLI and runs tools.
  * The installed commands run on Node 20 (the device side's oldest supported Node, what Raspberry
  * Pi OS trixie packages); the agent's WebSocket conversation runs on Node 24 as well.
@@ -250,12 +252,13 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
   const blocks = codeBlocks("docs/raspberry-pi.md");
 
   it("install, settings file, pairing approved from the CLI, doctor, then the agent as the service runs it", async () => {
-    // 2. The package from its tarball, as the doc's line says, into a prefix of its own.
+    // 2. The package from the tarball the worker serves, as the doc's line says, into a prefix of its own.
     const piPrefix = join(dir, "pi-prefix");
-    const install = lineWith(blockWith(blocks, "./edgeloop-agent-<version>.tgz"), "npm install -g")
-      .replace("<version>", versionOf(PACKAGES.agent))
-      .replace(/^npm /, "")
+    const install = lineWith(blockWith(blocks, "/agent/edgeloop-agent.tgz"), "npm install -g")
+      .replace("https://edge.example.com", worker.url)
+      .replace(/^(sudo )?npm /, "")
       .split(" ");
+    expect(install).toEqual(["install", "-g", `${worker.url}/agent/edgeloop-agent.tgz`]);
     npm([...install, "--prefix", piPrefix, "--prefer-offline", "--no-audit", "--no-fund"], dir);
     const agentBin = join(piPrefix, "bin/edgeloop-agent");
     expect(lineWith(blockWith(blocks, "useradd"), "edgeloop-agent --version")).toBe("edgeloop-agent --version");
@@ -324,9 +327,12 @@ describe("docs/raspberry-pi.md, followed on a fresh prefix", () => {
     const { body } = await sendMessage(worker.url, { agent_id: agentId, text: "read the pi guide's marker" }, 60);
     expect(body.reply, agent.output()).toContain("read on the pi");
 
-    // Updating: the registry's latest, never `npm ci`.
-    expect(blockWith(blocks, "@latest")).toContain("npm install -g edgeloop-agent@latest");
-    expect(blocks.join("\n")).not.toContain("npm ci");
+    // Installing and updating: the worker's own tarball and script, never a registry's name, never `npm ci`.
+    expect(blocks.filter((b) => b.includes("| sudo sh"))).toEqual([
+      expect.stringContaining("curl -fsSL https://edge.example.com/install | sudo sh -s -- --agent-id pi-1"),
+      expect.stringContaining("curl -fsSL https://edge.example.com/install | sudo sh"),
+    ]);
+    expect(blocks.join("\n")).not.toMatch(/npm ci|npm install -g edgeloop-agent/);
   });
 });
 

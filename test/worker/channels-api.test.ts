@@ -112,6 +112,8 @@ describe("channels admin API", () => {
     expect(approve.status).toBe(404);
     const register = await call("/v1/channels/telegram/register", jsonPost({ url: "https://x.example/hook" }, ADMIN));
     expect(register.status).toBe(404);
+    // It names the settings, and where they go.
+    expect(((await register.json()) as { detail: string }).detail).toContain("set its TELEGRAM_* settings");
   });
 });
 

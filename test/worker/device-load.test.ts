@@ -3,7 +3,7 @@
  * agree with the whole view (`getDevice`) on what is online and in flight, while reading less.
  */
 import { describe, expect, it } from "vitest";
-import { connectDevice, deviceView, hub, knownAgent, uid, waitFor } from "./support/front-door.js";
+import { connectDevice, deviceView, hub, pairedAgent, uid, waitFor } from "./support/front-door.js";
 
 const dispatch = (agentId: string, request_id: string) =>
   hub(agentId).dispatch({
@@ -41,7 +41,7 @@ describe("a hub's load", () => {
   });
 
   it("counts commands queued for an offline device, which it shows offline and never seen", async () => {
-    const id = await knownAgent("idle");
+    const id = await pairedAgent("idle");
     expect(await hub(id).getLoad(id)).toEqual({ online: false, in_flight: 0, last_alive: null });
     await dispatch(id, "q1");
     expect(await hub(id).getLoad(id)).toEqual({ online: false, in_flight: 1, last_alive: null });

@@ -10,7 +10,17 @@ import { initialState, type LoopState } from "../../durable-objects/conversation
 import { type DispatchTarget, routeDispatches } from "../../durable-objects/conversation/effects/fleet-dispatch.js";
 import { ConversationStore } from "../../durable-objects/conversation/storage/conversation-store.js";
 import { spec } from "../unit/loop/fixtures.js";
-import { API, call, connectDevice, hub, knownAgent, postMessage, uid, waitFor } from "./support/front-door.js";
+import {
+  API,
+  call,
+  connectDevice,
+  hub,
+  knownAgent,
+  pairedAgent,
+  postMessage,
+  uid,
+  waitFor,
+} from "./support/front-door.js";
 import { issueKey } from "./support/keys.js";
 
 async function online(prefix: string) {
@@ -142,8 +152,8 @@ describe("routing a fleet's calls", () => {
 
   it("ends a call for an offline device not_sent at once, naming the devices that have the tool", async () => {
     const a = await online("ra");
-    const down = await knownAgent("down");
-    const gone = await knownAgent("gone");
+    const down = await pairedAgent("down");
+    const gone = await pairedAgent("gone");
     const state = { ...initialState(uid("conv"), a.id), tools: [named(down), named(a.id), routed(down, gone)] };
     const [toDown, toNone] = await route(state, [
       { request_id: "r1", tool: `${down}__bash` },

@@ -86,6 +86,20 @@ describe("a worker without its settings", () => {
       expect(page).toContain(text);
   });
 
+  it("on loopback (plain `npx wrangler dev` without .dev.vars) gives the local fix first", async () => {
+    const page = await (
+      await worker.fetch(
+        new Request("http://127.0.0.1:8787/", { headers: { accept: "text/html" } }),
+        { ...env, ...BARE },
+        createExecutionContext(),
+      )
+    ).text();
+    expect(page).toContain("<code>cp .dev.vars.example .dev.vars</code>");
+    expect(page).toContain("<code>npm run dev</code>");
+    const deployed = await (await call("/", { headers: { accept: "text/html" } }, BARE)).text();
+    expect(deployed).not.toContain(".dev.vars");
+  });
+
   it("answers / with the problem+json to a program, and the login form once the admin token is set", async () => {
     const problem = await notConfigured(await call("/", { headers: { accept: "application/json" } }, BARE));
     expect(problem.detail).toContain("This request needs ADMIN_TOKEN.");

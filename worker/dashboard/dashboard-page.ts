@@ -36,7 +36,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       <div id="pairing-status" role="status" aria-live="polite"></div>
       <div id="pairing"><p class="empty">Loading…</p></div>
       <form class="actions" id="openclaw-form" aria-label="Add an OpenClaw node">
-        <input id="openclaw-agent" type="text" placeholder="device id for an OpenClaw node" aria-label="Device id for an OpenClaw node" maxlength="64" required>
+        <input id="openclaw-agent" type="text" placeholder="node's id" aria-label="Device id for an OpenClaw node" maxlength="64" required>
         <button type="submit">Get the OpenClaw line</button>
       </form>
       <div id="openclaw-lines" role="status" aria-live="polite"></div>
@@ -76,9 +76,9 @@ export const DASHBOARD_HTML = `<!doctype html>
   <section class="panel wide" aria-labelledby="h-schedules">
     <h2 id="h-schedules">Schedules <span class="count" id="schedules-count">0</span></h2>
     <form class="actions" id="schedule-form" aria-label="New schedule">
-      <input id="schedule-agent" type="text" placeholder="device id, or several: pi-1,pi-2" aria-label="Device id, or several comma-separated (a fleet)" required>
+      <input id="schedule-agent" type="text" placeholder="pi-1 or pi-1,pi-2" aria-label="Device id, or several comma-separated (a fleet)" required>
       <input id="schedule-text" type="text" placeholder="message text" aria-label="Message text" required>
-      <input id="schedule-when" type="text" placeholder="cron (0 8 * * *) or seconds" aria-label="Cron expression or interval in seconds" required>
+      <input id="schedule-when" type="text" placeholder="cron or seconds" aria-label="Cron expression or interval in seconds" required>
       <button type="submit" class="primary">Schedule</button>
     </form>
     <div id="schedules"><p class="empty">Loading…</p></div>
@@ -100,7 +100,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     <h2 id="h-keys">API keys <span class="count" id="keys-count">0</span></h2>
     <form class="actions" id="key-form" aria-label="New API key">
       <input id="key-name" type="text" placeholder="name (tenant)" aria-label="Key name" maxlength="64" required>
-      <input id="key-agents" type="text" placeholder="devices: pi-1, pi-2 or *" aria-label="Devices the key may use, comma-separated, * for every device">
+      <input id="key-agents" type="text" placeholder="pi-1,pi-2 or *" aria-label="Devices the key may use, comma-separated, * for every device">
       <input id="key-pools" type="text" placeholder="pools: kitchen" aria-label="Pools the key may use, comma-separated">
       <input id="key-scopes" type="text" placeholder="scopes (blank: all)" aria-label="Scopes, comma-separated; blank for all">
       <button type="submit" class="primary">Issue key</button>

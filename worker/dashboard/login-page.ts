@@ -13,7 +13,7 @@ export function loginPage(error?: string): string {
 <link rel="stylesheet" href="/dashboard/login.css">
 </head>
 <body>
-<main id="main">
+<main id="main" class="single">
 <form class="login" method="post" action="/login">
   <h1>edgeloop</h1>
   <p>Operator dashboard. Log in with the deployment's admin token.</p>

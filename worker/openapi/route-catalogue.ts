@@ -23,6 +23,16 @@ export const ROUTES: Route[] = [
     auth: PUBLIC,
     responses: { 200: json("the OpenAPI 3.1 document") },
   },
+  {
+    method: "GET",
+    path: "/install",
+    summary:
+      "The device install script (`curl -fsSL <worker>/install | sudo sh`): installs the agent this worker " +
+      "serves at /agent/edgeloop-agent.tgz, pairs it, runs it as a systemd service",
+    tag: "meta",
+    auth: PUBLIC,
+    responses: { 200: text("a POSIX sh script with this worker's URL filled in", "text/plain") },
+  },
   ...CONVERSATION_ROUTES,
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,

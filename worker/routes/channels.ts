@@ -110,11 +110,21 @@ channels.delete("/grants/:platform/:subject", authorizeAdmin, async (c) => {
   return c.json({ platform: platform.data, subject: subject.data, revoked: true });
 });
 
+/** How a fetch that failed before any answer reads in a client's error (workerd's and Node's words). */
+const UNREACHABLE = /fetch failed|network|ECONN|ENOTFOUND|EAI_AGAIN|timed? ?out|could not connect|connection/i;
+
 channels.post("/:platform/register", authorizeAdmin, async (c) => {
   const platform = platformNamed(c.req.param("platform"));
   const settings = platform?.settings(c.env);
   if (!platform || !settings?.ok || !settings.value)
-    return problemResponse(404, "Channel not configured", `no configured channel '${c.req.param("platform")}'`);
+    return problemResponse(
+      404,
+      "Channel not configured",
+      platform && settings && !settings.ok
+        ? settings.error
+        : `no configured channel '${c.req.param("platform")}': set its ${c.req.param("platform").toUpperCase()}_* ` +
+            "settings (docs/channels.md names them; .dev.vars locally, `npx wrangler secret put` deployed)",
+    );
   const body = await readJsonBody(c, RegisterWebhookRequest);
   if (!body.ok) return body.response;
   const { url, print } = body.value;
@@ -124,7 +134,13 @@ channels.post("/:platform/register", authorizeAdmin, async (c) => {
   const client = platform.client(settings.value);
   if (!client.registerWebhook) return problemResponse(409, "Registered in the platform's console", steps);
   const res = await client.registerWebhook(url);
-  if (!res.ok) return problemResponse(502, "The platform refused", res.detail);
+  // A request that never reached the platform is not its refusal: say which it was.
+  if (!res.ok)
+    return problemResponse(
+      502,
+      UNREACHABLE.test(res.detail) ? "The platform could not be reached" : "The platform refused",
+      res.detail,
+    );
   return c.json({ platform: platform.name, url, detail: res.detail });
 });
 

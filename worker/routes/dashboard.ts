@@ -33,7 +33,8 @@ function html(c: Context, body: string, status: 200 | 401 = 200): Response {
 /** Without an admin token there is no dashboard: a browser gets a page saying what to set, a program the 503. */
 function dashboardNotConfigured(c: Context<AppEnv>): Response {
   if (!c.req.header("accept")?.includes("text/html")) return notConfigured(c.var.config, c.env, "ADMIN_TOKEN");
-  const page = missingSettingsPage("ADMIN_TOKEN", missingSettings(c.var.config, c.env, "ADMIN_TOKEN"));
+  const local = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(new URL(c.req.url).hostname);
+  const page = missingSettingsPage("ADMIN_TOKEN", missingSettings(c.var.config, c.env, "ADMIN_TOKEN"), local);
   return c.body(page, 503, pageHeaders("text/html; charset=utf-8"));
 }
 

@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AgentConfig, loadConfig } from "../../../device-agent/src/config.js";
+import { riskyWorkspace } from "../../../device-agent/src/default-dirs.js";
 import { AGENT_BIN, REPO, tempDir } from "./helpers.js";
 
 function config(argv: string[], env: NodeJS.ProcessEnv = {}, cwd = "/srv"): AgentConfig {
@@ -20,14 +22,22 @@ function error(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 const REQUIRED = ["--url", "http://hub:8787", "--agent-id", "pi-1", "--token", "t0k", "--skills", "skills/a"];
 
 describe("config", () => {
-  it("applies defaults", () => {
-    const c = config(REQUIRED);
+  it("keeps the state in the workspace it was given, and finds its data home under HOME without XDG_DATA_HOME", () => {
+    expect(config([...REQUIRED, "--workspace", "ws"])).toMatchObject({
+      workspace: "/srv/ws",
+      stateDir: "/srv/ws/.edgeloop",
+    });
+    expect(config(REQUIRED).workspace).toBe(join(homedir(), ".local/share/edgeloop/workspace"));
+  });
+
+  it("applies defaults: a workspace and state of its own, never the current folder", () => {
+    const c = config(REQUIRED, { XDG_DATA_HOME: "/home/pi/.data" });
     expect(c).toMatchObject({
       url: "http://hub:8787",
       agentId: "pi-1",
       skills: ["/srv/skills/a"],
-      workspace: "/srv",
-      stateDir: "/srv/.edgeloop",
+      workspace: "/home/pi/.data/edgeloop/workspace",
+      stateDir: "/home/pi/.data/edgeloop/state",
       capabilities: null,
       maxConcurrent: 5,
       outputCapBytes: 256 * 1024,
@@ -179,5 +189,17 @@ describe("docs/device-agent.md", () => {
       expect(doc).toContain(`\`${s.env}\``);
       expect(doc).toContain(`\`[${s.toml[0]}] ${s.toml[1]}\``);
     }
+  });
+});
+
+describe("riskyWorkspace (doctor's warning)", () => {
+  it("names a git repository and a home directory, and passes a folder of the agent's own", () => {
+    const repo = tempDir("risky-repo-");
+    mkdirSync(join(repo, ".git"));
+    mkdirSync(join(repo, "sub"));
+    expect(riskyWorkspace(join(repo, "sub"), "/nonexistent")).toContain(`inside the git repository ${repo}`);
+    const home = tempDir("risky-home-");
+    expect(riskyWorkspace(home, home)).toContain("is a home directory");
+    expect(riskyWorkspace(tempDir("own-"), "/nonexistent")).toBeNull();
   });
 });

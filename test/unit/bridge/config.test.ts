@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -36,7 +36,8 @@ describe("bridge config", () => {
       cert: undefined,
       key: undefined,
     });
-    expect(c.stateDir).toBe("/srv/.edgeloop-bridge");
+    expect(c.stateDir).toBe(join(homedir(), ".local/share/edgeloop/bridge"));
+    expect(config(BASE, { XDG_DATA_HOME: "/data" }).stateDir).toBe("/data/edgeloop/bridge");
     expect(c.staleMs).toBe(120_000);
   });
 

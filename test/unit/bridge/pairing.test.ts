@@ -77,7 +77,7 @@ describe("BridgePairing", () => {
     expect(log.lines.find((l) => l.msg === "device waiting for pairing approval")?.fields).toMatchObject({
       agent_id: "sensor-1",
       code: "ABCD-2345",
-      approve: "edgeloop devices approve ABCD-2345",
+      approve: "npx edgeloop devices approve ABCD-2345",
     });
     const file = join(stateDir, "paired-devices.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -121,12 +121,29 @@ export async function connectDevice(agentId: string, token: string, vars: Record
 /** A fresh id per test run, so tests sharing the runtime's storage never see each other's state. */
 export const uid = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 
+/** A fresh device id with an issued token that has never connected (paired, not started). */
+export async function pairedAgent(prefix: string): Promise<string> {
+  const agentId = uid(prefix);
+  await hub(agentId).issueToken(agentId);
+  return agentId;
+}
+
 /**
  * A fresh device id that the front door knows (an issued token, as `POST /v1/devices/:id/tokens`
- * gives): messages to a device with no token that never connected are refused.
+ * gives) and that has connected once, with no tools, then gone: messages to a device with no token
+ * that never connected are refused, and so are those to a device with a token that never connected
+ * (its tools are unknown: "paired but has never connected").
  */
 export async function knownAgent(prefix: string): Promise<string> {
   const agentId = uid(prefix);
-  await hub(agentId).issueToken(agentId);
+  const { token } = await hub(agentId).issueToken(agentId);
+  const device = await connectDevice(agentId, token);
+  device.hello([]);
+  await device.online();
+  device.ws.close(1000, "known");
+  await waitFor(
+    () => deviceView(agentId),
+    (v) => !v.online,
+  );
   return agentId;
 }

@@ -27,7 +27,8 @@ export function renderDevices(devices) {
         ),
         el("td", {}, statusBadge(d.online ? "online" : "offline")),
         el("td", { class: "mono", text: d.version || "—" }),
-        el("td", { class: "nowrap", text: ago(d.last_seen) }),
+        // Online: connected now (the hub drops a socket that stops answering); "ago" only once it left.
+        el("td", { class: "nowrap", text: d.online ? "now" : ago(d.last_seen) }),
         el("td", {}, chips),
       ),
     );

@@ -103,6 +103,16 @@ function add(item) {
   return item;
 }
 
+/**
+ * @param {HTMLElement | undefined} next the card it goes before, when there is one
+ * @param {HTMLElement} item
+ */
+function addBefore(next, item) {
+  if (!next) return add(item);
+  next.before(item);
+  return item;
+}
+
 /** @param {number} at */
 const stamp = (at) => new Date(at).toLocaleTimeString();
 
@@ -126,7 +136,8 @@ function onDecided(e) {
     Array.from(byId("timeline").querySelectorAll("li[data-approval]")).find(
       (li) => li.getAttribute("data-approval") === e.toolCallId,
     ) ??
-    add(
+    addBefore(
+      state.calls[e.toolCallId]?.item,
       el(
         "li",
         { "data-approval": e.toolCallId },
@@ -320,7 +331,9 @@ function onEvent(e) {
     case "approval_required": {
       const c = state.calls[e.toolCallId];
       if (c) c.meta.textContent = "waiting for approval";
-      add(
+      // Before its tool's card: the question comes first, the run after the decision.
+      addBefore(
+        c?.item,
         el(
           "li",
           { class: "wait", "data-approval": e.toolCallId },
