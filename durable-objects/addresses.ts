@@ -87,4 +87,3 @@ export const mcpSessionFor = (env: Bindings<"MCP_SESSION">, sessionId: string) =
 /** One object per chat thread, named `<platform>:<chat id>[:<thread id>]`. */
 export const chatThreadFor = (env: Bindings<"CHAT_THREAD">, threadKey: string) =>
   stub<ChatThreadRpc>(env.CHAT_THREAD, threadKey);
-

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { Result } from "@edgeloop/protocol/result";
 import type { IClientOptions } from "mqtt";
 
 /** Broker connection for `--transport mqtt` (docs/mqtt.md). Files are paths to PEM files. */
@@ -10,8 +11,6 @@ export type BrokerConfig = {
   cert?: string;
   key?: string;
 };
-
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**
  * Broker URL, credentials and TLS files as mqtt.js options. The PEM files are read once here so a

@@ -8,5 +8,6 @@ export * from "./ids.js";
 export * from "./mcp-results.js";
 export * from "./openai-tools.js";
 export * from "./parse.js";
+export * from "./result.js";
 export * from "./skill-manifest.js";
 export * from "./webhook-signatures.js";

@@ -1,3 +1,4 @@
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
 
 /**
@@ -6,8 +7,6 @@ import { z } from "zod";
  * with `parseVars`, so a bad value is refused with its name.
  */
 export type VarsOf<S extends z.ZodRawShape> = { [K in keyof S]?: string };
-
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** An integer var within bounds. */
 export const intVar = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -41,7 +40,7 @@ export const uniqueNames = <T extends z.ZodType<{ name: string }>>(entry: T, nou
   });
 
 /** Parse the vars `schema` names from `env`; an empty string counts as unset. */
-export function parseVars<S extends z.ZodObject>(schema: S, env: object): Parsed<z.output<S>> {
+export function parseVars<S extends z.ZodObject>(schema: S, env: object): Result<z.output<S>> {
   const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string" && v !== ""));
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };

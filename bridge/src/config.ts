@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
 import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
 import { tomlIssue } from "@edgeloop/edge-client/toml-issue";
 import { Identifier } from "@edgeloop/protocol";
+import type { Result } from "@edgeloop/protocol/result";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 
@@ -24,7 +25,6 @@ export type BridgeConfig = {
   pairDevices: boolean;
 };
 
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 type Key =
   | "url"
   | "broker"

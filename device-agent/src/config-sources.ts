@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { tomlIssue } from "@edgeloop/edge-client/toml-issue";
+import type { Result } from "@edgeloop/protocol/result";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { SETTINGS, type SettingDef, type SettingKey, settingByFlag } from "./config-settings.js";
@@ -16,8 +17,6 @@ export type ParsedArgs = {
   /** `pair --no-run`: pair, save, and exit */
   noRun?: boolean;
 };
-
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function splitList(def: SettingDef, text: string): string[] {
   return text

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { LOG_LEVELS, type LogLevel } from "@edgeloop/edge-client/log";
 import type { BrokerConfig } from "@edgeloop/edge-client/mqtt-options";
 import { Identifier } from "@edgeloop/protocol/ids";
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
 import { BUNDLED_SKILLS_DIR } from "./bundled-skills.js";
 import { SETTINGS, type SettingKey } from "./config-settings.js";
@@ -136,7 +137,6 @@ export type LoadedArgs =
   | { command: "help" }
   | { command: "version" }
   | { command: "run" | "doctor" | "pair"; config: AgentConfig; noRun?: boolean };
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 function describe(key: SettingKey): string {
   const def = SETTINGS.find((s) => s.key === key)!;

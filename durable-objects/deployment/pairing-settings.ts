@@ -1,5 +1,6 @@
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
-import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
+import { intVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
 
 export const PairingVarsSchema = z.object({
   PAIRING_CODE_TTL_SECONDS: intVar(30, 86_400)
@@ -16,7 +17,7 @@ export type PairingVars = VarsOf<typeof PairingVarsSchema.shape>;
 export type PairingSettings = { codeTtlMs: number; maxPending: number };
 
 /** Parsed once per isolate; a bad value refuses new pairing requests naming it. */
-export const pairingSettings = oncePerEnv((env: PairingVars): Parsed<PairingSettings> => {
+export const pairingSettings = oncePerEnv((env: PairingVars): Result<PairingSettings> => {
   const vars = parseVars(PairingVarsSchema, env);
   if (!vars.ok) return vars;
   return {

@@ -1,7 +1,8 @@
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
 import { log } from "../../runtime/log.js";
 import { RestartWindowVarsSchema } from "../../runtime/restart-window.js";
-import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../runtime/vars.js";
+import { intVar, oncePerEnv, parseVars, type VarsOf } from "../../runtime/vars.js";
 
 export const HubVarsSchema = z
   .object({
@@ -41,7 +42,7 @@ export type HubSettings = {
 };
 
 /** The hub's settings, or the first bad var; parsed once per isolate. The worker refuses requests naming a bad one. */
-export const parseHubSettings = oncePerEnv((env: HubVars): Parsed<HubSettings> => {
+export const parseHubSettings = oncePerEnv((env: HubVars): Result<HubSettings> => {
   const vars = parseVars(HubVarsSchema, env);
   if (!vars.ok) return vars;
   const v = vars.value;

@@ -1,6 +1,6 @@
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
-import { policyFor, safeRegex } from "./tool-policy.js";
 import type { LoopConfig } from "./loop-config.js";
+import { policyFor, safeRegex } from "./tool-policy.js";
 import type { Effect, LoopState, RoundCall } from "./types.js";
 
 /**

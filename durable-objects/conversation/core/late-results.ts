@@ -1,6 +1,6 @@
 import { LATE_RESULT_NOTE } from "@edgeloop/protocol";
-import { redactForPersist } from "./tool-policy.js";
 import { toolMessageText, truncateForModel } from "./tool-messages.js";
+import { redactForPersist } from "./tool-policy.js";
 import type { Effect, LateResult, LoopState } from "./types.js";
 
 /**

@@ -1,7 +1,6 @@
 import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
 import { parseToolArguments, validateArguments } from "@edgeloop/protocol/validate-arguments";
 import { decideByRule, recordDenial } from "./approval-rules.js";
-import { beforeToolCall, policyFor, redactForPersist } from "./tool-policy.js";
 import type { LoopConfig } from "./loop-config.js";
 import { approvalKey, budgetKey, callLlm, deadlineKey, finishDirect, overBudget, stopWith } from "./run.js";
 import {
@@ -12,6 +11,7 @@ import {
   truncateForModel,
   unknownToolOutcome,
 } from "./tool-messages.js";
+import { beforeToolCall, policyFor, redactForPersist } from "./tool-policy.js";
 import type { CallOutcome, Effect, LoopState, RoundCall, Run, StopReason } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { ImageRef, ToolSpec } from "@edgeloop/protocol";
-import { redactForPersist } from "./tool-policy.js";
 import type { LoopConfig } from "./loop-config.js";
+import { redactForPersist } from "./tool-policy.js";
 import type {
   CallOutcome,
   Effect,

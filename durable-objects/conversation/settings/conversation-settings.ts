@@ -1,8 +1,9 @@
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
 import { OutboundVarsSchema, outboundPolicy } from "../../../runtime/outbound-settings.js";
 import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { RestartWindowVarsSchema } from "../../../runtime/restart-window.js";
-import { intVar, jsonVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
+import { intVar, jsonVar, oncePerEnv, parseVars, type VarsOf } from "../../../runtime/vars.js";
 import { WebhookSecrets } from "../../../runtime/webhook-secrets.js";
 import { parseWebhookTools, type WebhookTool } from "../builtins/webhook-tools.js";
 import type { LoopConfig } from "../core/loop-config.js";
@@ -140,7 +141,7 @@ export type ConversationSettings = {
 };
 
 /** Parsed once per isolate; a bad var refuses messages (500) naming it. */
-export const conversationSettings = oncePerEnv((env: ConversationVars): Parsed<ConversationSettings> => {
+export const conversationSettings = oncePerEnv((env: ConversationVars): Result<ConversationSettings> => {
   const vars = parseVars(ConversationVarsSchema, env);
   if (!vars.ok) return vars;
   const v = vars.value;

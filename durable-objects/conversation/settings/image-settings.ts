@@ -1,6 +1,7 @@
 import type { ImageFit } from "@edgeloop/protocol";
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
-import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
+import { intVar, oncePerEnv, parseVars, type VarsOf } from "../../../runtime/vars.js";
 import type { ImageLimits } from "../core/index.js";
 
 /**
@@ -42,7 +43,7 @@ export type ImageSettings = {
   messageImagesMaxBytes: number;
 };
 
-export const imageSettings = oncePerEnv((env: ImageVars): Parsed<ImageSettings> => {
+export const imageSettings = oncePerEnv((env: ImageVars): Result<ImageSettings> => {
   const vars = parseVars(ImageVarsSchema, env);
   if (!vars.ok) return vars;
   const v = vars.value;

@@ -1,5 +1,6 @@
+import type { Result } from "@edgeloop/protocol/result";
 import { z } from "zod";
-import { intVar, oncePerEnv, type Parsed, parseVars, type VarsOf } from "../../../runtime/vars.js";
+import { intVar, oncePerEnv, parseVars, type VarsOf } from "../../../runtime/vars.js";
 import {
   type AiRunner,
   ANTHROPIC_DEFAULT_MODEL,
@@ -115,7 +116,7 @@ export type ModelSettings = {
 };
 
 /** Parsed once per isolate. The worker refuses requests naming a bad var; a conversation's model calls fail naming it. */
-export const modelSettings = oncePerEnv((env: ModelEnv): Parsed<ModelSettings> => {
+export const modelSettings = oncePerEnv((env: ModelEnv): Result<ModelSettings> => {
   const vars = parseVars(ModelVarsSchema, env);
   if (!vars.ok) return vars;
   const v = vars.value;
@@ -165,4 +166,4 @@ export const modelSettings = oncePerEnv((env: ModelEnv): Parsed<ModelSettings> =
   }
 });
 
-const ok = (value: ModelSettings): Parsed<ModelSettings> => ({ ok: true, value });
+const ok = (value: ModelSettings): Result<ModelSettings> => ({ ok: true, value });

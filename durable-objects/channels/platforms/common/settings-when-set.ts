@@ -1,5 +1,6 @@
+import type { Result } from "@edgeloop/protocol/result";
 import type { z } from "zod";
-import { type Parsed, parseVars } from "../../../../runtime/vars.js";
+import { parseVars } from "../../../../runtime/vars.js";
 
 /**
  * A platform's settings read from the deployment's vars: off (null) while none of its required
@@ -7,7 +8,7 @@ import { type Parsed, parseVars } from "../../../../runtime/vars.js";
  * must be, and a missing or bad one is an error naming it (not a channel silently left off).
  * Required means the schema has no default for it: the API base URLs and versions have one.
  */
-export function settingsWhenSet<S extends z.ZodObject>(schema: S): (env: object) => Parsed<z.output<S> | null> {
+export function settingsWhenSet<S extends z.ZodObject>(schema: S): (env: object) => Result<z.output<S> | null> {
   const required = Object.entries(schema.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([name]) => name);
