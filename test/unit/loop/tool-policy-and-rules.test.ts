@@ -1,19 +1,19 @@
-/** The deployment's hooks and approval rules as functions: deny-lists, overrides, redaction, policies, audit records. */
+/** The deployment's tool policy and approval rules as functions: deny-lists, overrides, redaction, policies, audit records. */
 import type { ToolSpec } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { mayNeedApproval, ruleFor } from "../../../durable-objects/conversation/core/approval-rules.js";
-import {
-  beforeToolCall,
-  policyFor,
-  redactForPersist,
-  safeRegex,
-} from "../../../durable-objects/conversation/core/tool-policy.js";
 import {
   advance,
   DEFAULT_LOOP_CONFIG,
   initialState,
   type LoopConfig,
 } from "../../../durable-objects/conversation/core/index.js";
+import {
+  beforeToolCall,
+  policyFor,
+  redactForPersist,
+  safeRegex,
+} from "../../../durable-objects/conversation/core/tool-policy.js";
 import { NOW } from "./advance-helpers.js";
 import { calls, only, spec, TOOLS } from "./fixtures.js";
 
