@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { connectDevice, deviceView, waitFor } from "./support/front-door.js";
 
 const AUTH = { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" };
 
@@ -59,6 +60,17 @@ describe("POST /v1/messages", () => {
       headers: admin,
     });
     expect(issued.status).toBe(201);
+    const { token } = (await issued.json()) as { token: string };
+    // Connected once (so its tools are known), then gone: a message to it waits. One that never
+    // connected is refused instead (never-connected.test.ts).
+    const device = await connectDevice("pi-issued", token);
+    device.hello([]);
+    await device.online();
+    device.ws.close(1000, "gone");
+    await waitFor(
+      () => deviceView("pi-issued"),
+      (v) => !v.online,
+    );
     const res = await post(JSON.stringify({ agent_id: "pi-issued", text: "hello" }));
     expect(res.status).toBe(202);
   });
