@@ -19,6 +19,7 @@ const SCENARIOS = [
   "large_results",
   "device_footprint",
   "peer_agents_sdk",
+  "cost_chat_message",
   "cost_per_round",
   "long_conversation",
   "conversation_memory",
