@@ -115,9 +115,10 @@ async function sendChat(ev) {
 export function startChat() {
   const form = /** @type {HTMLFormElement} */ (byId("chat"));
   form.addEventListener("submit", sendChat);
-  byId("chat-target").addEventListener("change", (e) =>
-    showFleetBoxes(/** @type {HTMLSelectElement} */ (e.target).value),
-  );
+  byId("chat-target").addEventListener("change", (e) => {
+    state.targetChosen = true;
+    showFleetBoxes(/** @type {HTMLSelectElement} */ (e.target).value);
+  });
   byId("chat-text").addEventListener("keydown", (e) => {
     // Ctrl/Cmd+Enter sends; Enter alone is a new line, as in most chat boxes with a multi-line field.
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) form.requestSubmit();

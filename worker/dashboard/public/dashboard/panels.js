@@ -64,7 +64,7 @@ export function renderConversations(rows) {
     );
   }
   replace("conversations", table(["Conversation", "Device", "Status", "Updated", "Last text"], body));
-  if (!state.selected && rows.length > 0) actions.select(rows[0].conversation_id);
+  if (!state.selected && rows.length > 0) actions.select(rows[0].conversation_id, true);
 }
 
 /**

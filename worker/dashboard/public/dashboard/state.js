@@ -34,6 +34,8 @@ export const state = {
   chatPools: [],
   /** @type {Record<string, Record<string, unknown>>} the fleet each conversation the form started over one was sent to */
   chatFleets: {},
+  /** The person picked the message form's target themselves: a conversation the page opens by itself keeps it. */
+  targetChosen: false,
 };
 
 /**
@@ -41,7 +43,7 @@ export const state = {
  * panels reach the timeline through here). main.js fills these in.
  */
 export const actions = {
-  /** @type {(conversationId: string) => void} follow a conversation in the timeline */
+  /** @type {(conversationId: string, auto?: boolean) => void} follow a conversation in the timeline; `auto` when the page, not the person, picked it */
   select: () => {},
   /** @type {() => void} */
   refreshApprovals: () => {},

@@ -23,10 +23,13 @@ const EVENT_TYPES = [
 ];
 
 /**
- * Follow a conversation: clear the timeline and open its stream.
+ * Follow a conversation: clear the timeline and open its stream. The message form's target follows
+ * it, unless the page opened it by itself (`auto`: the newest, at load) after the person had picked
+ * a target: their choice stands.
  * @param {string} id
+ * @param {boolean} [auto]
  */
-export function select(id) {
+export function select(id, auto = false) {
   if (state.selected === id) return;
   state.selected = id;
   if (state.source) state.source.close();
@@ -48,7 +51,9 @@ export function select(id) {
     .catch(() => {});
   byId("timeline").textContent = "";
   renderConversations(state.conversations);
-  chatTargets(null, null, true);
+  const follow = !(auto && state.targetChosen);
+  if (follow) state.targetChosen = false;
+  chatTargets(null, null, follow);
   const src = new EventSource(`/v1/conversations/${encodeURIComponent(id)}/events`);
   state.source = src;
   for (const type of EVENT_TYPES) {
