@@ -19,6 +19,24 @@ export function enforcedAt(deadline: number, startedAt: number, windowMs: number
 }
 
 /**
+ * When a hub enforces the deadline of a command that may be on its device: as `enforcedAt`, and
+ * also, for a command sent before this instance started, no earlier than the window's end while
+ * the device has not come back. A runtime that restarts just before a deadline would otherwise end
+ * the call before the device has had time to reconnect and hand over the result it kept. An
+ * instance that only woke from hibernation still has the device's socket, so nothing is held.
+ */
+export function heldForDevice(
+  deadline: number,
+  startedAt: number,
+  windowMs: number,
+  command: { sentBeforeStart: boolean; deviceBack: boolean },
+): number {
+  const at = enforcedAt(deadline, startedAt, windowMs);
+  if (!command.sentBeforeStart || command.deviceBack) return at;
+  return Math.max(at, startedAt + windowMs);
+}
+
+/**
  * `DEVICE_RECONNECT_WINDOW_MS`: how long after the runtime's restart a device gets to reconnect and
  * send results of calls whose deadlines passed while the runtime was down. The default is the
  * device agent's longest reconnect delay. Read by the device hub and the conversation (which waits

@@ -1,5 +1,5 @@
 import { log } from "../../runtime/log.js";
-import { enforcedAt } from "../../runtime/restart-window.js";
+import { heldForDevice } from "../../runtime/restart-window.js";
 import type { AlarmSchedule } from "../alarm-schedule.js";
 import type { HubSettings } from "./hub-settings.js";
 import { endingAtDeadline, mayBeOnDevice } from "./ledger/call-endings.js";
@@ -42,7 +42,10 @@ export class HubChecks {
     const { ledger, sockets, wires, outcomes, audit, settings } = this.d;
     const ws = sockets.live();
     for (const row of ledger.expired(now)) {
-      const held = enforcedAt(row.deadline, this.d.startedAt, settings.reconnectWindowMs);
+      const held = heldForDevice(row.deadline, this.d.startedAt, settings.reconnectWindowMs, {
+        sentBeforeStart: row.created_at < this.d.startedAt,
+        deviceBack: ws !== null,
+      });
       if (mayBeOnDevice(row) && held > now) {
         ledger.postpone(row.request_id, held);
         log("info", "deadline passed while the hub was down; waiting for the device", {

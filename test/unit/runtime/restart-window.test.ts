@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ALARM_LATENESS_MS, enforcedAt, RestartWindowVarsSchema } from "../../../runtime/restart-window.js";
+import {
+  ALARM_LATENESS_MS,
+  enforcedAt,
+  heldForDevice,
+  RestartWindowVarsSchema,
+} from "../../../runtime/restart-window.js";
 
 const START = 1_000_000;
 const WINDOW = 30_000;
@@ -21,6 +26,30 @@ describe("enforcedAt: deadlines that passed while the object was down", () => {
 
   it("a window of 0 enforces such a deadline at the start, as before the window existed", () => {
     expect(enforcedAt(START - 45_000, START, 0)).toBe(START);
+  });
+});
+
+describe("heldForDevice: a hub's command that may be on a device", () => {
+  const away = { sentBeforeStart: true, deviceBack: false };
+
+  it("holds a deadline just after a restart until the window's end while the device is away", () => {
+    // The runtime came back 500 ms before the deadline: the device had no time to reconnect.
+    expect(heldForDevice(START + 500, START, WINDOW, away)).toBe(START + WINDOW);
+    expect(heldForDevice(START - 20, START, WINDOW, away)).toBe(START + WINDOW);
+  });
+
+  it("keeps a deadline later than the window", () => {
+    expect(heldForDevice(START + WINDOW + 5, START, WINDOW, away)).toBe(START + WINDOW + 5);
+  });
+
+  it("holds nothing once the device is back, or for a command this instance sent", () => {
+    expect(heldForDevice(START + 500, START, WINDOW, { sentBeforeStart: true, deviceBack: true })).toBe(START + 500);
+    expect(heldForDevice(START + 500, START, WINDOW, { sentBeforeStart: false, deviceBack: false })).toBe(START + 500);
+  });
+
+  it("still moves a deadline that passed during the outage, device back or not", () => {
+    const passed = START - ALARM_LATENESS_MS - 1;
+    expect(heldForDevice(passed, START, WINDOW, { sentBeforeStart: true, deviceBack: true })).toBe(START + WINDOW);
   });
 });
 
