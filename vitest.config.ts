@@ -15,7 +15,8 @@ const MAX_WORKERS = 3;
 const SOAK = "test/e2e/soak-quick.test.ts";
 const E2E: InlineConfig = {
   environment: "node",
-  globalSetup: ["test/helpers/test-run-dir.ts"],
+  // The run's temp directory, then the agent, bridge and CLI bundled into it once for every file.
+  globalSetup: ["test/helpers/test-run-dir.ts", "test/helpers/package-bundles-setup.ts"],
   testTimeout: 120_000,
   hookTimeout: 120_000,
   // Nothing leaves the machine: wrangler sends no metrics and fetches no `request.cf` sample.

@@ -11,13 +11,14 @@ import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { sendMessage } from "../helpers/api.js";
 import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
-import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { packageBin } from "../helpers/package-bundles.js";
+import { type Child, startChild } from "../helpers/processes.js";
 import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const BRIDGE_BIN = join(REPO_ROOT, "bridge/bin/edgeloop-bridge.js");
-const AGENT_BIN = join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js");
+const BRIDGE_BIN = packageBin("bridge");
+const AGENT_BIN = packageBin("device-agent");
 const DEVICE = "mq-paired";
 
 let llm: ScriptedLlm;

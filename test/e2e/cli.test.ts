@@ -214,7 +214,7 @@ describe("edgeloop CLI", () => {
       body: JSON.stringify({ agent_id: AGENT, label: "cli test" }),
     });
     const { code } = (await res.json()) as { code: string };
-    expect((await cli(["status"])).stdout).toContain("pairing  1 device(s) waiting: npx edgeloop devices pending");
+    expect((await cli(["status"])).stdout).toContain("pairing  1 device(s) waiting: edgeloop devices pending");
     const pending = await cli(["devices", "pending"]);
     expect(pending.code).toBe(0);
     expect(pending.stdout).toMatch(new RegExp(`${code}.*${AGENT} \\(already exists!\\).*cli test`));

@@ -12,14 +12,15 @@ import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type EvoClawPeer, type EvoTool, startEvoClawPeer } from "../helpers/evoclaw-peer.js";
 import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
-import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { packageBin } from "../helpers/package-bundles.js";
+import { type Child, startChild } from "../helpers/processes.js";
 import { startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const MQ_TOKEN = "e2e-mqtt-token-mq-1";
 const EVO_TOKEN = "e2e-mqtt-token-evo-1";
-const BRIDGE_BIN = join(REPO_ROOT, "bridge/bin/edgeloop-bridge.js");
+const BRIDGE_BIN = packageBin("bridge");
 
 let llm: ScriptedLlm;
 let broker: Mosquitto;

@@ -1,14 +1,15 @@
 /**
- * `edgeloop`, the CLI, from the clone, as a user runs it: a process of its own that sees only the
+ * `edgeloop`, the CLI, as a user runs it: a process of its own that sees only the
  * environment given here (PATH, and a HOME of the test's, so no settings of this machine leak in).
- * The one way the end-to-end tests run a CLI command to its end.
+ * The one way the end-to-end tests run a CLI command to its end; the CLI is the run's build of
+ * its package (package-bundles.ts), as installed.
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { ADMIN_TOKEN, API_TOKEN } from "./local-worker.js";
+import { packageBin } from "./package-bundles.js";
 import { REPO_ROOT } from "./processes.js";
 
-export const CLI_BIN = join(REPO_ROOT, "cli/bin/edgeloop.js");
+export const CLI_BIN = packageBin("cli");
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { ADMIN_TOKEN } from "./local-worker.js";
+import { packageBin } from "./package-bundles.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
@@ -16,7 +17,7 @@ export type AgentProcess = {
 
 /**
  * A real `edgeloop-agent` child process; resolves once the hub reports it online. By default the
- * repository's bin (the source); `bin` runs another one (an installed package's) from `cwd`.
+ * run's build of the package (package-bundles.ts); `bin` runs another one (an installed package's) from `cwd`.
  * `skills: []` gives no --skills, so the agent loads the skills that ship with it.
  */
 export async function startAgent(opts: {
@@ -36,7 +37,7 @@ export async function startAgent(opts: {
   const workspace = opts.workspace ?? tempDir("edgeloop-ws-");
   const stateDir = opts.stateDir ?? tempDir("edgeloop-agent-state-");
   const args = [
-    opts.bin ?? join(REPO_ROOT, "device-agent/bin/edgeloop-agent.js"),
+    opts.bin ?? packageBin("device-agent"),
     "--url",
     opts.url,
     "--agent-id",
