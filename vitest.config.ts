@@ -32,6 +32,10 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
+          // Files share a worker's module cache instead of importing zod and the protocol anew
+          // each: the project's import time went from 120 s to 44 s. No unit file mocks modules or
+          // stubs globals, and the one that fakes timers restores them.
+          isolate: false,
           environment: "node",
           globalSetup: ["test/helpers/test-run-dir.ts"],
           testTimeout: 20_000,
