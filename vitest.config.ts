@@ -23,9 +23,20 @@ const E2E: InlineConfig = {
   env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 };
 
+function isRuntimeClosingWithWorkInFlight(error: { name?: string; message?: string }): boolean {
+  return (
+    error.name === "EnvironmentTeardownError" &&
+    /^\[vitest-worker\]: Closing rpc while "(onUserConsoleLog|resolve)" was pending$/.test(error.message ?? "")
+  );
+}
+
 export default defineConfig({
   test: {
     reporters: ["default", "./test/helpers/skip-count-reporter.ts"],
+    // When a shared workerd runtime closes after its last file, an object may still be writing
+    // the log line of a socket that file closed, or loading a module for it: vitest rejects that
+    // pending call. It comes after every test in the runtime ended, so it fails none of them.
+    onUnhandledError: (error) => !isRuntimeClosingWithWorkInFlight(error),
     maxWorkers: MAX_WORKERS,
     projects: [
       {
@@ -64,6 +75,10 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // One runtime per pool worker for all its files, not a new workerd per file: the project
+          // took 312 s with a runtime per file and 64 s without, on the same loaded machine. Every
+          // file names its own objects (conversation ids, agent ids), so they do not meet.
+          isolate: false,
           testTimeout: 20_000,
         },
       },
