@@ -75,7 +75,8 @@ beforeAll(async () => {
   agent.stderr!.on("data", () => {});
   exited = new Promise((r) => agent.on("exit", r));
   await waitFor(() => hub.allFrames().find((f) => f.type === "hello"), "hello", 40_000);
-});
+  // As long as the wait above: the agent and its MCP servers start slowly on a loaded machine.
+}, 45_000);
 
 afterAll(async () => {
   agent.kill("SIGTERM");
