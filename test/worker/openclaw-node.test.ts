@@ -120,6 +120,24 @@ describe("OpenClaw nodes", () => {
     back.node.ws.close(1000, "done");
   });
 
+  it("a node paired by its setup code is in the registry at once, before anyone reads it by id", async () => {
+    // Nothing here reads the device by id (GET /v1/devices/:id, getDevice): that read taught the hub
+    // its agent id and hid that a node's sign-in did not.
+    const agent = uid("oc-listed");
+    const s = await setup(agent);
+    const payload = JSON.parse(atob(s.setup_code.replace(/-/g, "+").replace(/_/g, "/"))) as { bootstrapToken: string };
+    const { node } = await dial(agent, { key: await makeNodeKey(), auth: { bootstrapToken: payload.bootstrapToken } });
+    expect((await node.connect()).ok).toBe(true);
+    type Listed = { agent_id: string; online: boolean; tools: string[] };
+    const listed = async () =>
+      ((await (await call("/v1/devices", { headers: ADMIN })).json()) as { devices: Listed[] }).devices.find(
+        (d) => d.agent_id === agent,
+      );
+    const mine = await waitFor(listed, (d) => d?.online === true);
+    expect(mine?.tools).toEqual(["system_run", "system_which"]);
+    node.ws.close(1000, "done");
+  });
+
   it("a node with only its device key waits for an admin's approval, then gets its token", async () => {
     const agent = uid("oc-approve");
     const key = await makeNodeKey();
