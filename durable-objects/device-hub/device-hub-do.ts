@@ -22,7 +22,7 @@ import { type DeviceLoad, deviceLoad } from "./views/device-load.js";
 import { deviceView } from "./views/device-view.js";
 import { RegistryReporter } from "./views/registry-reporter.js";
 import { EdgeloopWire } from "./wires/edgeloop-wire.js";
-import { NodeCredentials, type NodeSetupSecret } from "./wires/openclaw/node-credentials.js";
+import { NodeCredentials, type NodeSetupSecret, type RevokedKey } from "./wires/openclaw/node-credentials.js";
 import { OpenClawWire } from "./wires/openclaw/openclaw-wire.js";
 import { WireSet } from "./wires/wire-set.js";
 
@@ -77,7 +77,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         sockets,
       }),
     });
-    this.registry = new RegistryReporter(env, store, sockets, alarms);
+    this.registry = new RegistryReporter(env, store, sockets, alarms, this.nodeCredentials);
     const { wires, registry } = this;
     const settings = hubSettings(env);
     this.checks = new HubChecks({
@@ -218,7 +218,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {
-    return deviceView(this.store, this.ledger, this.sockets, this.tokens, agentId);
+    return deviceView(this.store, this.ledger, this.sockets, this.tokens, this.nodeCredentials, agentId);
   }
 
   async getLoad(agentId: string): Promise<DeviceLoad> {
@@ -254,10 +254,20 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }> {
     const found = this.tokens.revoke(tokenId);
+    // An OpenClaw node's key goes with its token: refused from now on, not asked about again.
+    const keys = found ? this.nodeCredentials.revokeKeysOf(tokenId, Date.now()) : [];
     const closed = this.sockets.closeRevoked(tokenId);
-    log("info", "device token revoked", { token_id: tokenId, found, closed });
-    if (closed > 0) await this.registry.report("token_revoked");
+    log("info", "device token revoked", { token_id: tokenId, found, closed, keys: keys.length });
+    if (closed > 0 || keys.length > 0) await this.registry.report("token_revoked");
     return { found, closed };
+  }
+
+  async clearRevoked(agentId: string): Promise<RevokedKey[]> {
+    this.store.rememberAgentId(agentId);
+    const cleared = this.nodeCredentials.clearRevoked();
+    log("info", "revoked device keys cleared", { agent_id: agentId, keys: cleared.length });
+    if (cleared.length > 0) await this.registry.report("revocation_cleared");
+    return cleared;
   }
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {
