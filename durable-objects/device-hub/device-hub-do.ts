@@ -1,5 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import { PING_FRAME, PONG_FRAME, type SkillManifest, type ToolOutcome } from "@edgeloop/protocol";
+import {
+  PING_FRAME,
+  PONG_FRAME,
+  type SkillManifest,
+  type ToolOutcome,
+  UNREACHABLE_CLOSE_CODE,
+} from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
@@ -136,9 +142,13 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       this.store.rememberAgentId(att.agent_id);
       this.store.touch(Date.now(), true);
     }
+    // The bridge found the device unreachable behind it: the reason is kept for the view and for
+    // the calls that wait (docs/architecture.md#call-endings).
+    const unreachable = att?.hello && code === UNREACHABLE_CLOSE_CODE && this.sockets.live() === null;
+    if (unreachable) this.store.setOfflineReason(reason.slice(0, 200) || "unreachable");
     await this.wires.of(ws).closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
-    if (!reported) await this.registry.report("close");
+    if (!reported) await this.registry.report(unreachable ? "unreachable" : "close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {

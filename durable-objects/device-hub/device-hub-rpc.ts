@@ -74,4 +74,6 @@ export type DeviceView = DeviceRecord & {
   tokens: number;
   /** OpenClaw device keys refused on this agent id until an admin clears them */
   revoked_keys: RevokedKey[];
+  /** offline because whoever held its socket found it unreachable (a bridge's EvoClaw probe), and why */
+  offline_reason: string | null;
 };

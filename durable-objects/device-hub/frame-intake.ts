@@ -74,6 +74,7 @@ export class FrameIntake {
     // (docs/architecture.md#the-device-registry-and-how-it-scales).
     store.rememberAgentId(att.agent_id);
     store.save(recordFromHello(store.load(att.agent_id), hello, Date.now()));
+    store.setOfflineReason(null);
     sockets.helloFrom(ws, att);
     const held = new Set(hello.held);
     // Re-send what the device never got; what it still holds will come back as a result.

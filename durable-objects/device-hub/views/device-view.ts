@@ -25,5 +25,6 @@ export function deviceView(
     counters: store.counters(),
     tokens: tokens.list().length,
     revoked_keys: credentials.revokedKeys(),
+    offline_reason: ws ? null : store.offlineReason(),
   };
 }
