@@ -9,6 +9,7 @@ export {
   DeviceList,
   IssuedToken,
   MetricsReport,
+  RevokedKeysCleared,
   TokenList,
   TokenRevoked,
 } from "@edgeloop/protocol/api-responses";

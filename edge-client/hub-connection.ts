@@ -74,8 +74,8 @@ export class HubConnection {
     return true;
   }
 
-  /** Close with 1000 and stop reconnecting. */
-  async close(): Promise<void> {
+  /** Close (1000, unless a code and reason say more) and stop reconnecting. */
+  async close(code = 1000, reason = "agent shutting down"): Promise<void> {
     this.stopping = true;
     clearTimeout(this.reconnectTimer);
     this.stopHeartbeat();
@@ -91,7 +91,7 @@ export class HubConnection {
         resolve();
       });
       if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      else ws.close(1000, "agent shutting down");
+      else ws.close(code, reason);
     });
   }
 

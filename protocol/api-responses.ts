@@ -13,6 +13,8 @@ export const Device = z.looseObject({
   last_seen: z.number().nullable().optional(),
   version: z.string().nullable().optional(),
   tools: z.array(z.string()).default([]),
+  /** an OpenClaw device key of this id is revoked, refused until an admin clears it */
+  revoked: z.boolean().optional(),
 });
 export const DeviceList = z.looseObject({ devices: z.array(Device) });
 
@@ -132,5 +134,8 @@ export const TokenRevoked = z.looseObject({
   revoked: z.boolean(),
   sockets_closed: z.number().optional(),
 });
+
+export const RevokedKey = z.looseObject({ device_id: z.string(), revoked_at: z.number(), why: z.string() });
+export const RevokedKeysCleared = z.looseObject({ agent_id: z.string(), cleared: z.array(RevokedKey) });
 
 export const Decision = z.looseObject({ conversation_id: z.string(), tool_call_id: z.string() });

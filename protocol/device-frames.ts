@@ -12,6 +12,13 @@ export const PROTOCOL_VERSION = 1;
 export const PING_FRAME = '{"type":"ping"}';
 export const PONG_FRAME = '{"type":"pong"}';
 
+/**
+ * The close code a device's socket ends with when whoever holds it (the MQTT bridge) found the
+ * device unreachable behind it; the close reason says why and what to do. The hub shows the device
+ * offline with that reason, and a call that waited for it ends `not_sent` with it.
+ */
+export const UNREACHABLE_CLOSE_CODE = 4020;
+
 // ---- hub → device ---------------------------------------------------------------------
 
 /**

@@ -124,6 +124,7 @@ export function startBridge(config: BridgeConfig, log: Logger, openHub?: HubFact
       link.holdToolsListFor(SETTLE_MS);
       // The broker lost our session: reports for us may be gone. Our agents answer a re-sent command from their store.
       if (!connack.sessionPresent) link.markResendNeeded();
+      link.brokerReconnected();
     }
     client.subscribe(
       SUBSCRIPTIONS.map((t) => t),

@@ -1,6 +1,12 @@
 import type { HubConnection } from "@edgeloop/edge-client/hub-connection";
 import type { Logger } from "@edgeloop/edge-client/log";
-import { type HelloFrame, type HubFrame, parseJson, ResultFrame, type ToolCommandFrame } from "@edgeloop/protocol";
+import {
+  type HelloFrame,
+  type HubFrame,
+  parseJson,
+  type ToolCommandFrame,
+  UNREACHABLE_CLOSE_CODE,
+} from "@edgeloop/protocol";
 import {
   agentTopics,
   CapabilitiesManifest,
@@ -12,7 +18,10 @@ import {
   type ReportOutcome,
 } from "@edgeloop/protocol/mqtt-payloads";
 import { type DeviceState, OUTSTANDING_GRACE_MS } from "./device-state.js";
+import { fitForEvoClaw } from "./evoclaw-limits.js";
+import { EvoClawProbe } from "./evoclaw-probe.js";
 import { manifestFromToolsList } from "./manifest.js";
+import { matchReport } from "./report-match.js";
 import type { BridgeStats } from "./stats.js";
 
 /** `onAcked`: the broker acknowledged the publish (QoS 1 PUBACK), or it failed with an error. */
@@ -26,7 +35,8 @@ export type Publish = (
 /** The hub side, as a link needs it; tests pass a fake instead of a real WebSocket. */
 export type HubSide = {
   send: HubConnection["send"];
-  close: () => Promise<void>;
+  /** a code and reason when the bridge closes it because the device is unreachable */
+  close: (code?: number, reason?: string) => Promise<void>;
   start: () => void;
   readonly isOpen: boolean;
 };
@@ -65,6 +75,8 @@ export class DeviceLink {
   private hub: HubSide | null = null;
   private lastToolsList = 0;
   private resendWhenKnown = false;
+  /** an EvoClaw agent: does it still hear its commands (evoclaw-probe.ts) */
+  private readonly probe = new EvoClawProbe();
   private readonly topics;
   private readonly now: () => number;
 
@@ -120,7 +132,11 @@ export class DeviceLink {
         agent_id: this.agentId,
         ...(evo.ok ? { capabilities: evo.value.capabilities.slice(0, 200) } : { error: parsed.error.slice(0, 200) }),
       });
-      if (!retained) this.seen();
+      if (!retained) {
+        this.seen();
+        // Published live: the agent (re)started and subscribed; see whether it hears us.
+        this.probe.checkAfter(this.now());
+      }
       this.tick();
       return;
     }
@@ -149,6 +165,11 @@ export class DeviceLink {
       return;
     }
     this.seen();
+    // An answer (not a heartbeat): the agent hears its commands.
+    if (report.kind === "pong" || report.kind === "tools" || report.kind === "tool") {
+      if (this.probe.answered(this.now()))
+        this.deps.log.info("EvoClaw agent answers again", { agent_id: this.agentId });
+    }
     if (report.kind === "tools") {
       const built = manifestFromToolsList(this.agentId, report.answer);
       for (const d of built.dropped)
@@ -184,7 +205,16 @@ export class DeviceLink {
 
   /** EvoClaw's command, exactly: `{"command":"tool","payload":{…},"request_id"}` without our `type`. */
   private forward(frame: ToolCommandFrame): void {
-    const command: MqttToolCommand = { command: "tool", payload: frame.payload, request_id: frame.request_id };
+    const sent: MqttToolCommand = { command: "tool", payload: frame.payload, request_id: frame.request_id };
+    const fitted = this.source === "capabilities" ? null : fitForEvoClaw(sent, this.topics.commands);
+    if (fitted && !fitted.ok) {
+      this.deps.log.warn("command too large for an EvoClaw agent; not sent", { request_id: frame.request_id });
+      this.hub?.send(fitted.refusal);
+      return;
+    }
+    if (fitted?.capped)
+      this.deps.log.info("max_bytes lowered to fit the agent's reports", { request_id: sent.request_id });
+    const command = fitted?.command ?? sent;
     const now = this.now();
     // A repeat of an open command is published again (our agent dedupes) but kept once.
     const saved = this.persist(() => {
@@ -217,53 +247,9 @@ export class DeviceLink {
     outcome: ReportOutcome,
     shape: string,
   ): void {
-    const match = this.state.match(requestId, tool);
-    if (!match.found) {
-      if (match.duplicate) {
-        this.deps.stats.duplicateReports++;
-        this.deps.log.info("duplicate report dropped", { agent_id: this.agentId, request_id: requestId });
-      } else {
-        // Another orchestrator on the same broker, or a command long expired: not ours to deliver.
-        this.deps.stats.unmatchedReports++;
-        this.deps.log.debug("report for no command of ours ignored", {
-          agent_id: this.agentId,
-          request_id: requestId,
-          tool,
-        });
-      }
-      return;
-    }
-    const cmd = match.found;
-    if (match.guessed) {
-      this.deps.stats.guessedReports++;
-      this.deps.log.warn("report without request_id: matched to the oldest outstanding command (a guess)", {
-        agent_id: this.agentId,
-        request_id: cmd.request_id,
-        tool: cmd.tool,
-      });
-    }
-    if (tool !== undefined && tool !== cmd.tool) {
-      this.deps.log.warn("report names another tool than its command; using the command's", {
-        agent_id: this.agentId,
-        request_id: cmd.request_id,
-        report_tool: tool,
-        tool: cmd.tool,
-      });
-    }
-    let parsed = ResultFrame.safeParse({ ...outcome, type: "result", request_id: cmd.request_id, tool: cmd.tool });
-    if (!parsed.success) {
-      // Still an answer: the call must not hang because the device wrote something odd.
-      this.bad("report", parsed.error.issues[0]?.message ?? "invalid result");
-      parsed = ResultFrame.safeParse({
-        type: "result",
-        request_id: cmd.request_id,
-        tool: cmd.tool,
-        status: "error",
-        error: "the device's report could not be read",
-        error_type: "execution_failed",
-      });
-    }
-    const result = parsed.data!;
+    const matched = matchReport(this.agentId, this.state, this.deps, requestId, tool, outcome);
+    if (!matched) return;
+    const { cmd, result } = matched;
     const saved = this.persist(() => {
       this.state.complete(result, this.now());
       return true;
@@ -284,18 +270,16 @@ export class DeviceLink {
 
   /** Called on every event and on a timer: opens/closes the hub socket, asks tools_list, expires. */
   tick(): void {
-    for (const gone of this.persist(() => this.state.expire(this.now())) || []) {
-      this.deps.log.warn("command expired unanswered", {
-        agent_id: this.agentId,
-        request_id: gone.request_id,
-        tool: gone.tool,
-      });
-    }
+    for (const { request_id, tool } of this.persist(() => this.state.expire(this.now())) || [])
+      this.deps.log.warn("command expired unanswered", { agent_id: this.agentId, request_id, tool });
     const online = this.online;
-    if (online && this.manifest && !this.hub) this.openHub();
-    if (!online && this.hub) {
-      this.deps.log.info("device stale or offline: closing its hub socket", { agent_id: this.agentId });
-      void this.closeHub();
+    if (online && this.source === "tools_list") this.probeStep();
+    // A deaf EvoClaw agent is offline at the hub, with the reason, until it answers again.
+    const serve = online && this.probe.deaf === null;
+    if (serve && this.manifest && !this.hub) this.openHub();
+    if (!serve && this.hub) {
+      this.deps.log.info("device stale, offline or deaf: closing its hub socket", { agent_id: this.agentId });
+      void this.closeHub(this.probe.deaf ?? undefined);
     }
     // Asked also of a device only known from retained capabilities: an EvoClaw agent that is up
     // answers at once, rather than at its next heartbeat (every 30 s).
@@ -306,6 +290,23 @@ export class DeviceLink {
         qos: 1,
       });
     }
+  }
+
+  /** The bridge's broker connection came back: an EvoClaw agent's subscription may not have. */
+  brokerReconnected(): void {
+    this.probe.checkAfter(this.now());
+  }
+
+  private probeStep(): void {
+    const now = this.now();
+    // The agent runs one command at a time: a pong comes after what it is running.
+    const busyUntil = Math.max(0, ...this.state.outstanding().map((o) => o.sent_at + o.command.payload.timeout_ms));
+    const step = this.probe.step(now, busyUntil);
+    if (step === "ping")
+      this.deps.publish(this.topics.commands, JSON.stringify(controlCommand("ping", `ping-${now}`)), { qos: 1 });
+    const reason = this.probe.deaf;
+    if (step === "deaf")
+      this.deps.log.warn("EvoClaw agent deaf: offline until it answers", { agent_id: this.agentId, reason });
   }
 
   /** Lets the retained capabilities arrive first, so our own agents are never sent tools_list. */
@@ -337,10 +338,10 @@ export class DeviceLink {
     hub.start();
   }
 
-  private async closeHub(): Promise<void> {
+  private async closeHub(unreachable?: string): Promise<void> {
     const hub = this.hub;
     this.hub = null;
-    await hub?.close();
+    await (unreachable ? hub?.close(UNREACHABLE_CLOSE_CODE, unreachable) : hub?.close());
   }
 
   private setManifest(hello: HelloFrame, source: "capabilities" | "tools_list"): void {

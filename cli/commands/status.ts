@@ -50,7 +50,7 @@ export const statusCommand: Command = {
       const table = renderTable(
         [
           { header: "device", value: (d) => d.agent_id },
-          { header: "state", value: (d) => (d.online ? "online" : "offline") },
+          { header: "state", value: (d) => (d.online ? "online" : d.revoked ? "revoked" : "offline") },
           { header: "version", value: (d) => d.version ?? "-" },
           { header: "tools", value: (d) => String(d.tools.length), align: "right" },
           { header: "last seen", value: (d) => (d.online ? "now" : ago(d.last_seen)) },

@@ -1,5 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import { PING_FRAME, PONG_FRAME, type SkillManifest, type ToolOutcome } from "@edgeloop/protocol";
+import {
+  PING_FRAME,
+  PONG_FRAME,
+  type SkillManifest,
+  type ToolOutcome,
+  UNREACHABLE_CLOSE_CODE,
+} from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
@@ -22,7 +28,7 @@ import { type DeviceLoad, deviceLoad } from "./views/device-load.js";
 import { deviceView } from "./views/device-view.js";
 import { RegistryReporter } from "./views/registry-reporter.js";
 import { EdgeloopWire } from "./wires/edgeloop-wire.js";
-import { NodeCredentials, type NodeSetupSecret } from "./wires/openclaw/node-credentials.js";
+import { NodeCredentials, type NodeSetupSecret, type RevokedKey } from "./wires/openclaw/node-credentials.js";
 import { OpenClawWire } from "./wires/openclaw/openclaw-wire.js";
 import { WireSet } from "./wires/wire-set.js";
 
@@ -77,7 +83,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         sockets,
       }),
     });
-    this.registry = new RegistryReporter(env, store, sockets, alarms);
+    this.registry = new RegistryReporter(env, store, sockets, alarms, this.nodeCredentials);
     const { wires, registry } = this;
     const settings = hubSettings(env);
     this.checks = new HubChecks({
@@ -136,9 +142,13 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
       this.store.rememberAgentId(att.agent_id);
       this.store.touch(Date.now(), true);
     }
+    // The bridge found the device unreachable behind it: the reason is kept for the view and for
+    // the calls that wait (docs/architecture.md#call-endings).
+    const unreachable = att?.hello && code === UNREACHABLE_CLOSE_CODE && this.sockets.live() === null;
+    if (unreachable) this.store.setOfflineReason(reason.slice(0, 200) || "unreachable");
     await this.wires.of(ws).closed(ws);
     log("info", "device disconnected", { agent_id: att?.agent_id, code, reason });
-    if (!reported) await this.registry.report("close");
+    if (!reported) await this.registry.report(unreachable ? "unreachable" : "close");
   }
 
   override async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
@@ -218,7 +228,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {
-    return deviceView(this.store, this.ledger, this.sockets, this.tokens, agentId);
+    return deviceView(this.store, this.ledger, this.sockets, this.tokens, this.nodeCredentials, agentId);
   }
 
   async getLoad(agentId: string): Promise<DeviceLoad> {
@@ -254,10 +264,20 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
 
   async revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }> {
     const found = this.tokens.revoke(tokenId);
+    // An OpenClaw node's key goes with its token: refused from now on, not asked about again.
+    const keys = found ? this.nodeCredentials.revokeKeysOf(tokenId, Date.now()) : [];
     const closed = this.sockets.closeRevoked(tokenId);
-    log("info", "device token revoked", { token_id: tokenId, found, closed });
-    if (closed > 0) await this.registry.report("token_revoked");
+    log("info", "device token revoked", { token_id: tokenId, found, closed, keys: keys.length });
+    if (closed > 0 || keys.length > 0) await this.registry.report("token_revoked");
     return { found, closed };
+  }
+
+  async clearRevoked(agentId: string): Promise<RevokedKey[]> {
+    this.store.rememberAgentId(agentId);
+    const cleared = this.nodeCredentials.clearRevoked();
+    log("info", "revoked device keys cleared", { agent_id: agentId, keys: cleared.length });
+    if (cleared.length > 0) await this.registry.report("revocation_cleared");
+    return cleared;
   }
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {

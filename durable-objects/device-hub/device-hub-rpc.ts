@@ -4,7 +4,7 @@ import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./storage/
 import type { DeviceRecord } from "./storage/device-record.js";
 import type { IssuedToken, TokenInfo } from "./storage/device-tokens.js";
 import type { DeviceLoad } from "./views/device-load.js";
-import type { NodeSetupSecret } from "./wires/openclaw/node-credentials.js";
+import type { NodeSetupSecret, RevokedKey } from "./wires/openclaw/node-credentials.js";
 
 /**
  * What others may ask of a device's hub: conversations (dispatch, cancel, the device's skills),
@@ -30,6 +30,8 @@ export interface DeviceHubRpc {
   listTokens(): Promise<TokenInfo[]>;
   /** Revoke a token and close, at once, any socket that authenticated with it (4001). */
   revokeToken(tokenId: string): Promise<{ found: boolean; closed: number }>;
+  /** Clear the device keys revoked on this agent id: each may ask to pair again (docs/openclaw-nodes.md#revoke). */
+  clearRevoked(agentId: string): Promise<RevokedKey[]>;
   queryAudit(q: AuditQuery): Promise<AuditEntry[]>;
   /** A call an approval decision blocked before it reached the device: an audit row, once per request id. */
   recordDenial(d: DenialRecord): Promise<void>;
@@ -70,4 +72,8 @@ export type DeviceView = DeviceRecord & {
   commands: Record<string, number>;
   counters: Record<string, number>;
   tokens: number;
+  /** OpenClaw device keys refused on this agent id until an admin clears them */
+  revoked_keys: RevokedKey[];
+  /** offline because whoever held its socket found it unreachable (a bridge's EvoClaw probe), and why */
+  offline_reason: string | null;
 };

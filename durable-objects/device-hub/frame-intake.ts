@@ -69,7 +69,12 @@ export class FrameIntake {
       sockets.close(ws, CLOSE.AGENT_MISMATCH);
       return;
     }
+    // The hello is where every wire's sign-in ends, so the device is recorded here, the same way for
+    // each: its agent id is what the registry report, the audit and the metrics are keyed by
+    // (docs/architecture.md#the-device-registry-and-how-it-scales).
+    store.rememberAgentId(att.agent_id);
     store.save(recordFromHello(store.load(att.agent_id), hello, Date.now()));
+    store.setOfflineReason(null);
     sockets.helloFrom(ws, att);
     const held = new Set(hello.held);
     // Re-send what the device never got; what it still holds will come back as a result.

@@ -55,7 +55,7 @@ export class HubChecks {
         });
         continue;
       }
-      const outcome = endingAtDeadline(row);
+      const outcome = endingAtDeadline(row, ws ? null : this.d.store.offlineReason());
       if (ws && mayBeOnDevice(row)) wires.send(ws, { type: "command", command: "cancel", request_id: row.request_id });
       outcomes.complete(row, outcome, true);
       log("warn", "command expired", {

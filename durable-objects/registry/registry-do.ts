@@ -12,6 +12,8 @@ type DeviceRow = {
   tools: string;
   last_change: string;
   updated_at: number;
+  /** from the `revoked` table, joined when read */
+  revoked?: number;
 };
 
 /** Pool assignments unused for this long are forgotten. */
@@ -32,6 +34,8 @@ export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVIC
     sql.exec(`CREATE TABLE IF NOT EXISTS device (
       agent_id TEXT PRIMARY KEY, online INTEGER NOT NULL, last_seen INTEGER, version TEXT,
       tools TEXT NOT NULL, last_change TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+    // Apart from `device`, so registries written before it need no migration.
+    sql.exec("CREATE TABLE IF NOT EXISTS revoked (agent_id TEXT PRIMARY KEY)");
     sql.exec(`CREATE TABLE IF NOT EXISTS assignment (
       conversation_id TEXT NOT NULL, pool TEXT NOT NULL, agent_id TEXT NOT NULL, used_at INTEGER NOT NULL,
       PRIMARY KEY (conversation_id, pool))`);
@@ -52,14 +56,23 @@ export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVIC
       r.reason,
       Date.now(),
     );
+    this.noteRevoked(r.agent_id, r.revoked);
   }
 
+  private noteRevoked(agentId: string, revoked: boolean | undefined): void {
+    if (revoked) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO revoked (agent_id) VALUES (?)", agentId);
+    else this.ctx.storage.sql.exec("DELETE FROM revoked WHERE agent_id = ?", agentId);
+  }
+
+  private readonly selectDevices =
+    "SELECT device.*, revoked.agent_id IS NOT NULL AS revoked FROM device LEFT JOIN revoked USING (agent_id)";
+
   async list(): Promise<DeviceSummary[]> {
-    return this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device ORDER BY agent_id").toArray().map(decode);
+    return this.ctx.storage.sql.exec<DeviceRow>(`${this.selectDevices} ORDER BY agent_id`).toArray().map(decode);
   }
 
   async get(agentId: string): Promise<DeviceSummary | null> {
-    const row = this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", agentId).toArray()[0];
+    const row = this.ctx.storage.sql.exec<DeviceRow>(`${this.selectDevices} WHERE agent_id = ?`, agentId).toArray()[0];
     return row ? decode(row) : null;
   }
 
@@ -138,6 +151,7 @@ export class RegistryDO extends DurableObject<Pick<DurableObjectBindings, "DEVIC
           d.reason,
           Date.now(),
         );
+        this.noteRevoked(id, d.revoked);
         rows.set(id, this.ctx.storage.sql.exec<DeviceRow>("SELECT * FROM device WHERE agent_id = ?", id).toArray()[0]);
       }),
     );
@@ -151,6 +165,7 @@ function decode(r: DeviceRow): DeviceSummary {
     last_seen: r.last_seen,
     version: r.version,
     tools: JSON.parse(r.tools) as string[],
+    revoked: r.revoked === 1,
     last_change: r.last_change,
     updated_at: r.updated_at,
   };

@@ -18,6 +18,8 @@ export type DeviceReport = {
   last_seen: number | null;
   version: string | null;
   tools: string[];
+  /** a device key of this agent id is revoked: refused until an admin clears it */
+  revoked: boolean;
   /** why the state changed: hello, close, heartbeat_missed, revoked… */
   reason: string;
 };

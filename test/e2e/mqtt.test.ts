@@ -70,9 +70,12 @@ function logLines(text: string): Record<string, unknown>[] {
     });
 }
 
-async function device(
-  id: string,
-): Promise<{ online: boolean; counters: Record<string, number>; skills: { tools: { name: string }[] }[] }> {
+async function device(id: string): Promise<{
+  online: boolean;
+  offline_reason: string | null;
+  counters: Record<string, number>;
+  skills: { tools: { name: string }[] }[];
+}> {
   const res = await fetch(`${worker.url}/v1/devices/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   return (await res.json()) as never;
 }
@@ -93,6 +96,23 @@ const EVO_TOOLS: Record<string, EvoTool> = {
     parameters: { type: "object", properties: {}, required: [] },
     run: () => ({ success: true, output: { temperature_c: 48.3, source: "/sys/class/thermal/thermal_zone0/temp" } }),
   },
+  // As EdgeTools reads a file: at most max_bytes (4096 by default), UTF-8 text as is.
+  read_file: {
+    description: "Read contents of a file (limited to safe paths)",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string" }, max_bytes: { type: "integer" } },
+      required: ["path"],
+    },
+    run: (p) => {
+      const all = readFileSync(String(p.path));
+      const max = typeof p.max_bytes === "number" ? p.max_bytes : 4096;
+      const content = all.subarray(0, max);
+      const truncated = all.length > max;
+      const output = { path: p.path, content: content.toString("utf8"), size_bytes: content.length, truncated };
+      return { success: true, output: { ...output, encoding: "utf8" } };
+    },
+  },
   camera_capture: {
     description: "Capture an image from the Raspberry Pi camera",
     parameters: { type: "object", properties: { width: { type: "integer" } }, required: [] },
@@ -100,8 +120,12 @@ const EVO_TOOLS: Record<string, EvoTool> = {
   },
 };
 
+/** A 12 KB file: read whole, its report would be over the agent's 10 KiB packet limit. */
+const BIG_FILE = join(tempDir("edgeloop-evo-files-"), "big.txt");
+
 beforeAll(async () => {
   workspace = tempDir("edgeloop-mqtt-ws-");
+  writeFileSync(BIG_FILE, `${"sensor log line\n".repeat(750)}`);
   broker = await startMosquitto();
   ({ llm, worker } = await startScriptedStack({
     rules: [
@@ -124,6 +148,17 @@ beforeAll(async () => {
           },
           { content: "Results:\n{{tool_results}}" },
         ],
+      },
+      {
+        match: "read the big file",
+        turns: [
+          { tool_calls: [{ name: "read_file", arguments: { path: BIG_FILE, max_bytes: 20000 } }] },
+          { content: "File: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "gpio after the restart",
+        turns: [{ tool_calls: [{ name: "gpio_read", arguments: { pin: 4 } }] }, { content: "done" }],
       },
       {
         match: "slow through a broker restart",
@@ -227,6 +262,18 @@ describe("MQTT: worker → bridge → mosquitto → device", () => {
     expect(conv.messages.filter((m) => m.role === "tool")).toHaveLength(3);
   });
 
+  it("read_file of a 12 KB file with a larger max_bytes: the bridge asks for what the agent's report can carry", async () => {
+    const { body } = await sendMessage(worker.url, { agent_id: "evo-1", text: "read the big file" }, 60);
+    expect(body.status, bridge.output()).toBe("completed");
+    expect(body.tool_calls).toMatchObject([{ name: "read_file", status: "success" }]);
+    expect(body.reply).toContain('"truncated":true');
+    expect(body.reply).toContain('"size_bytes":4096');
+    // The agent took the command and sent its report without dropping its connection.
+    expect(evo.oversized).toEqual([]);
+    const read = evo.commands.find((c) => (c.payload as { tool?: string }).tool === "read_file")!;
+    expect((read.payload as { parameters: unknown }).parameters).toEqual({ path: BIG_FILE, max_bytes: 4096 });
+  });
+
   it("the EvoClaw peer is that strict: a command without payload is dropped, unanswered", async () => {
     const before = evo.reports.length;
     await evo.client.publishAsync(
@@ -275,6 +322,24 @@ describe("MQTT: worker → bridge → mosquitto → device", () => {
       () => device("mq-1"),
       (d) => d.online,
       { timeoutMs: 30_000, what: "mq-1 online again" },
+    );
+  });
+
+  it("the EvoClaw agent, which never subscribes again after the broker restart, shows offline with a reason; a call to it ends not_sent", async () => {
+    // The bridge pings it after its own reconnect; the agent keeps sending heartbeats, but never answers.
+    const d = await waitUntil(
+      () => device("evo-1"),
+      (v) => !v.online && v.offline_reason !== null,
+      { timeoutMs: 45_000, what: `evo-1 offline with a reason\n${bridge.output().slice(-4000)}` },
+    );
+    expect(d.offline_reason).toContain("restart the agent");
+    const { body } = await sendMessage(worker.url, { agent_id: "evo-1", text: "gpio after the restart" }, 60);
+    expect(body.tool_calls).toMatchObject([{ name: "gpio_read", status: "error", error_type: "not_sent" }]);
+    const conv = await getConversation(worker.url, body.conversation_id);
+    expect(conv.messages.find((m) => m.role === "tool")!.content).toContain("restart the agent");
+    // Nothing reached the agent: the bridge never sent it.
+    expect(evo.commands.filter((c) => (c.payload as { parameters?: { pin?: number } }).parameters?.pin === 4)).toEqual(
+      [],
     );
   });
 

@@ -100,12 +100,20 @@ const printed = (out: string, verb: string) =>
     .find((l) => l.startsWith(`openclaw ${verb} `))!;
 
 type DeviceView = { online: boolean; skills: { tools: { name: string }[] }[] };
+type Listed = { agent_id: string; online: boolean; tools: string[] };
+/**
+ * Online as `edgeloop devices` lists it: the registry, never a read by id (that read taught the
+ * hub its agent id and hid a node missing from the list).
+ */
 const online = (agent: string, n: OpenClawNode) =>
   waitUntil(
-    () => fetch(`${worker.url}/v1/devices/${agent}`, { headers: admin }).then((r) => r.json() as Promise<DeviceView>),
-    (d) => d.online,
+    async () => {
+      const list = JSON.parse(await edgeloop("devices", "--json")) as { devices: Listed[] };
+      return list.devices.find((d) => d.agent_id === agent);
+    },
+    (d) => d?.online === true,
     { timeoutMs: 120_000, what: `${agent} to connect; the node's output:\n${n.child.output().slice(-3000)}` },
-  );
+  ).then((d) => d!);
 
 describe("a real OpenClaw node", () => {
   it("pairs with the printed `openclaw node run --pair …` line and runs a conversation's command", async () => {
@@ -113,7 +121,7 @@ describe("a real OpenClaw node", () => {
     expect(line).toMatch(/^openclaw node run --pair oc-pair:\/\/[A-Za-z0-9_-]+$/);
     node = startOpenClaw(openclawArgs(line));
     const device = await online(AGENT, node);
-    expect(device.skills.flatMap((s) => s.tools.map((t) => t.name))).toContain("system_run");
+    expect(device.tools).toContain("system_run");
     const reply = await sendMessage(worker.url, { agent_id: AGENT, text: "which kernel?" }, 60);
     expect(reply.body).toMatchObject({ status: "completed" });
     expect(reply.body.reply).toBe("Node says: Linux\n");
@@ -210,11 +218,8 @@ describe("a real OpenClaw node", () => {
       JSON.parse(pending) as { pending: { agent_id: string; code: string; kind: string }[] }
     ).pending.find((p) => p.agent_id === "oc-key")!;
     expect(request.kind).toBe("openclaw");
-    expect(
-      (await fetch(`${worker.url}/v1/devices/oc-key`, { headers: admin }).then((r) => r.json())) as DeviceView,
-    ).toMatchObject({
-      online: false,
-    });
+    const listed = JSON.parse(await edgeloop("devices", "--json")) as { devices: Listed[] };
+    expect(listed.devices.find((d) => d.agent_id === "oc-key")?.online ?? false).toBe(false);
     await edgeloop("devices", "approve", request.code);
     await online("oc-key", node);
     const reply = await sendMessage(worker.url, { agent_id: "oc-key", text: "which kernel?" }, 60);
@@ -231,5 +236,31 @@ describe("a real OpenClaw node", () => {
     const conv = await getConversation(worker.url, reply.body.conversation_id);
     const results = conv.messages.filter((m) => m.role === "tool").map((m) => m.content);
     expect(results).toEqual([expect.stringContaining("from-the-node"), expect.stringContaining("from-the-agent")]);
+  }, 240_000);
+
+  it("revoked with `edgeloop tokens revoke`, the node retries and stays out until `devices clear`", async () => {
+    const tokens = JSON.parse(await edgeloop("tokens", "list", "oc-key", "--json")) as {
+      tokens: { token_id: string }[];
+    };
+    await edgeloop("tokens", "revoke", "oc-key", tokens.tokens[0]!.token_id);
+    // The real node retries on its own backoff (1, 2, 4, 8, 16 s): five refusals, no pairing request.
+    type Counters = { counters: Record<string, number> };
+    const before =
+      ((await fetch(`${worker.url}/v1/devices/oc-key`, { headers: admin }).then((r) => r.json())) as Counters).counters
+        .openclaw_refused ?? 0;
+    await waitUntil(
+      () => fetch(`${worker.url}/v1/devices/oc-key`, { headers: admin }).then((r) => r.json() as Promise<Counters>),
+      (d) => (d.counters.openclaw_refused ?? 0) >= before + 5,
+      { timeoutMs: 90_000, what: `five refused retries; the node's output:\n${node!.child.output().slice(-3000)}` },
+    );
+    const pendingFor = async () =>
+      (
+        JSON.parse(await edgeloop("devices", "pending", "--json")) as { pending: { agent_id: string }[] }
+      ).pending.filter((p) => p.agent_id === "oc-key");
+    expect(await pendingFor()).toEqual([]);
+    expect(await edgeloop("devices")).toMatch(/oc-key\s+revoked/);
+    expect(await edgeloop("devices", "clear", "oc-key")).toContain("Cleared 1 revoked key(s) of oc-key");
+    // Cleared, it asks again at its next retry (at most 30 s later), for an admin to decide.
+    await waitUntil(pendingFor, (p) => p.length === 1, { timeoutMs: 60_000, what: "the node to ask again" });
   }, 240_000);
 });

@@ -3,7 +3,10 @@
  * (clawinfra/evoclaw, edge-agent/src/mqtt.rs, agent.rs, commands.rs, tools.rs) rather than after
  * our bridge, so it is as strict as the real one:
  * - client id `evoclaw-<id>`, a clean session, no last-will and no `…/status` topic; after a
- *   reconnect it does not subscribe again (the real one subscribes once, at start);
+ *   reconnect (a broker restart) it does not subscribe again (the real one subscribes once, at
+ *   start), so it keeps sending heartbeats and hears no command;
+ * - rumqttc's default packet limit, 10 KiB in and out (`MqttOptions::new`): a command or a report
+ *   over it drops the connection (the report is not sent), and it comes back deaf the same way;
  * - subscribes to `…/commands`, `evoclaw/broadcast` and `…/strategy`; advertises
  *   `{"agent_id","capabilities":"<one line>"}` retained on `…/capabilities`; reports a heartbeat
  *   at start and then every `heartbeatMs` (30 s there);
@@ -34,8 +37,16 @@ export type EvoClawPeer = {
   /** messages the real agent would drop ("failed to parse command"), with serde's reason */
   rejected: { topic: string; raw: string; reason: string }[];
   reports: Record<string, unknown>[];
+  /** connections it dropped over a packet larger than its limit */
+  oversized: { direction: "in" | "out"; bytes: number }[];
   close: () => Promise<void>;
 };
+
+/** rumqttc's default max incoming and outgoing packet size, which EvoClaw's agent keeps. */
+export const EVOCLAW_PACKET_LIMIT = 10 * 1024;
+/** A QoS 1 PUBLISH: fixed header (up to 5 bytes), topic with its length, packet id, payload. */
+const packetBytes = (topic: string, payload: string | Buffer) =>
+  5 + 2 + Buffer.byteLength(topic) + 2 + Buffer.byteLength(payload);
 
 /** serde_json's derive for AgentCommand: all three fields required, unknown fields ignored. */
 export function parseAgentCommand(raw: string): { ok: true; value: AgentCommand } | { ok: false; reason: string } {
@@ -71,6 +82,7 @@ export async function startEvoClawPeer(
   const commands: AgentCommand[] = [];
   const rejected: EvoClawPeer["rejected"] = [];
   const reports: Record<string, unknown>[] = [];
+  const oversized: EvoClawPeer["oversized"] = [];
   const client = await connectAsync(url, {
     clientId: `evoclaw-${agentId}`,
     clean: true,
@@ -86,9 +98,16 @@ export async function startEvoClawPeer(
       payload,
       timestamp: Math.floor(Date.now() / 1000),
     };
+    const text = JSON.stringify(body);
+    if (packetBytes(topic("reports"), text) > EVOCLAW_PACKET_LIMIT) return drop("out", text);
     reports.push(body);
-    client.publish(topic("reports"), JSON.stringify(body), { qos: 1, retain: false });
+    client.publish(topic("reports"), text, { qos: 1, retain: false });
   };
+  /** Over the limit: the event loop's error drops the connection; it reconnects without subscribing. */
+  function drop(direction: "in" | "out", data: string | Buffer): void {
+    oversized.push({ direction, bytes: Buffer.byteLength(data) });
+    client.stream.destroy();
+  }
 
   async function handleTool(cmd: AgentCommand): Promise<["result" | "error", unknown]> {
     const tool = field(cmd.payload, "tool");
@@ -127,6 +146,7 @@ export async function startEvoClawPeer(
   // One command at a time, as the real agent's event loop awaits each before polling the next.
   let queue = Promise.resolve();
   client.on("message", (t, payload) => {
+    if (packetBytes(t, payload) > EVOCLAW_PACKET_LIMIT) return drop("in", payload);
     const raw = payload.toString();
     const parsed = parseAgentCommand(raw);
     if (!parsed.ok) {
@@ -151,6 +171,7 @@ export async function startEvoClawPeer(
     commands,
     rejected,
     reports,
+    oversized,
     close: async () => {
       clearInterval(timer);
       await client.endAsync(true);

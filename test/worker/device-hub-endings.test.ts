@@ -1,4 +1,5 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { UNREACHABLE_CLOSE_CODE } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { connectDevice, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
 
@@ -54,6 +55,33 @@ describe("DeviceHubDO: how a call without a result ends", () => {
     expect(JSON.parse(row.outcome!)).toMatchObject({ status: "error", error_type: "not_sent" });
     const audit = await hub(agent).queryAudit({ limit: 10 });
     expect(audit.map((a) => [a.request_id, a.error_type])).toEqual([[requestId, "not_sent"]]);
+  });
+
+  it("a device its bridge found unreachable (4020) is offline with the reason, which its not_sent call carries", async () => {
+    const agent = uid("pi-deaf");
+    const dev = await online(agent);
+    const reason = "the EvoClaw agent did not answer ping: restart the agent";
+    dev.ws.close(UNREACHABLE_CLOSE_CODE, reason);
+    const view = await waitFor(
+      () => device(agent),
+      (v) => !v.online,
+    );
+    expect(view.offline_reason).toBe(reason);
+    const requestId = uid("req-deaf");
+    await hub(agent).dispatch(command(requestId));
+    await passDeadline(agent);
+    const row = await ledgerRow(agent, requestId);
+    expect(JSON.parse(row.outcome!)).toMatchObject({ error_type: "not_sent", error: expect.stringContaining(reason) });
+    // Back (it answered again): no reason any more.
+    const again = await online(agent);
+    expect((await device(agent)).offline_reason).toBeNull();
+    again.ws.close(1000, "done");
+    expect(
+      await waitFor(
+        () => device(agent),
+        (v) => !v.online,
+      ),
+    ).toMatchObject({ offline_reason: null });
   });
 
   it("a command written to the socket but never acknowledged ends outcome_unknown, and a cancel is sent", async () => {

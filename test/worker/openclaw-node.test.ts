@@ -1,56 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { makeNodeKey, type NodeOptions, openclawNode } from "../helpers/openclaw-node.js";
+import { makeNodeKey } from "../helpers/openclaw-node.js";
 import { ADMIN, call, deviceView as device, hub, uid, waitFor } from "./support/front-door.js";
+import { dial, errorCode, paired, setup } from "./support/openclaw.js";
 
 /** docs/openclaw-nodes.md: a node written from OpenClaw's protocol, through the worker's /v1/openclaw route. */
-
-async function dial(agent: string, opts: NodeOptions) {
-  const res = await call(`/v1/openclaw/${agent}`, { headers: { upgrade: "websocket" } });
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
-  );
-  return { node: openclawNode(ws, opts), closed };
-}
-
-const errorCode = (res: Record<string, unknown>) =>
-  (res.error as { details?: { code?: string } } | undefined)?.details?.code;
-
-async function setup(agent: string) {
-  const res = await call(`/v1/openclaw/${agent}/setup`, {
-    method: "POST",
-    headers: { ...ADMIN, "content-type": "application/json" },
-    body: "{}",
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as {
-    setup_code: string;
-    join_url: string;
-    run: string;
-    connect: string;
-    gateway_url: string;
-  };
-}
-
-/** A node paired through a setup code: online, with its tools. */
-async function paired(agent: string, opts: Omit<NodeOptions, "key"> = {}) {
-  const key = await makeNodeKey();
-  const s = await setup(agent);
-  const bootstrapToken = (
-    JSON.parse(atob(s.setup_code.replace(/-/g, "+").replace(/_/g, "/"))) as { bootstrapToken: string }
-  ).bootstrapToken;
-  const { node, closed } = await dial(agent, { ...opts, key, auth: { bootstrapToken } });
-  const hello = await node.connect();
-  expect(hello.ok).toBe(true);
-  await waitFor(
-    () => device(agent),
-    (v) => v.online,
-  );
-  return { node, key, closed };
-}
 
 const run = (request_id: string, parameters: Record<string, unknown>, timeout_ms = 30_000) => ({
   request_id,
@@ -312,8 +266,8 @@ describe("OpenClaw nodes", () => {
     });
     expect(await revoked.json()).toMatchObject({ revoked: true, sockets_closed: 1 });
     expect((await closed).code).toBe(4001);
-    // Its token no longer lets it in: it waits for approval like a stranger.
+    // Its token no longer lets it in, nor its key (below).
     const back = await dial(agent, { key, auth: { deviceToken: node.deviceToken() } });
-    expect(errorCode(await back.node.connect())).toBe("PAIRING_REQUIRED");
+    expect(errorCode(await back.node.connect())).toBe("AUTH_UNAUTHORIZED");
   });
 });

@@ -4,6 +4,7 @@ import {
   DeviceList,
   IssuedToken,
   MetricsReport,
+  RevokedKeysCleared,
   TokenList,
   TokenRevoked,
 } from "@edgeloop/protocol/api-responses";
@@ -58,6 +59,15 @@ export const DEVICE_ROUTES: Route[] = [
     tag: "devices",
     auth: ADMIN,
     responses: { 200: json("revoked", TokenRevoked) },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/devices/:agent_id/revoked-keys",
+    summary:
+      "Clear the OpenClaw device keys revoked on this id (a revoked token's, a denied request's): each may ask to pair again",
+    tag: "devices",
+    auth: ADMIN,
+    responses: { 200: json("the keys cleared", RevokedKeysCleared) },
   },
   {
     method: "GET",

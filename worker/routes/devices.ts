@@ -92,3 +92,19 @@ tokens.delete("/:token_id", async (c) => {
 });
 
 devices.route("/:agent_id/tokens", tokens);
+
+/**
+ * Clear the OpenClaw device keys revoked on this id (a revoked token's, a denied request's): until
+ * then they are refused with no pairing request; after, each may ask to pair again.
+ */
+devices.delete(
+  "/:agent_id/revoked-keys",
+  countRejections("/v1/devices/:agent_id/revoked-keys"),
+  authorizeAdmin,
+  async (c) => {
+    const agentId = c.req.param("agent_id");
+    if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
+    const cleared = await hubFor(c.env, agentId).clearRevoked(agentId);
+    return c.json({ agent_id: agentId, cleared });
+  },
+);

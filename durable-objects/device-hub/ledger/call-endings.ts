@@ -7,13 +7,18 @@ import type { LedgerRow } from "./ledger.js";
  * run: safe to retry); written, or taken by the device or its broker, is `outcome_unknown` (it may
  * have run). `timeout` is left to the device, which reports it when it kills the tool itself.
  */
-export function endingAtDeadline(row: Pick<LedgerRow, "tool" | "state" | "frame">): ToolOutcome {
+export function endingAtDeadline(
+  row: Pick<LedgerRow, "tool" | "state" | "frame">,
+  offlineReason: string | null = null,
+): ToolOutcome {
   const timeoutMs = row.frame.payload.timeout_ms;
   if (row.state === "queued")
     return {
       status: "error",
       tool: row.tool,
-      error: `the command was not sent: the device was offline until the call's deadline (${timeoutMs}ms)`,
+      error:
+        `the command was not sent: the device was offline until the call's deadline (${timeoutMs}ms)` +
+        (offlineReason ? `: ${offlineReason}` : ""),
       error_type: "not_sent",
     };
   const reached =

@@ -86,6 +86,29 @@ export class DeviceStore {
   }
   private lastSeenWritten = 0;
 
+  /**
+   * Why the device is offline, as whoever held its socket said when closing it (a bridge that found
+   * the device unreachable behind it); null once the device says hello again.
+   */
+  offlineReason(): string | null {
+    if (this.reason === undefined)
+      this.reason =
+        this.sql.exec<{ v: string }>("SELECT v FROM device WHERE k = 'offline_reason'").toArray()[0]?.v ?? null;
+    return this.reason;
+  }
+
+  setOfflineReason(reason: string | null): void {
+    if (reason === this.offlineReason()) return;
+    if (reason === null) this.sql.exec("DELETE FROM device WHERE k = 'offline_reason'");
+    else
+      this.sql.exec(
+        "INSERT INTO device (k, v) VALUES ('offline_reason', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+        reason,
+      );
+    this.reason = reason;
+  }
+  private reason: string | null | undefined = undefined;
+
   /** Whether a device ever connected to this hub (its record is written on its first hello). */
   everSeen(): boolean {
     if (this.cached) return true;

@@ -5,6 +5,7 @@ import type { DurableObjectBindings } from "../../bindings.js";
 import type { DeviceReport } from "../../registry/registry-rpc.js";
 import type { DeviceSockets } from "../sockets/device-sockets.js";
 import type { DeviceStore } from "../storage/device-record.js";
+import type { NodeCredentials } from "../wires/openclaw/node-credentials.js";
 
 /** How soon a failed report is tried again. */
 export const REPORT_RETRY_MS = 5_000;
@@ -21,6 +22,7 @@ export class RegistryReporter {
     private readonly store: DeviceStore,
     private readonly sockets: DeviceSockets,
     private readonly alarms: AlarmSchedule,
+    private readonly credentials: Pick<NodeCredentials, "revokedKeys">,
   ) {}
 
   /** A report failed and is still owed. */
@@ -43,6 +45,7 @@ export class RegistryReporter {
       last_seen: online ? Date.now() : record.last_seen,
       version: record.version,
       tools: record.skills.flatMap((s) => s.tools.map((t) => t.name)),
+      revoked: this.credentials.revokedKeys().length > 0,
       reason,
     };
   }

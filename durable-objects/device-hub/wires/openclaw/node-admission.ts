@@ -17,6 +17,9 @@ import type { PairingDesk } from "./pairing-desk.js";
  *    deployment object minted for it);
  * 3. otherwise the key waits for approval: PAIRING_REQUIRED with the request's code, and the node
  *    keeps retrying.
+ * A key an admin revoked (a token it signed in with) or denied (its pairing request) is refused
+ * before any of that, with no new pairing request, until an admin clears it: a node retries
+ * forever, and a request after every deny is one an admin may approve by habit.
  * A token edgeloop did not issue is treated as no token: never stored, never logged.
  */
 
@@ -49,6 +52,15 @@ export async function admit(p: ConnectParams, state: NodeSocketState, d: Deps, n
   const signed = auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? "";
   const sig = await verifyConnectSignature({ ...p, device: p.device }, signed, state.nonce, state.challenge_ts);
   if (!sig.ok) return refuse(sig.code, sig.message, { reason: sig.reason });
+  const revoked = d.credentials.revoked(sig.deviceId);
+  if (revoked)
+    // AUTH_UNAUTHORIZED: the node keeps retrying (it pauses on the codes OpenClaw deems final), so it
+    // comes back as a pairing request by itself once an admin clears its key.
+    return refuse(
+      "AUTH_UNAUTHORIZED",
+      `this device key was revoked (${revoked.why}): an admin clears it with \`edgeloop devices clear ${d.agentId}\``,
+      { reason: "device-revoked" },
+    );
   const pin = d.credentials.pinned();
   const issue = async (pairedBy: string): Promise<Admission> => {
     d.credentials.pin(sig.deviceId, sig.publicKey, now, pairedBy);
@@ -115,8 +127,10 @@ async function awaitApproval(
       log("info", "openclaw node approved", { agent_id: d.agentId, device_id: sig.deviceId, code: waiting.code });
       return admitWith(answer.claim.token_id, answer.claim.token);
     }
-    if (answer.ok && answer.claim.status === "denied")
-      return refuse("AUTH_UNAUTHORIZED", `pairing request ${waiting.code} was denied`);
+    if (answer.ok && answer.claim.status === "denied") {
+      d.credentials.revoke(sig.deviceId, now, `pairing request ${waiting.code} was denied`);
+      return refuse("AUTH_UNAUTHORIZED", `pairing request ${waiting.code} was denied`, { reason: "device-revoked" });
+    }
     // Expired or unknown: a new request below.
   }
   if (d.credentials.claimCount() >= MAX_CLAIMS)

@@ -17,6 +17,9 @@ export type NodeSetupSecret = { secret: string; expires_at: number };
 
 export type PinnedNode = { device_id: string; public_key: string; paired_at: number; paired_by: string };
 
+/** A device key an admin revoked (its token) or denied (its pairing request): refused until cleared. */
+export type RevokedKey = { device_id: string; revoked_at: number; why: string };
+
 export class NodeCredentials {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(
@@ -28,6 +31,13 @@ export class NodeCredentials {
     sql.exec("CREATE TABLE IF NOT EXISTS openclaw_state (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     sql.exec(
       "CREATE TABLE IF NOT EXISTS openclaw_claim (device_id TEXT PRIMARY KEY, code TEXT NOT NULL, claim_secret TEXT NOT NULL, expires_at INTEGER NOT NULL)",
+    );
+    // Which key signed in with which token, so revoking a token revokes the keys that used it.
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS openclaw_token_key (token_id TEXT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (token_id, device_id))",
+    );
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS openclaw_revoked (device_id TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL, why TEXT NOT NULL)",
     );
   }
 
@@ -125,5 +135,53 @@ export class NodeCredentials {
 
   dropClaim(deviceId: string): void {
     this.sql.exec("DELETE FROM openclaw_claim WHERE device_id = ?", deviceId);
+  }
+
+  /** A key signed in with this token (one row per pair, written once). */
+  noteTokenUse(tokenId: string, deviceId: string): void {
+    this.sql.exec("INSERT OR IGNORE INTO openclaw_token_key (token_id, device_id) VALUES (?, ?)", tokenId, deviceId);
+  }
+
+  /** A token was revoked: every key that signed in with it is revoked too; the keys. */
+  revokeKeysOf(tokenId: string, now: number): string[] {
+    const keys = this.sql
+      .exec<{ device_id: string }>("SELECT device_id FROM openclaw_token_key WHERE token_id = ?", tokenId)
+      .toArray()
+      .map((r) => r.device_id);
+    for (const key of keys) this.revoke(key, now, `its token ${tokenId} was revoked`);
+    return keys;
+  }
+
+  /**
+   * Refuse this key from now on, with no pairing request, until an admin clears it. It is no
+   * longer this agent id's node: unpinned, so a new node may pair in its place.
+   */
+  revoke(deviceId: string, now: number, why: string): void {
+    this.sql.exec(
+      "INSERT OR IGNORE INTO openclaw_revoked (device_id, revoked_at, why) VALUES (?, ?, ?)",
+      deviceId,
+      now,
+      why,
+    );
+    this.sql.exec("DELETE FROM openclaw_pin WHERE device_id = ?", deviceId);
+    this.dropClaim(deviceId);
+  }
+
+  revoked(deviceId: string): RevokedKey | null {
+    return (
+      this.sql.exec<RevokedKey>("SELECT * FROM openclaw_revoked WHERE device_id = ?", deviceId).toArray()[0] ?? null
+    );
+  }
+
+  revokedKeys(): RevokedKey[] {
+    return this.sql.exec<RevokedKey>("SELECT * FROM openclaw_revoked ORDER BY revoked_at").toArray();
+  }
+
+  /** An admin cleared the revoked keys: each may ask to pair again (it is not let in by this). */
+  clearRevoked(): RevokedKey[] {
+    const cleared = this.revokedKeys();
+    this.sql.exec("DELETE FROM openclaw_revoked");
+    for (const key of cleared) this.sql.exec("DELETE FROM openclaw_token_key WHERE device_id = ?", key.device_id);
+    return cleared;
   }
 }

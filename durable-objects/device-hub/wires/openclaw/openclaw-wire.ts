@@ -145,6 +145,7 @@ export class OpenClawWire implements DeviceWire {
       });
       return null;
     }
+    credentials.noteTokenUse(admission.tokenId, admission.deviceId);
     const state: NodeSocketState = { ...att.openclaw!, device_id: admission.deviceId, protocol: admission.protocol };
     const signedIn: NodeAttachment = { ...att, token_id: admission.tokenId, openclaw: state };
     this.d.sockets.attach(ws, signedIn);

@@ -82,6 +82,7 @@ export function statusBadge(status) {
     error: "bad",
     cancelled: "off",
     offline: "off",
+    revoked: "bad",
     running: "run",
   };
   return el("span", { class: `badge ${classes[status] || "warn"}`, text: status });

@@ -25,7 +25,8 @@ export function renderDevices(devices) {
           " ",
           el("strong", { text: d.agent_id }),
         ),
-        el("td", {}, statusBadge(d.online ? "online" : "offline")),
+        // Revoked: an OpenClaw key refused until `edgeloop devices clear` (docs/openclaw-nodes.md#revoke).
+        el("td", {}, statusBadge(d.online ? "online" : d.revoked ? "revoked" : "offline")),
         el("td", { class: "mono", text: d.version || "—" }),
         // Online: connected now (the hub drops a socket that stops answering); "ago" only once it left.
         el("td", { class: "nowrap", text: d.online ? "now" : ago(d.last_seen) }),
