@@ -63,7 +63,140 @@ const KNOWN: Record<string, Omit<ToolManifest, "binary" | "permissions" | "sandb
   },
 };
 
-const manifestTool = (t: Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">, binary: string) =>
+type KnownTool = Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">;
+
+/** A read-only command with no parameters: the node answers JSON, which the model gets as text. */
+const read = (command: string, description: string): KnownTool => ({
+  name: command.replaceAll(".", "_"),
+  description,
+  category: "other",
+  timeout_ms: other.timeout_ms,
+  max_timeout_ms: other.max_timeout_ms,
+  parameters: { type: "object", properties: {}, required: [] },
+});
+
+/**
+ * Commands only phones and desktops run, with the parameters OpenClaw's own gateway sends them
+ * (openclaw src/agents/tools/nodes-tool-media.ts, nodes-tool-commands.ts; screen.snapshot's
+ * ScreenSnapshotParamsSchema). A picture comes back as `{format, base64, width, height}` and
+ * reaches the model as an image block, through the conversation's image intake.
+ */
+const DEVICE_COMMANDS: Record<string, KnownTool> = {
+  "camera.list": read("camera.list", "List the cameras of the OpenClaw node (their ids, names and facing)."),
+  "camera.snap": {
+    name: "camera_snap",
+    description: "Take a photo with the OpenClaw node's camera; the picture is returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        facing: { type: "string", enum: ["front", "back"], description: "which camera (default front)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.95)" },
+        delayMs: { type: "integer", minimum: 0, description: "wait this long before taking it" },
+        deviceId: { type: "string", description: "a camera id from camera_list" },
+      },
+      required: [],
+    },
+  },
+  "screen.snapshot": {
+    name: "screen_snapshot",
+    description: "Take a screenshot of the OpenClaw node's screen; the picture is returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        screenIndex: { type: "integer", minimum: 0, description: "which screen (default 0)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels" },
+        format: { type: "string", enum: ["jpeg", "png"], description: "picture format" },
+      },
+      required: [],
+    },
+  },
+  "location.get": {
+    name: "location_get",
+    description: "Get the OpenClaw node's location (latitude, longitude, accuracy).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        maxAgeMs: { type: "integer", minimum: 0, description: "accept a fix at most this old" },
+        desiredAccuracy: { type: "string", enum: ["coarse", "balanced", "precise"] },
+        timeoutMs: { type: "integer", minimum: 1, description: "how long the node may look for a fix" },
+      },
+      required: [],
+    },
+  },
+  "notifications.list": read("notifications.list", "List the notifications showing on the OpenClaw node."),
+  "notifications.actions": {
+    name: "notifications_actions",
+    description: "Open, dismiss or reply to a notification on the OpenClaw node (its key from notifications_list).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        key: { type: "string", description: "the notification's key" },
+        action: { type: "string", enum: ["open", "dismiss", "reply"] },
+        replyText: { type: "string", description: "the reply, for action reply" },
+      },
+      required: ["key", "action"],
+    },
+  },
+  "system.notify": {
+    name: "system_notify",
+    description: "Show a notification on the OpenClaw node (a title, a body, or both).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        title: { type: "string" },
+        body: { type: "string" },
+        sound: { type: "string", description: "a sound name the node knows" },
+        priority: { type: "string", enum: ["passive", "active", "timeSensitive"] },
+        delivery: { type: "string", enum: ["system", "overlay", "auto"] },
+      },
+      required: [],
+    },
+  },
+  // OpenClaw's FsListDirParamsSchema; the node lists subdirectories only.
+  "fs.listDir": {
+    name: "fs_listDir",
+    description:
+      "List the subdirectories of a directory on the OpenClaw node (absolute path; default its home directory).",
+    category: "file",
+    timeout_ms: CATEGORY_TIMEOUTS.file.timeout_ms,
+    max_timeout_ms: CATEGORY_TIMEOUTS.file.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string", description: "an absolute directory path" } },
+      required: [],
+    },
+  },
+  "device.info": read("device.info", "The OpenClaw node's device: model, system, app version."),
+  "device.status": read("device.status", "The OpenClaw node's state: battery, storage, network."),
+  "device.permissions": read("device.permissions", "Which permissions the OpenClaw node's app holds."),
+  "device.health": read("device.health", "The OpenClaw node's health report."),
+};
+
+/**
+ * Never offered, whatever a node advertises: its own exec-approval policy (a model must not
+ * loosen what the node lets it run) and OpenClaw's private worker controls.
+ */
+export function neverOffered(command: string): boolean {
+  return command.startsWith("system.execApprovals.") || /^worker\..*\.v1$/.test(command);
+}
+
+const manifestTool = (t: KnownTool, binary: string) =>
   ({ ...t, binary, permissions: [], sandboxing: "none", requires: [] }) satisfies ToolManifest;
 
 /** Parameters as a node publishes them (JSON Schema), kept to the subset edgeloop validates. */
@@ -91,7 +224,8 @@ function parametersOf(raw: Record<string, unknown> | undefined): ToolManifest["p
 export function skillsFor(commands: readonly string[], published: readonly NodePluginTool[] = []): SkillManifest[] {
   const tools: ToolManifest[] = [];
   for (const command of commands) {
-    const known = KNOWN[command];
+    if (neverOffered(command)) continue;
+    const known = KNOWN[command] ?? DEVICE_COMMANDS[command];
     if (known) tools.push(manifestTool(known, command));
   }
   const taken = new Set(tools.map((t) => t.name));
@@ -134,6 +268,12 @@ export function invokeFor(
     const { timeout_ms: _t, ...rest } = parameters;
     return { command: "system.run", params: { ...rest, timeoutMs } };
   }
+  // What OpenClaw's own gateway fills in for a snap (nodes-tool-media.ts): the node takes no defaults.
+  if (tool.binary === "camera.snap")
+    return {
+      command: "camera.snap",
+      params: { facing: "front", maxWidth: 1600, quality: 0.95, format: "jpg", ...parameters },
+    };
   return { command: tool.binary, params: parameters };
 }
 
@@ -217,6 +357,36 @@ function mcpOutcome(tool: string, p: { content?: unknown; isError?: boolean }, e
   return images ? { ...common, content: blocks } : common;
 }
 
+/** Commands whose payload is one picture: `{format, base64, width, height}`. */
+const PICTURE_COMMANDS = new Set(["camera.snap", "screen.snapshot"]);
+
+function pictureOutcome(tool: string, p: Record<string, unknown>, elapsedMs: number): ToolOutcome {
+  const format = String(p.format ?? "").toLowerCase();
+  const mimeType = format === "png" ? "image/png" : format === "jpg" || format === "jpeg" ? "image/jpeg" : null;
+  // A node may answer a camera.snap with a URL on itself instead of the bytes: edgeloop cannot fetch it.
+  if (!mimeType || typeof p.base64 !== "string" || !p.base64)
+    return {
+      status: "error",
+      tool,
+      error: "the node returned no picture edgeloop can read",
+      error_type: "execution_failed",
+    };
+  const size = typeof p.width === "number" && typeof p.height === "number" ? ` ${p.width}x${p.height}` : "";
+  const text = `Picture from the node (${format}${size}).`;
+  return {
+    status: "success",
+    tool,
+    result: text,
+    stderr: "",
+    exit_code: 0,
+    elapsed_ms: elapsedMs,
+    content: [
+      { type: "text", text },
+      { type: "image", data: p.base64, mimeType },
+    ],
+  };
+}
+
 /** A node's `node.invoke.result` as the tool call's outcome. */
 export function outcomeOf(tool: string, command: string, result: NodeInvokeResultParams, timing: Timing): ToolOutcome {
   if (!result.ok) {
@@ -229,6 +399,8 @@ export function outcomeOf(tool: string, command: string, result: NodeInvokeResul
     return runOutcome(tool, payload as RunPayload, timing);
   if (command === MCP_COMMAND && payload && typeof payload === "object")
     return mcpOutcome(tool, payload as { content?: unknown; isError?: boolean }, timing.elapsedMs);
+  if (PICTURE_COMMANDS.has(command) && payload && typeof payload === "object")
+    return pictureOutcome(tool, payload as Record<string, unknown>, timing.elapsedMs);
   const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
   return { status: "success", tool, result: text, stderr: "", exit_code: 0, elapsed_ms: timing.elapsedMs };
 }
