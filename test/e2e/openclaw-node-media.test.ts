@@ -62,6 +62,14 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "water the garden",
+        turns: [
+          { tool_calls: [{ name: "nodes", arguments: {} }] },
+          { tool_calls: [{ name: "skill", arguments: { name: "garden" } }] },
+          { content: "The skill says: {{last_tool_result}}" },
+        ],
+      },
+      {
         match: "where is it",
         turns: [
           { tool_calls: [{ name: "location_get", arguments: { desiredAccuracy: "precise" } }] },
@@ -149,6 +157,24 @@ describe("an OpenClaw phone's commands", () => {
     const served = await fetch(`${worker.url}${ref.url}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
     expect(served.status).toBe(200);
     expect(Buffer.from(await served.arrayBuffer()).equals(seen)).toBe(true);
+  });
+
+  it("a skill the node publishes (its SKILL.md) is loaded by the model like a device's", async () => {
+    const content = "---\nname: garden\ndescription: Water the garden\n---\nRun `water --minutes 5` with system_run.";
+    const res = await node.request("node.skills.update", {
+      skills: [{ name: "garden", description: "Water the garden", content }],
+    });
+    expect(res).toMatchObject({ ok: true });
+    const { body } = await sendMessage(worker.url, { agent_id: AGENT, text: "water the garden" }, 60);
+    expect(body.status).toBe("completed");
+    expect(body.reply).toContain("# Skill: garden");
+    expect(body.reply).toContain("Run `water --minutes 5` with system_run.");
+    // The device's details, as the model sees them, list it with its workflow.
+    const details = lastRequest("water the garden")
+      .messages.filter((m) => m.role === "tool" && String(m.content).startsWith("{"))
+      .map((m) => JSON.parse(String(m.content)) as Json)
+      .find((c) => "skills" in c)!;
+    expect(details.skills).toContainEqual({ name: "garden", has_workflow: true, tools: [] });
   });
 
   it("a location is read as the node's JSON", async () => {

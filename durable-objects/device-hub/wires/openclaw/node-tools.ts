@@ -2,12 +2,13 @@ import {
   CATEGORY_TIMEOUTS,
   ContentBlock,
   type ErrorType,
+  MAX_WORKFLOW_CHARS,
   type ParameterSchema,
   type SkillManifest,
   type ToolManifest,
   type ToolOutcome,
 } from "@edgeloop/protocol";
-import type { NodeInvokeResultParams, NodePluginTool } from "./gateway-frames.js";
+import type { NodeInvokeResultParams, NodePluginTool, NodeSkill } from "./gateway-frames.js";
 
 /**
  * What an OpenClaw node's commands become in edgeloop (docs/openclaw-nodes.md#what-maps-to-what):
@@ -220,8 +221,32 @@ function parametersOf(raw: Record<string, unknown> | undefined): ToolManifest["p
   return { type: "object", properties, required: required.filter((r) => r in properties) as string[] };
 }
 
-/** The node's tools: its known commands, then the MCP tools it published (when it may run them). */
-export function skillsFor(commands: readonly string[], published: readonly NodePluginTool[] = []): SkillManifest[] {
+/**
+ * A skill the node published, as a device's skill with no tools of its own: its SKILL.md is the
+ * workflow the `skill` built-in loads, cut to what a workflow holds (a node's may be longer).
+ */
+function skillOf(s: NodeSkill): SkillManifest {
+  const note = `\n\n[cut: this SKILL.md is ${s.content.length} characters; edgeloop keeps the first part]`;
+  const workflow =
+    s.content.length > MAX_WORKFLOW_CHARS ? s.content.slice(0, MAX_WORKFLOW_CHARS - note.length) + note : s.content;
+  return { name: s.name, version: "1", description: s.description, workflow, tools: [] };
+}
+
+/**
+ * The node's skills: one with its known commands, then the MCP tools it published (when it may
+ * run them), and one per skill (SKILL.md) it published.
+ */
+export function skillsFor(
+  commands: readonly string[],
+  published: readonly NodePluginTool[] = [],
+  nodeSkills: readonly NodeSkill[] = [],
+): SkillManifest[] {
+  // A published skill named like edgeloop's skill for the node's commands would hide it: left out.
+  const fromSkills = nodeSkills.filter((s) => s.name !== SKILL_NAME).map(skillOf);
+  return [...commandSkill(commands, published), ...fromSkills];
+}
+
+function commandSkill(commands: readonly string[], published: readonly NodePluginTool[]): SkillManifest[] {
   const tools: ToolManifest[] = [];
   for (const command of commands) {
     if (neverOffered(command)) continue;
