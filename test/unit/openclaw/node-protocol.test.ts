@@ -106,6 +106,7 @@ describe("a node's commands as edgeloop tools", () => {
       "fs.listDir",
       "camera.list",
       "camera.snap",
+      "photos.latest",
       "screen.snapshot",
       "location.get",
       "notifications.list",
@@ -125,6 +126,7 @@ describe("a node's commands as edgeloop tools", () => {
       "fs_listDir",
       "camera_list",
       "camera_snap",
+      "photos_latest",
       "screen_snapshot",
       "location_get",
       "notifications_list",
@@ -143,6 +145,11 @@ describe("a node's commands as edgeloop tools", () => {
     expect(invokeFor(snap, { facing: "back" }, 10_000)).toEqual({
       command: "camera.snap",
       params: { facing: "back", maxWidth: 1600, quality: 0.95, format: "jpg" },
+    });
+    const [photos] = skillsFor(["photos.latest"])[0]!.tools;
+    expect(invokeFor(photos, { limit: 3 }, 10_000)).toEqual({
+      command: "photos.latest",
+      params: { limit: 3, maxWidth: 1600, quality: 0.85 },
     });
     expect(invokeFor(shot, { screenIndex: 1 }, 10_000)).toEqual({
       command: "screen.snapshot",
@@ -176,6 +183,32 @@ describe("a node's commands as edgeloop tools", () => {
         t,
       ),
     ).toMatchObject({ status: "error", error_type: "execution_failed" });
+    // The library's newest photos: one image each; none is a plain answer.
+    const two = res({
+      photos: [
+        { format: "jpg", base64: "/9j/AA==", width: 2, height: 2, createdAt: "2026-11-28T10:00:00Z" },
+        { format: "png", base64: "iVBO", width: 1, height: 1 },
+      ],
+    });
+    const latest = outcomeOf("photos_latest", "photos.latest", two, t);
+    expect(latest).toMatchObject({
+      status: "success",
+      result: "Picture from the node (jpg 2x2, taken 2026-11-28T10:00:00Z).\nPicture from the node (png 1x1).",
+    });
+    expect((latest as { content: { type: string }[] }).content.map((b) => b.type)).toEqual([
+      "text",
+      "image",
+      "text",
+      "image",
+    ]);
+    expect(outcomeOf("photos_latest", "photos.latest", res({ photos: [] }), t)).toEqual({
+      status: "success",
+      tool: "photos_latest",
+      result: "No photos found.",
+      stderr: "",
+      exit_code: 0,
+      elapsed_ms: 7,
+    });
     // A read-only command's JSON is the model's text.
     expect(outcomeOf("location_get", "location.get", res({ lat: 1.5, lon: 2 }), t)).toMatchObject({
       status: "success",

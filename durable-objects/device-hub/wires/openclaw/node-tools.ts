@@ -102,6 +102,22 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
       required: [],
     },
   },
+  "photos.latest": {
+    name: "photos_latest",
+    description: "Get the newest photos from the OpenClaw node's photo library; the pictures are returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        limit: { type: "integer", minimum: 1, maximum: 20, description: "how many (default 1)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.85)" },
+      },
+      required: [],
+    },
+  },
   "screen.snapshot": {
     name: "screen_snapshot",
     description: "Take a screenshot of the OpenClaw node's screen; the picture is returned to you.",
@@ -294,6 +310,8 @@ export function invokeFor(
     return { command: "system.run", params: { ...rest, timeoutMs } };
   }
   // What OpenClaw's own gateway fills in for a snap (nodes-tool-media.ts): the node takes no defaults.
+  if (tool.binary === "photos.latest")
+    return { command: "photos.latest", params: { limit: 1, maxWidth: 1600, quality: 0.85, ...parameters } };
   if (tool.binary === "camera.snap")
     return {
       command: "camera.snap",
@@ -382,34 +400,38 @@ function mcpOutcome(tool: string, p: { content?: unknown; isError?: boolean }, e
   return images ? { ...common, content: blocks } : common;
 }
 
-/** Commands whose payload is one picture: `{format, base64, width, height}`. */
-const PICTURE_COMMANDS = new Set(["camera.snap", "screen.snapshot"]);
+/** Commands whose payload is pictures: `{format, base64, width, height}`, or a list of them. */
+const PICTURE_COMMANDS = new Set(["camera.snap", "screen.snapshot", "photos.latest"]);
 
-function pictureOutcome(tool: string, p: Record<string, unknown>, elapsedMs: number): ToolOutcome {
+/** One picture as the model's blocks: a line saying what it is, then the image; null if unreadable. */
+function pictureBlocks(p: Record<string, unknown>): ContentBlock[] | null {
   const format = String(p.format ?? "").toLowerCase();
   const mimeType = format === "png" ? "image/png" : format === "jpg" || format === "jpeg" ? "image/jpeg" : null;
-  // A node may answer a camera.snap with a URL on itself instead of the bytes: edgeloop cannot fetch it.
-  if (!mimeType || typeof p.base64 !== "string" || !p.base64)
+  // A node may answer with a URL on itself instead of the bytes: edgeloop cannot fetch it.
+  if (!mimeType || typeof p.base64 !== "string" || !p.base64) return null;
+  const size = typeof p.width === "number" && typeof p.height === "number" ? ` ${p.width}x${p.height}` : "";
+  const when = typeof p.createdAt === "string" ? `, taken ${p.createdAt}` : "";
+  return [
+    { type: "text", text: `Picture from the node (${format}${size}${when}).` },
+    { type: "image", data: p.base64, mimeType },
+  ];
+}
+
+/** `camera.snap` and `screen.snapshot` answer one picture; `photos.latest` `{photos: [...]}`. */
+function pictureOutcome(tool: string, command: string, p: Record<string, unknown>, elapsedMs: number): ToolOutcome {
+  const pictures = command === "photos.latest" ? (Array.isArray(p.photos) ? p.photos : []) : [p];
+  const blocks = pictures.map((x) => (x && typeof x === "object" ? pictureBlocks(x as Record<string, unknown>) : null));
+  if (blocks.some((b) => b === null))
     return {
       status: "error",
       tool,
-      error: "the node returned no picture edgeloop can read",
+      error: "the node returned a picture edgeloop cannot read (no image bytes)",
       error_type: "execution_failed",
     };
-  const size = typeof p.width === "number" && typeof p.height === "number" ? ` ${p.width}x${p.height}` : "";
-  const text = `Picture from the node (${format}${size}).`;
-  return {
-    status: "success",
-    tool,
-    result: text,
-    stderr: "",
-    exit_code: 0,
-    elapsed_ms: elapsedMs,
-    content: [
-      { type: "text", text },
-      { type: "image", data: p.base64, mimeType },
-    ],
-  };
+  const content = blocks.flatMap((b) => b ?? []);
+  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") || "No photos found.";
+  const common = { status: "success" as const, tool, result: text, stderr: "", exit_code: 0, elapsed_ms: elapsedMs };
+  return content.length ? { ...common, content } : common;
 }
 
 /** A node's `node.invoke.result` as the tool call's outcome. */
@@ -425,7 +447,7 @@ export function outcomeOf(tool: string, command: string, result: NodeInvokeResul
   if (command === MCP_COMMAND && payload && typeof payload === "object")
     return mcpOutcome(tool, payload as { content?: unknown; isError?: boolean }, timing.elapsedMs);
   if (PICTURE_COMMANDS.has(command) && payload && typeof payload === "object")
-    return pictureOutcome(tool, payload as Record<string, unknown>, timing.elapsedMs);
+    return pictureOutcome(tool, command, payload as Record<string, unknown>, timing.elapsedMs);
   const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
   return { status: "success", tool, result: text, stderr: "", exit_code: 0, elapsed_ms: timing.elapsedMs };
 }
