@@ -138,6 +138,8 @@ describe("a node's commands as edgeloop tools", () => {
     ]);
     expect(names.some((n) => /execApprovals|worker/.test(n))).toBe(false);
     expect(skillsFor(["system.execApprovals.set", "worker.status.v1"])).toEqual([]);
+    // Names are looked up as the node's own, not as properties every object has.
+    expect(skillsFor(["constructor", "toString", "__proto__"])).toEqual([]);
   });
 
   it("sends a snap with the defaults OpenClaw's gateway fills in, the model's choices on top", () => {
