@@ -6,7 +6,7 @@
  * Then `openclaw connect` with the join URL the dashboard shows, and a node with only its device
  * key, let in by `edgeloop devices approve <code>` (docs/openclaw-nodes.md).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlm } from "../../scripted-llm/server.js";
@@ -40,6 +40,13 @@ beforeAll(async () => {
         turns: [
           { tool_calls: [{ name: "system_run", arguments: { command: ["uname", "-s"], cwd: scratch } }] },
           { content: "Node says: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "which folders",
+        turns: [
+          { tool_calls: [{ name: "fs_listDir", arguments: { path: scratch } }] },
+          { content: "Folders: {{last_tool_result}}" },
         ],
       },
       {
@@ -122,9 +129,17 @@ describe("a real OpenClaw node", () => {
     node = startOpenClaw(openclawArgs(line));
     const device = await online(AGENT, node);
     expect(device.tools).toContain("system_run");
+    // The node advertises its own exec approvals (system.execApprovals.*): never a tool.
+    expect(device.tools.filter((t) => /execApprovals|^worker/.test(t))).toEqual([]);
+    expect(device.tools).toEqual(expect.arrayContaining(["fs_listDir", "system_run", "system_which"]));
     const reply = await sendMessage(worker.url, { agent_id: AGENT, text: "which kernel?" }, 60);
     expect(reply.body).toMatchObject({ status: "completed" });
     expect(reply.body.reply).toBe("Node says: Linux\n");
+    // Its file command: the directories under a path, as the node lists them.
+    mkdirSync(join(scratch, "photos"), { recursive: true });
+    const dirs = await sendMessage(worker.url, { agent_id: AGENT, text: "which folders are there?" }, 60);
+    expect(dirs.body).toMatchObject({ status: "completed" });
+    expect(dirs.body.reply).toContain(`"path":"${join(scratch, "photos")}"`);
   }, 240_000);
 
   it("restarted as plain `openclaw node run`, the node signs in with the token it kept", async () => {

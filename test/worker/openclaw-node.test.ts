@@ -249,6 +249,50 @@ describe("OpenClaw nodes", () => {
     node.ws.close(1000, "done");
   });
 
+  it("a node's published skills are its device's skills until it signs in again, and keep its tools", async () => {
+    const agent = uid("oc-skills");
+    const key = await makeNodeKey();
+    const s = await setup(agent);
+    const bootstrapToken = (
+      JSON.parse(atob(s.setup_code.replace(/-/g, "+").replace(/_/g, "/"))) as {
+        bootstrapToken: string;
+      }
+    ).bootstrapToken;
+    const first = await dial(agent, { key, auth: { bootstrapToken }, commands: ["system.run", "mcp.tools.call.v1"] });
+    expect((await first.node.connect()).ok).toBe(true);
+    const content = "---\nname: garden\ndescription: Water it\n---\nRun `water 5`.";
+    expect(
+      await first.node.request("node.skills.update", {
+        skills: [{ name: "garden", description: "Water it", content }],
+      }),
+    ).toMatchObject({ ok: true });
+    const tools = [{ pluginId: "mcp", name: "docs_search", description: "Search", mcp: { server: "d", tool: "s" } }];
+    await first.node.request("node.pluginTools.update", { tools });
+    const view = await waitFor(
+      () => device(agent),
+      (v) => v.skills.some((sk) => sk.name === "garden") && v.skills.some((sk) => sk.tools.length === 2),
+    );
+    expect(view.skills.find((sk) => sk.name === "garden")).toMatchObject({ workflow: content, tools: [] });
+
+    // Signed in again, it has published nothing yet: the old skills are gone until it does.
+    first.node.ws.close(1000, "restart");
+    const back = await dial(agent, { key, auth: { deviceToken: first.node.deviceToken() } });
+    expect((await back.node.connect()).ok).toBe(true);
+    const again = await waitFor(
+      () => device(agent),
+      (v) => v.online && !v.skills.some((sk) => sk.name === "garden"),
+    );
+    expect(again.skills.map((sk) => sk.name)).toEqual(["openclaw-node"]);
+    // What it publishes now stands alone: the skills of its last sign-in do not come back with it.
+    await back.node.request("node.pluginTools.update", { tools });
+    const republished = await waitFor(
+      () => device(agent),
+      (v) => v.skills.some((sk) => sk.tools.length === 2),
+    );
+    expect(republished.skills.map((sk) => sk.name)).toEqual(["openclaw-node"]);
+    back.node.ws.close(1000, "done");
+  });
+
   it("a socket that does not sign in within 15 s is closed; revoking a node's token closes its socket", async () => {
     const agent = uid("oc-close");
     const silent = await dial(agent, { key: await makeNodeKey() });

@@ -81,16 +81,141 @@ describe("a node's commands as edgeloop tools", () => {
     const tools = skillsFor(["system.run", "camera.snap", "mcp.tools.call.v1"], published)[0]!.tools;
     expect(tools.map((t) => [t.name, t.binary])).toEqual([
       ["system_run", "system.run"],
+      ["camera_snap", "camera.snap"],
       ["read_doc", "mcp.tools.call.v1#docs#read"],
     ]);
-    expect(tools[1]!.parameters).toEqual({
+    expect(tools[2]!.parameters).toEqual({
       type: "object",
       properties: { path: { type: "string" } },
       required: ["path"],
     });
     // Without mcp.tools.call.v1 advertised, a published MCP tool cannot run: not offered.
     expect(skillsFor(["system.which"], published)[0]!.tools.map((t) => t.name)).toEqual(["system_which"]);
-    expect(skillsFor(["camera.snap"])).toEqual([]);
+    expect(skillsFor(["canvas.present"])).toEqual([]);
+  });
+
+  // The commands of OpenClaw's platform defaults (src/gateway/node-command-policy.ts) a model can use.
+  it("offers a phone's or desktop's commands, never the node's exec approvals nor its worker controls", () => {
+    const advertised = [
+      "system.run",
+      "system.run.prepare",
+      "system.which",
+      "system.execApprovals.get",
+      "system.execApprovals.set",
+      "system.notify",
+      "fs.listDir",
+      "camera.list",
+      "camera.snap",
+      "photos.latest",
+      "screen.snapshot",
+      "location.get",
+      "notifications.list",
+      "notifications.actions",
+      "device.info",
+      "device.status",
+      "device.permissions",
+      "device.health",
+      "worker.launch.v1",
+      "worker.workspace.exec.v1",
+    ];
+    const names = skillsFor(advertised)[0]!.tools.map((t) => t.name);
+    expect(names).toEqual([
+      "system_run",
+      "system_which",
+      "system_notify",
+      "fs_listDir",
+      "camera_list",
+      "camera_snap",
+      "photos_latest",
+      "screen_snapshot",
+      "location_get",
+      "notifications_list",
+      "notifications_actions",
+      "device_info",
+      "device_status",
+      "device_permissions",
+      "device_health",
+    ]);
+    expect(names.some((n) => /execApprovals|worker/.test(n))).toBe(false);
+    expect(skillsFor(["system.execApprovals.set", "worker.status.v1"])).toEqual([]);
+    // Names are looked up as the node's own, not as properties every object has.
+    expect(skillsFor(["constructor", "toString", "__proto__"])).toEqual([]);
+  });
+
+  it("sends a snap with the defaults OpenClaw's gateway fills in, the model's choices on top", () => {
+    const [snap, shot] = skillsFor(["camera.snap", "screen.snapshot"])[0]!.tools;
+    expect(invokeFor(snap, { facing: "back" }, 10_000)).toEqual({
+      command: "camera.snap",
+      params: { facing: "back", maxWidth: 1600, quality: 0.95, format: "jpg" },
+    });
+    const [photos] = skillsFor(["photos.latest"])[0]!.tools;
+    expect(invokeFor(photos, { limit: 3 }, 10_000)).toEqual({
+      command: "photos.latest",
+      params: { limit: 3, maxWidth: 1600, quality: 0.85 },
+    });
+    expect(invokeFor(shot, { screenIndex: 1 }, 10_000)).toEqual({
+      command: "screen.snapshot",
+      params: { screenIndex: 1 },
+    });
+  });
+
+  it("reads a picture as an image block for the model; a picture it cannot read is an error", () => {
+    const t = { timeoutMs: 1000, elapsedMs: 7 };
+    const res = (payload: object) => ({ id: "r", nodeId: "n", ok: true, payload });
+    expect(
+      outcomeOf("camera_snap", "camera.snap", res({ format: "jpg", base64: "/9j/4A==", width: 4, height: 3 }), t),
+    ).toMatchObject({
+      status: "success",
+      result: "Picture from the node (jpg 4x3).",
+      content: [
+        { type: "text", text: "Picture from the node (jpg 4x3)." },
+        { type: "image", data: "/9j/4A==", mimeType: "image/jpeg" },
+      ],
+    });
+    expect(outcomeOf("screen_snapshot", "screen.snapshot", res({ format: "png", base64: "iVBO" }), t)).toMatchObject({
+      status: "success",
+      content: [{ type: "text" }, { type: "image", mimeType: "image/png" }],
+    });
+    // A snap answered with a URL on the node: edgeloop cannot fetch it.
+    expect(
+      outcomeOf(
+        "camera_snap",
+        "camera.snap",
+        res({ format: "jpg", url: "https://10.0.0.2/x.jpg", width: 1, height: 1 }),
+        t,
+      ),
+    ).toMatchObject({ status: "error", error_type: "execution_failed" });
+    // The library's newest photos: one image each; none is a plain answer.
+    const two = res({
+      photos: [
+        { format: "jpg", base64: "/9j/AA==", width: 2, height: 2, createdAt: "2026-11-28T10:00:00Z" },
+        { format: "png", base64: "iVBO", width: 1, height: 1 },
+      ],
+    });
+    const latest = outcomeOf("photos_latest", "photos.latest", two, t);
+    expect(latest).toMatchObject({
+      status: "success",
+      result: "Picture from the node (jpg 2x2, taken 2026-11-28T10:00:00Z).\nPicture from the node (png 1x1).",
+    });
+    expect((latest as { content: { type: string }[] }).content.map((b) => b.type)).toEqual([
+      "text",
+      "image",
+      "text",
+      "image",
+    ]);
+    expect(outcomeOf("photos_latest", "photos.latest", res({ photos: [] }), t)).toEqual({
+      status: "success",
+      tool: "photos_latest",
+      result: "No photos found.",
+      stderr: "",
+      exit_code: 0,
+      elapsed_ms: 7,
+    });
+    // A read-only command's JSON is the model's text.
+    expect(outcomeOf("location_get", "location.get", res({ lat: 1.5, lon: 2 }), t)).toMatchObject({
+      status: "success",
+      result: '{"lat":1.5,"lon":2}',
+    });
   });
 
   it("builds the node's params: argv, cwd and env as given, the timeout as the node's", () => {

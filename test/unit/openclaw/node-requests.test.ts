@@ -2,12 +2,22 @@ import { describe, expect, it } from "vitest";
 import { ConnectParams, negotiateProtocol } from "../../../durable-objects/device-hub/wires/openclaw/gateway-frames.js";
 import { answerNodeRequest } from "../../../durable-objects/device-hub/wires/openclaw/node-requests.js";
 
-const deps = (commands: string[] = ["system.run", "mcp.tools.call.v1"]) => ({
-  ledger: { get: () => null },
-  commands: () => commands,
-  device: () => ({ skills: [], capabilities: ["system"] }),
-  now: 0,
-});
+type Published = Parameters<typeof answerNodeRequest>[1] extends { published: () => infer P } ? P : never;
+
+/** The node's state as the hub keeps it: what it published is kept between requests. */
+const deps = (commands: string[] = ["system.run", "mcp.tools.call.v1"]) => {
+  let published: Published = { tools: [], skills: [] };
+  return {
+    ledger: { get: () => null },
+    commands: () => commands,
+    published: () => published,
+    savePublished: (p: Partial<Published>) => {
+      published = { ...published, ...p };
+    },
+    device: () => ({ skills: [], capabilities: ["system"] }),
+    now: 0,
+  };
+};
 const req = (method: string, params: unknown) => ({ type: "req" as const, id: "q1", method, params });
 
 describe("every request a node makes is answered", () => {
@@ -39,6 +49,38 @@ describe("every request a node makes is answered", () => {
         skills: [{ tools: [{ name: "system_run" }, { name: "search" }] }],
       },
     });
+  });
+
+  it("published skills (SKILL.md) become skills with a workflow, beside the tools; a long one is cut", () => {
+    const d = deps();
+    const tools = [{ pluginId: "mcp", name: "search", description: "Search", mcp: { server: "s", tool: "search" } }];
+    answerNodeRequest(req("node.pluginTools.update", { tools }), d);
+    const skills = [
+      { name: "garden", description: "Water the garden", content: "---\nname: garden\n---\nRun `water 5`." },
+      { name: "long-one", description: "Long", content: "x".repeat(65_536) },
+    ];
+    const a = answerNodeRequest(req("node.skills.update", { skills }), d);
+    expect(a.response).toEqual({ type: "res", id: "q1", ok: true, payload: { ok: true } });
+    const manifest = (a.frame as { value: { skills: { name: string; workflow?: string; tools: unknown[] }[] } }).value
+      .skills;
+    expect(manifest.map((s) => [s.name, s.tools.length])).toEqual([
+      ["openclaw-node", 2],
+      ["garden", 0],
+      ["long-one", 0],
+    ]);
+    expect(manifest[1]).toMatchObject({ description: "Water the garden", workflow: skills[0]!.content });
+    expect(manifest[2]!.workflow!.length).toBe(16_384);
+    expect(manifest[2]!.workflow).toMatch(/\[cut: this SKILL.md is 65536 characters/);
+    // Tools published later keep the skills.
+    const b = answerNodeRequest(req("node.pluginTools.update", { tools: [] }), d);
+    expect((b.frame as { value: { skills: { name: string }[] } }).value.skills.map((s) => s.name)).toEqual([
+      "openclaw-node",
+      "garden",
+      "long-one",
+    ]);
+    // A name OpenClaw would not publish is refused, as its schema does.
+    const bad = answerNodeRequest(req("node.skills.update", { skills: [{ ...skills[0], name: "Bad--name" }] }), d);
+    expect(bad).toMatchObject({ response: { ok: false, error: { code: "INVALID_REQUEST" } }, frame: null });
   });
 
   it("a malformed request or an unknown method gets an error response, and nothing reaches the hub", () => {

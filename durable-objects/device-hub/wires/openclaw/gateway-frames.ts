@@ -98,6 +98,22 @@ export type NodePluginTool = z.infer<typeof NodePluginTool>;
 
 export const NodePluginToolsUpdateParams = z.object({ tools: z.array(NodePluginTool).max(256) });
 
+/**
+ * A skill a node publishes (`node.skills.update`): a `SKILL.md` from its state directory's
+ * `skills/<name>/`, as OpenClaw's NodeSkillsUpdateParamsSchema bounds it.
+ */
+export const NodeSkill = z.object({
+  name: z.string().regex(/^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/),
+  description: z.string().min(1).max(1024),
+  content: z.string().max(65_536),
+});
+export type NodeSkill = z.infer<typeof NodeSkill>;
+
+export const NodeSkillsUpdateParams = z.object({ skills: z.array(NodeSkill).max(64) });
+
+/** What a node published since it signed in: its tools and its skills. */
+export type Published = { tools: NodePluginTool[]; skills: NodeSkill[] };
+
 /** One response error; `details.code` is what OpenClaw's clients branch on. */
 export type GatewayError = { code: string; message: string; details?: Record<string, unknown>; retryable?: boolean };
 

@@ -1,5 +1,6 @@
 import { sha256Hex } from "../../../../runtime/digest.js";
 import { randomBase64url } from "../../../../runtime/random-token.js";
+import type { Published } from "./gateway-frames.js";
 
 /**
  * How an OpenClaw node earns its place on this hub (docs/openclaw-nodes.md#set-up), kept in the
@@ -89,8 +90,26 @@ export class NodeCredentials {
     return row ? (JSON.parse(row.v) as string[]) : [];
   }
 
+  /** A new sign-in: its commands, and nothing published yet (a node publishes again after every hello). */
   saveCommands(commands: string[]): void {
     this.sql.exec("INSERT OR REPLACE INTO openclaw_state (k, v) VALUES ('commands', ?)", JSON.stringify(commands));
+    this.sql.exec("DELETE FROM openclaw_state WHERE k IN ('plugin_tools', 'skills')");
+  }
+
+  /** What the node published since it signed in: its tools and its skills, each replaced whole by an update. */
+  published(): Published {
+    const rows = this.sql
+      .exec<{ k: string; v: string }>("SELECT k, v FROM openclaw_state WHERE k IN ('plugin_tools', 'skills')")
+      .toArray();
+    const of = (k: string) => JSON.parse(rows.find((r) => r.k === k)?.v ?? "[]");
+    return { tools: of("plugin_tools"), skills: of("skills") };
+  }
+
+  savePublished(p: Partial<Published>): void {
+    if (p.tools)
+      this.sql.exec("INSERT OR REPLACE INTO openclaw_state (k, v) VALUES ('plugin_tools', ?)", JSON.stringify(p.tools));
+    if (p.skills)
+      this.sql.exec("INSERT OR REPLACE INTO openclaw_state (k, v) VALUES ('skills', ?)", JSON.stringify(p.skills));
   }
 
   pinned(): PinnedNode | null {

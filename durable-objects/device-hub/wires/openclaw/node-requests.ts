@@ -3,6 +3,8 @@ import {
   NodeInvokeProgressParams,
   NodeInvokeResultParams,
   NodePluginToolsUpdateParams,
+  NodeSkillsUpdateParams,
+  type Published,
   type RequestFrame,
   responseError,
   responseOk,
@@ -22,6 +24,9 @@ type Deps = {
   ledger: { get(requestId: string): CommandRow | null };
   /** what the node advertised at connect */
   commands: () => string[];
+  /** what it published since (tools, skills), and keeping an update of it */
+  published: () => Published;
+  savePublished: (p: Partial<Published>) => void;
   /** what the hub knows of the node: its tools and capabilities */
   device: () => { skills: SkillManifest[]; capabilities: string[] };
   now: number;
@@ -36,6 +41,18 @@ const invalid = (id: string, message: string): NodeAnswer => ({
 
 const issue = (e: { issues: { path: PropertyKey[]; message: string }[] }) =>
   `${e.issues[0]?.path.join(".") ?? ""} ${e.issues[0]?.message ?? ""}`.trim();
+
+/** The node's whole manifest after it published something: commands, tools and skills together. */
+function manifestUpdate(id: string, d: Deps, p: Published): NodeAnswer {
+  const skills = skillsFor(d.commands(), p.tools, p.skills);
+  return {
+    response: responseOk(id, { ok: true }),
+    frame: {
+      ok: true,
+      value: { type: "manifest_update", capabilities: d.device().capabilities, skills, filtered: [] },
+    },
+  };
+}
 
 export function answerNodeRequest(req: RequestFrame, d: Deps): NodeAnswer {
   const { id, method, params } = req;
@@ -71,23 +88,21 @@ export function answerNodeRequest(req: RequestFrame, d: Deps): NodeAnswer {
     case "node.pluginTools.update": {
       const u = NodePluginToolsUpdateParams.safeParse(params);
       if (!u.success) return invalid(id, `invalid node.pluginTools.update: ${issue(u.error)}`);
-      const skills = skillsFor(d.commands(), u.data.tools);
-      return {
-        response: responseOk(id, { ok: true }),
-        frame: {
-          ok: true,
-          value: { type: "manifest_update", capabilities: d.device().capabilities, skills, filtered: [] },
-        },
-      };
+      d.savePublished({ tools: u.data.tools });
+      return manifestUpdate(id, d, { ...d.published(), tools: u.data.tools });
+    }
+    // A device's skills reach the model through the `skill` built-in (docs/openclaw-nodes.md).
+    case "node.skills.update": {
+      const u = NodeSkillsUpdateParams.safeParse(params);
+      if (!u.success) return invalid(id, `invalid node.skills.update: ${issue(u.error)}`);
+      d.savePublished({ skills: u.data.skills });
+      return manifestUpdate(id, d, { ...d.published(), skills: u.data.skills });
     }
     case "node.event": {
       const name = (params as { event?: unknown } | undefined)?.event;
       if (typeof name !== "string" || !name) return invalid(id, "node.event needs an event name");
       return { response: responseOk(id, { ok: true, event: name, handled: false }), frame: null };
     }
-    // Skills are text for OpenClaw's own agent; edgeloop's tools come from commands. Accepted, unused.
-    case "node.skills.update":
-      return { response: responseOk(id, { ok: true }), frame: null };
     // No edgeloop skill puts binaries on a node's exec allowlist.
     case "skills.bins":
       return { response: responseOk(id, { bins: [] }), frame: null };

@@ -2,68 +2,27 @@ import {
   CATEGORY_TIMEOUTS,
   ContentBlock,
   type ErrorType,
+  MAX_WORKFLOW_CHARS,
   type ParameterSchema,
   type SkillManifest,
   type ToolManifest,
   type ToolOutcome,
 } from "@edgeloop/protocol";
-import type { NodeInvokeResultParams, NodePluginTool } from "./gateway-frames.js";
+import type { NodeInvokeResultParams, NodePluginTool, NodeSkill } from "./gateway-frames.js";
+import { commandTool, type KnownTool } from "./node-command-tools.js";
 
 /**
  * What an OpenClaw node's commands become in edgeloop (docs/openclaw-nodes.md#what-maps-to-what):
- * each command it advertises that edgeloop knows how to drive is one tool, and each tool it
- * publishes (node-hosted MCP servers) is one more, run through `mcp.tools.call.v1`. A tool's
- * `binary` records the node command it runs, so the hub needs nothing else to build the invoke.
- * Pure: no I/O.
+ * each command it advertises that edgeloop knows how to drive is one tool (node-command-tools.ts),
+ * each tool it publishes (node-hosted MCP servers) one more, run through `mcp.tools.call.v1`, and
+ * each skill it publishes (SKILL.md) a skill. A tool's `binary` records the node command it runs,
+ * so the hub needs nothing else to build the invoke. Results read back here too. Pure: no I/O.
  */
 
 export const SKILL_NAME = "openclaw-node";
 const MCP_COMMAND = "mcp.tools.call.v1";
-const TIMEOUT_PARAM: ParameterSchema = {
-  type: "integer",
-  description: "How long the node may run it, in milliseconds (up to the tool's limit).",
-  minimum: 1,
-};
 
-const exec = CATEGORY_TIMEOUTS.exec;
-const other = CATEGORY_TIMEOUTS.other;
-
-/** The commands edgeloop offers as tools, by the node command they run. */
-const KNOWN: Record<string, Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">> = {
-  "system.run": {
-    name: "system_run",
-    description:
-      "Run a program on the OpenClaw node. `command` is the argv (program first, no shell unless you name one, " +
-      'e.g. ["sh","-c","ls | wc -l"]); returns stdout, or an error with the exit code and stderr.',
-    category: "exec",
-    timeout_ms: exec.timeout_ms,
-    max_timeout_ms: exec.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        command: { type: "array", items: { type: "string" }, description: "argv: the program, then its arguments" },
-        cwd: { type: "string", description: "working directory on the node" },
-        env: { type: "object", description: "extra environment variables, name to value" },
-        timeout_ms: TIMEOUT_PARAM,
-      },
-      required: ["command"],
-    },
-  },
-  "system.which": {
-    name: "system_which",
-    description: "Find programs on the OpenClaw node's PATH: returns the path of each one found.",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: { bins: { type: "array", items: { type: "string" }, description: "program names" } },
-      required: ["bins"],
-    },
-  },
-};
-
-const manifestTool = (t: Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">, binary: string) =>
+const manifestTool = (t: KnownTool, binary: string) =>
   ({ ...t, binary, permissions: [], sandboxing: "none", requires: [] }) satisfies ToolManifest;
 
 /** Parameters as a node publishes them (JSON Schema), kept to the subset edgeloop validates. */
@@ -87,11 +46,35 @@ function parametersOf(raw: Record<string, unknown> | undefined): ToolManifest["p
   return { type: "object", properties, required: required.filter((r) => r in properties) as string[] };
 }
 
-/** The node's tools: its known commands, then the MCP tools it published (when it may run them). */
-export function skillsFor(commands: readonly string[], published: readonly NodePluginTool[] = []): SkillManifest[] {
+/**
+ * A skill the node published, as a device's skill with no tools of its own: its SKILL.md is the
+ * workflow the `skill` built-in loads, cut to what a workflow holds (a node's may be longer).
+ */
+function skillOf(s: NodeSkill): SkillManifest {
+  const note = `\n\n[cut: this SKILL.md is ${s.content.length} characters; edgeloop keeps the first part]`;
+  const workflow =
+    s.content.length > MAX_WORKFLOW_CHARS ? s.content.slice(0, MAX_WORKFLOW_CHARS - note.length) + note : s.content;
+  return { name: s.name, version: "1", description: s.description, workflow, tools: [] };
+}
+
+/**
+ * The node's skills: one with its known commands, then the MCP tools it published (when it may
+ * run them), and one per skill (SKILL.md) it published.
+ */
+export function skillsFor(
+  commands: readonly string[],
+  published: readonly NodePluginTool[] = [],
+  nodeSkills: readonly NodeSkill[] = [],
+): SkillManifest[] {
+  // A published skill named like edgeloop's skill for the node's commands would hide it: left out.
+  const fromSkills = nodeSkills.filter((s) => s.name !== SKILL_NAME).map(skillOf);
+  return [...commandSkill(commands, published), ...fromSkills];
+}
+
+function commandSkill(commands: readonly string[], published: readonly NodePluginTool[]): SkillManifest[] {
   const tools: ToolManifest[] = [];
   for (const command of commands) {
-    const known = KNOWN[command];
+    const known = commandTool(command);
     if (known) tools.push(manifestTool(known, command));
   }
   const taken = new Set(tools.map((t) => t.name));
@@ -134,6 +117,14 @@ export function invokeFor(
     const { timeout_ms: _t, ...rest } = parameters;
     return { command: "system.run", params: { ...rest, timeoutMs } };
   }
+  // What OpenClaw's own gateway fills in for a snap (nodes-tool-media.ts): the node takes no defaults.
+  if (tool.binary === "photos.latest")
+    return { command: "photos.latest", params: { limit: 1, maxWidth: 1600, quality: 0.85, ...parameters } };
+  if (tool.binary === "camera.snap")
+    return {
+      command: "camera.snap",
+      params: { facing: "front", maxWidth: 1600, quality: 0.95, format: "jpg", ...parameters },
+    };
   return { command: tool.binary, params: parameters };
 }
 
@@ -217,6 +208,40 @@ function mcpOutcome(tool: string, p: { content?: unknown; isError?: boolean }, e
   return images ? { ...common, content: blocks } : common;
 }
 
+/** Commands whose payload is pictures: `{format, base64, width, height}`, or a list of them. */
+const PICTURE_COMMANDS = new Set(["camera.snap", "screen.snapshot", "photos.latest"]);
+
+/** One picture as the model's blocks: a line saying what it is, then the image; null if unreadable. */
+function pictureBlocks(p: Record<string, unknown>): ContentBlock[] | null {
+  const format = String(p.format ?? "").toLowerCase();
+  const mimeType = format === "png" ? "image/png" : format === "jpg" || format === "jpeg" ? "image/jpeg" : null;
+  // A node may answer with a URL on itself instead of the bytes: edgeloop cannot fetch it.
+  if (!mimeType || typeof p.base64 !== "string" || !p.base64) return null;
+  const size = typeof p.width === "number" && typeof p.height === "number" ? ` ${p.width}x${p.height}` : "";
+  const when = typeof p.createdAt === "string" ? `, taken ${p.createdAt}` : "";
+  return [
+    { type: "text", text: `Picture from the node (${format}${size}${when}).` },
+    { type: "image", data: p.base64, mimeType },
+  ];
+}
+
+/** `camera.snap` and `screen.snapshot` answer one picture; `photos.latest` `{photos: [...]}`. */
+function pictureOutcome(tool: string, command: string, p: Record<string, unknown>, elapsedMs: number): ToolOutcome {
+  const pictures = command === "photos.latest" ? (Array.isArray(p.photos) ? p.photos : []) : [p];
+  const blocks = pictures.map((x) => (x && typeof x === "object" ? pictureBlocks(x as Record<string, unknown>) : null));
+  if (blocks.some((b) => b === null))
+    return {
+      status: "error",
+      tool,
+      error: "the node returned a picture edgeloop cannot read (no image bytes)",
+      error_type: "execution_failed",
+    };
+  const content = blocks.flatMap((b) => b ?? []);
+  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") || "No photos found.";
+  const common = { status: "success" as const, tool, result: text, stderr: "", exit_code: 0, elapsed_ms: elapsedMs };
+  return content.length ? { ...common, content } : common;
+}
+
 /** A node's `node.invoke.result` as the tool call's outcome. */
 export function outcomeOf(tool: string, command: string, result: NodeInvokeResultParams, timing: Timing): ToolOutcome {
   if (!result.ok) {
@@ -229,6 +254,8 @@ export function outcomeOf(tool: string, command: string, result: NodeInvokeResul
     return runOutcome(tool, payload as RunPayload, timing);
   if (command === MCP_COMMAND && payload && typeof payload === "object")
     return mcpOutcome(tool, payload as { content?: unknown; isError?: boolean }, timing.elapsedMs);
+  if (PICTURE_COMMANDS.has(command) && payload && typeof payload === "object")
+    return pictureOutcome(tool, command, payload as Record<string, unknown>, timing.elapsedMs);
   const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
   return { status: "success", tool, result: text, stderr: "", exit_code: 0, elapsed_ms: timing.elapsedMs };
 }

@@ -112,6 +112,8 @@ export class OpenClawWire implements DeviceWire {
     const answer = answerNodeRequest(read.value, {
       ledger: this.d.ledger,
       commands: () => this.d.credentials.commands(),
+      published: () => this.d.credentials.published(),
+      savePublished: (p) => this.d.credentials.savePublished(p),
       device: () => this.d.store.load(att.agent_id),
       now,
     });

@@ -1,0 +1,209 @@
+import { CATEGORY_TIMEOUTS, type ParameterSchema, type ToolManifest } from "@edgeloop/protocol";
+
+/**
+ * The node commands edgeloop offers as tools (docs/openclaw-nodes.md#what-maps-to-what), each with
+ * the tool's name (the command, `.` → `_`), description, timeouts and parameters. Pure: data.
+ */
+
+export type KnownTool = Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">;
+
+const TIMEOUT_PARAM: ParameterSchema = {
+  type: "integer",
+  description: "How long the node may run it, in milliseconds (up to the tool's limit).",
+  minimum: 1,
+};
+
+const exec = CATEGORY_TIMEOUTS.exec;
+const other = CATEGORY_TIMEOUTS.other;
+
+/** The commands edgeloop offers as tools, by the node command they run. */
+const KNOWN: Record<string, KnownTool> = {
+  "system.run": {
+    name: "system_run",
+    description:
+      "Run a program on the OpenClaw node. `command` is the argv (program first, no shell unless you name one, " +
+      'e.g. ["sh","-c","ls | wc -l"]); returns stdout, or an error with the exit code and stderr.',
+    category: "exec",
+    timeout_ms: exec.timeout_ms,
+    max_timeout_ms: exec.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "array", items: { type: "string" }, description: "argv: the program, then its arguments" },
+        cwd: { type: "string", description: "working directory on the node" },
+        env: { type: "object", description: "extra environment variables, name to value" },
+        timeout_ms: TIMEOUT_PARAM,
+      },
+      required: ["command"],
+    },
+  },
+  "system.which": {
+    name: "system_which",
+    description: "Find programs on the OpenClaw node's PATH: returns the path of each one found.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: { bins: { type: "array", items: { type: "string" }, description: "program names" } },
+      required: ["bins"],
+    },
+  },
+};
+
+/** A read-only command with no parameters: the node answers JSON, which the model gets as text. */
+const read = (command: string, description: string): KnownTool => ({
+  name: command.replaceAll(".", "_"),
+  description,
+  category: "other",
+  timeout_ms: other.timeout_ms,
+  max_timeout_ms: other.max_timeout_ms,
+  parameters: { type: "object", properties: {}, required: [] },
+});
+
+/**
+ * Commands only phones and desktops run, with the parameters OpenClaw's own gateway sends them
+ * (openclaw src/agents/tools/nodes-tool-media.ts, nodes-tool-commands.ts; screen.snapshot's
+ * ScreenSnapshotParamsSchema). A picture comes back as `{format, base64, width, height}` and
+ * reaches the model as an image block, through the conversation's image intake.
+ */
+const DEVICE_COMMANDS: Record<string, KnownTool> = {
+  "camera.list": read("camera.list", "List the cameras of the OpenClaw node (their ids, names and facing)."),
+  "camera.snap": {
+    name: "camera_snap",
+    description: "Take a photo with the OpenClaw node's camera; the picture is returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        facing: { type: "string", enum: ["front", "back"], description: "which camera (default front)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.95)" },
+        delayMs: { type: "integer", minimum: 0, description: "wait this long before taking it" },
+        deviceId: { type: "string", description: "a camera id from camera_list" },
+      },
+      required: [],
+    },
+  },
+  "photos.latest": {
+    name: "photos_latest",
+    description: "Get the newest photos from the OpenClaw node's photo library; the pictures are returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        limit: { type: "integer", minimum: 1, maximum: 20, description: "how many (default 1)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.85)" },
+      },
+      required: [],
+    },
+  },
+  "screen.snapshot": {
+    name: "screen_snapshot",
+    description: "Take a screenshot of the OpenClaw node's screen; the picture is returned to you.",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        screenIndex: { type: "integer", minimum: 0, description: "which screen (default 0)" },
+        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels" },
+        format: { type: "string", enum: ["jpeg", "png"], description: "picture format" },
+      },
+      required: [],
+    },
+  },
+  "location.get": {
+    name: "location_get",
+    description: "Get the OpenClaw node's location (latitude, longitude, accuracy).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        maxAgeMs: { type: "integer", minimum: 0, description: "accept a fix at most this old" },
+        desiredAccuracy: { type: "string", enum: ["coarse", "balanced", "precise"] },
+        timeoutMs: { type: "integer", minimum: 1, description: "how long the node may look for a fix" },
+      },
+      required: [],
+    },
+  },
+  "notifications.list": read("notifications.list", "List the notifications showing on the OpenClaw node."),
+  "notifications.actions": {
+    name: "notifications_actions",
+    description: "Open, dismiss or reply to a notification on the OpenClaw node (its key from notifications_list).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        key: { type: "string", description: "the notification's key" },
+        action: { type: "string", enum: ["open", "dismiss", "reply"] },
+        replyText: { type: "string", description: "the reply, for action reply" },
+      },
+      required: ["key", "action"],
+    },
+  },
+  "system.notify": {
+    name: "system_notify",
+    description: "Show a notification on the OpenClaw node (a title, a body, or both).",
+    category: "other",
+    timeout_ms: other.timeout_ms,
+    max_timeout_ms: other.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: {
+        title: { type: "string" },
+        body: { type: "string" },
+        sound: { type: "string", description: "a sound name the node knows" },
+        priority: { type: "string", enum: ["passive", "active", "timeSensitive"] },
+        delivery: { type: "string", enum: ["system", "overlay", "auto"] },
+      },
+      required: [],
+    },
+  },
+  // OpenClaw's FsListDirParamsSchema; the node lists subdirectories only.
+  "fs.listDir": {
+    name: "fs_listDir",
+    description:
+      "List the subdirectories of a directory on the OpenClaw node (absolute path; default its home directory).",
+    category: "file",
+    timeout_ms: CATEGORY_TIMEOUTS.file.timeout_ms,
+    max_timeout_ms: CATEGORY_TIMEOUTS.file.max_timeout_ms,
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string", description: "an absolute directory path" } },
+      required: [],
+    },
+  },
+  "device.info": read("device.info", "The OpenClaw node's device: model, system, app version."),
+  "device.status": read("device.status", "The OpenClaw node's state: battery, storage, network."),
+  "device.permissions": read("device.permissions", "Which permissions the OpenClaw node's app holds."),
+  "device.health": read("device.health", "The OpenClaw node's health report."),
+};
+
+/**
+ * Never offered, whatever a node advertises: its own exec-approval policy (a model must not
+ * loosen what the node lets it run) and OpenClaw's private worker controls.
+ */
+export function neverOffered(command: string): boolean {
+  return command.startsWith("system.execApprovals.") || /^worker\..*\.v1$/.test(command);
+}
+
+/** The tool for a command the node advertised, if edgeloop offers one. */
+export function commandTool(command: string): KnownTool | undefined {
+  if (neverOffered(command)) return undefined;
+  return Object.hasOwn(KNOWN, command)
+    ? KNOWN[command]
+    : Object.hasOwn(DEVICE_COMMANDS, command)
+      ? DEVICE_COMMANDS[command]
+      : undefined;
+}
