@@ -67,6 +67,38 @@ describe("round.ts", () => {
   });
 });
 
+describe("round.ts: a question's options (no test reached them before the issue 39 re-run)", () => {
+  const question: ToolSpec = {
+    ...spec("question", { question: { type: "string" } }, ["question"]),
+    kind: "builtin",
+    parameters: {
+      type: "object",
+      properties: { question: { type: "string" }, options: { type: "array" } },
+      required: ["question"],
+    },
+  };
+  const ask = (args: Record<string, unknown>) => {
+    const a = advance(
+      initialState("conv-1", "pi-1"),
+      { type: "user_message", message_id: "m1", text: "go", tools: [question] },
+      NOW,
+    );
+    const out = respond(a.state, ["question", args, "q1"]);
+    return only(out.effects, "emit_event").find((e) => e.event.type === "question")!.event;
+  };
+
+  it("the question event carries the options that are text, and no options key when there are none", () => {
+    expect(ask({ question: "Which?", options: ["red", 2, "blue", null] })).toEqual({
+      type: "question",
+      toolCallId: "q1",
+      question: "Which?",
+      options: ["red", "blue"],
+    });
+    expect(ask({ question: "Why?", options: [3] })).toEqual({ type: "question", toolCallId: "q1", question: "Why?" });
+    expect(ask({ question: "Why?" })).toEqual({ type: "question", toolCallId: "q1", question: "Why?" });
+  });
+});
+
 describe("late-results.ts", () => {
   // Mutant: `i >= 0` → `i > 0` never looked at the first message memory holds.
   it("finds a late result's call in the first message memory holds, an assistant's after a compaction", () => {
