@@ -1,6 +1,6 @@
 import { LATE_RESULT_NOTE } from "@edgeloop/protocol";
 import { toolMessageText, truncateForModel } from "./tool-messages.js";
-import { redactForPersist } from "./tool-policy.js";
+import { redactForPersist, redactOutcome } from "./tool-policy.js";
 import type { Effect, LateResult, LoopState } from "./types.js";
 
 /**
@@ -25,14 +25,13 @@ export function onLateResult(
   if (tool === null) return;
   state.late_seen = [...(state.late_seen ?? []), late.request_id].slice(-REMEMBERED);
   state.late_results = [...(state.late_results ?? []), { ...result, tool }];
-  const text = redactForPersist(state.config, JSON.stringify(late.outcome));
   effects.push({
     type: "emit_event",
     event: {
       type: "tool_late_result",
       toolCallId: late.tool_call_id,
       toolName: tool,
-      result: JSON.parse(text) as unknown,
+      result: redactOutcome(state.config, late.outcome),
       isError: late.outcome.status !== "success",
     },
   });

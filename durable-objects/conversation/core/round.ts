@@ -11,7 +11,7 @@ import {
   truncateForModel,
   unknownToolOutcome,
 } from "./tool-messages.js";
-import { beforeToolCall, policyFor, redactForPersist } from "./tool-policy.js";
+import { beforeToolCall, policyFor, redactForPersist, redactOutcome } from "./tool-policy.js";
 import type { CallOutcome, Effect, LoopState, RoundCall, Run, StopReason } from "./types.js";
 
 /**
@@ -276,22 +276,13 @@ export function emitDecided(effects: Effect[], call: RoundCall, approved: boolea
 
 /** Events are stored too, so the persist hook's redaction applies to them as well. */
 export function emitEnd(effects: Effect[], call: RoundCall, outcome: CallOutcome, config: LoopConfig): void {
-  let result: unknown = outcome;
-  try {
-    const json = JSON.stringify(outcome);
-    const redacted = redactForPersist(config, json);
-    // Parsed back only when something was redacted: a large result is not re-parsed for nothing.
-    if (redacted !== json) result = JSON.parse(redacted);
-  } catch {
-    result = { status: outcome.status, tool: outcome.tool, redacted: true };
-  }
   effects.push({
     type: "emit_event",
     event: {
       type: "tool_execution_end",
       toolCallId: call.id,
       toolName: call.name,
-      result,
+      result: redactOutcome(config, outcome),
       isError: outcome.status !== "success",
     },
   });
@@ -310,17 +301,23 @@ export function completeRound(state: LoopState, effects: Effect[], now: number):
   run.rounds += 1;
   for (const call of round) {
     const outcome = call.outcome!;
-    const text =
+    // tool_result_persist: redact before the result is stored or shown to the model again. A refusal
+    // is shown as its JSON, so it is redacted as values first (redactOutcome); the rest is prose.
+    const content =
       outcome.status === "blocked"
-        ? JSON.stringify(outcome)
-        : toolMessageText(
-            outcome,
-            call.args,
-            call.kind === "device" ? state.agent_id : null,
-            call.decided_by !== undefined,
+        ? truncateForModel(JSON.stringify(redactOutcome(state.config, outcome)), state.config.max_result_chars)
+        : redactForPersist(
+            state.config,
+            truncateForModel(
+              toolMessageText(
+                outcome,
+                call.args,
+                call.kind === "device" ? state.agent_id : null,
+                call.decided_by !== undefined,
+              ),
+              state.config.max_result_chars,
+            ),
           );
-    // tool_result_persist: redact before the result is stored or shown to the model again.
-    const content = redactForPersist(state.config, truncateForModel(text, state.config.max_result_chars));
     const images = toolMessageImages(outcome);
     state.messages.push({ role: "tool", tool_call_id: call.id, content, ...(images.length ? { images } : {}) });
     run.tool_calls.push({

@@ -1,16 +1,7 @@
 import type { ImageRef, ToolSpec } from "@edgeloop/protocol";
 import type { LoopConfig } from "./loop-config.js";
-import { redactForPersist } from "./tool-policy.js";
-import type {
-  CallOutcome,
-  Effect,
-  FinishedReply,
-  LoopState,
-  QueuedMessage,
-  RoundCall,
-  Run,
-  StopReason,
-} from "./types.js";
+import { redactOutcome } from "./tool-policy.js";
+import type { Effect, FinishedReply, LoopState, QueuedMessage, RoundCall, Run, StopReason } from "./types.js";
 
 /**
  * A run is one user message's turn, from its first model call to its reply: starting it, the next
@@ -102,13 +93,7 @@ export function beginRun(
 export function finishDirect(state: LoopState, effects: Effect[], call: RoundCall, now: number): void {
   const last = state.messages[state.messages.length - 1];
   const text = last?.role === "tool" ? last.content : null;
-  finish(state, effects, "completed", text, "answer", now, { outcome: redactedOutcome(state.config, call.outcome!) });
-}
-
-function redactedOutcome(config: LoopConfig, outcome: CallOutcome): CallOutcome {
-  const json = JSON.stringify(outcome);
-  const redacted = redactForPersist(config, json);
-  return redacted === json ? outcome : (JSON.parse(redacted) as CallOutcome);
+  finish(state, effects, "completed", text, "answer", now, { outcome: redactOutcome(state.config, call.outcome!) });
 }
 
 export function callLlm(run: Run, effects: Effect[], withTools: boolean): void {

@@ -1,4 +1,5 @@
 import type { LoopConfig } from "./loop-config.js";
+import type { CallOutcome } from "./types.js";
 
 /**
  * The deployment's tool policy, pure so it is testable and replays the same way: before a call,
@@ -20,6 +21,7 @@ export function beforeToolCall(config: LoopConfig, tool: string, args: Record<st
   return { action: "allow", args: overrides ? { ...args, ...overrides } : args };
 }
 
+/** Text as the model reads it: every match of every redaction pattern replaced. */
 export function redactForPersist(config: LoopConfig, text: string): string {
   let out = text;
   for (const pattern of config.redact_patterns) {
@@ -28,6 +30,30 @@ export function redactForPersist(config: LoopConfig, text: string): string {
   }
   return out;
 }
+
+/**
+ * An outcome as it is stored and shown (events, a direct call's reply): each of its texts redacted
+ * as a value, never its JSON text. Run over serialized JSON, a pattern such as `Bearer \S+` eats
+ * the closing quote and what follows, and the text no longer parses (docs/architecture.md#the-loops-rules-beyond-the-basics).
+ * The fields that say what the outcome is (`status`, `tool`, `error_type`, the numbers) and the
+ * images (bytes and stored references, no text a person wrote) are kept, so that no pattern can
+ * make an outcome the loop and its clients cannot read.
+ */
+export function redactOutcome<T extends CallOutcome>(config: LoopConfig, outcome: T): T {
+  const out: Record<string, unknown> = { ...outcome };
+  for (const key of REDACTED_FIELDS) {
+    const value = out[key];
+    if (typeof value === "string") out[key] = redactForPersist(config, value);
+  }
+  if (outcome.status === "success" && outcome.content)
+    out.content = outcome.content.map((b) =>
+      b.type === "text" ? { ...b, text: redactForPersist(config, b.text) } : b,
+    );
+  return out as T;
+}
+
+/** The free text of an outcome: what the tool printed, why it failed, why it was refused. */
+const REDACTED_FIELDS = ["result", "stderr", "error", "reason"] as const;
 
 export function policyFor(
   config: LoopConfig,

@@ -88,6 +88,57 @@ describe("imagesForModel", () => {
   });
 });
 
+describe("imagesForModel: the edges (issue 39: image-context.ts's mutants)", () => {
+  const one = (image: ImageRef, content = "shot"): ChatMessage[] => [
+    { role: "assistant", content: null, tool_calls: [call("c1", "screenshot")] },
+    { role: "tool", tool_call_id: "c1", content, images: [image] },
+  ];
+
+  it("keeps an image exactly at each limit, and leaves out one a pixel or a byte over", () => {
+    const at = ref(1, { width: 1568, height: 1568, bytes: 100_000 });
+    expect(imagesForModel(one(at), limits)[1]).toEqual(one(at)[1]);
+    for (const over of [{ width: 1569 }, { height: 1569 }, { bytes: 100_001 }]) {
+      const view = imagesForModel(one(ref(1, { width: 1568, height: 1568, bytes: 100_000, ...over })), limits);
+      expect(view[1]).not.toHaveProperty("images");
+      expect(view[1]!.content).toMatch(
+        /^shot\n\[image 1 \(image\/png, 10000\d bytes\) from the 'screenshot' call c1 not shown: /,
+      );
+    }
+    // Either side unknown is a format the header was not read for.
+    for (const unknown of [{ width: undefined }, { height: undefined }])
+      expect(imagesForModel(one(ref(1, unknown)), limits)[1]!.content).toContain(
+        "its format is not one the model reads",
+      );
+  });
+
+  it("within one message the later images are the newer: the first ones are left out, one note each", () => {
+    const message: ChatMessage = { role: "tool", tool_call_id: "c1", content: "", images: [ref(1), ref(2), ref(3)] };
+    const view = imagesForModel([one(ref(9))[0]!, message], { ...limits, inContext: 1 });
+    const note = (n: number) =>
+      `[image ${n} (image/png, ${1000 + n} bytes) from the 'screenshot' call c1 not shown: only the latest 1 images stay in context]`;
+    expect(view[1]).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: `${note(1)}\n${note(2)}`,
+      images: [ref(3)],
+    });
+  });
+
+  it("names a call it cannot find 'tool', and returns messages without images as they are", () => {
+    const orphan: ChatMessage = { role: "tool", tool_call_id: "gone", content: "x", images: [ref(1)] };
+    const plain: ChatMessage = { role: "user", content: "hi", images: [] };
+    const bare: ChatMessage = { role: "user", content: "no pictures" };
+    const answer: ChatMessage = { role: "assistant", content: "ok" };
+    const view = imagesForModel([plain, bare, answer, orphan], { ...limits, vision: false });
+    expect(view[0]).toBe(plain);
+    expect(view[1]).toBe(bare);
+    expect(view[2]).toBe(answer);
+    expect(view[3]!.content).toBe(
+      "x\n[image 1 (image/png, 1001 bytes) from the 'tool' call gone not shown: the model reads text only (LLM_VISION)]",
+    );
+  });
+});
+
 describe("LLM_VISION", () => {
   it("auto: images for openai and anthropic models, and on workers-ai for its vision models only", () => {
     const parsed = imageSettings({});
