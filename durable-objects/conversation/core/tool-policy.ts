@@ -21,12 +21,16 @@ export function beforeToolCall(config: LoopConfig, tool: string, args: Record<st
   return { action: "allow", args: overrides ? { ...args, ...overrides } : args };
 }
 
-/** Text as the model reads it: every match of every redaction pattern replaced. */
+/**
+ * Text as the model reads it: every match of every redaction pattern replaced. A match of no
+ * characters hides nothing and is left alone: a pattern such as `a*` or `\b` would otherwise put
+ * the marker between every two characters, and each such pattern would multiply the text.
+ */
 export function redactForPersist(config: LoopConfig, text: string): string {
   let out = text;
   for (const pattern of config.redact_patterns) {
     const re = safeRegex(pattern, "g");
-    if (re) out = out.replace(re, "[REDACTED]");
+    if (re) out = out.replace(re, (match) => (match === "" ? match : "[REDACTED]"));
   }
   return out;
 }

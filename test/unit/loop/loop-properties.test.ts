@@ -41,7 +41,9 @@ function newlyDispatched(prev: LoopState, next: LoopState) {
   );
 }
 
-describe("the loop core, over random event sequences", () => {
+// Bounded by the number of runs, not by time: a loaded machine (the whole suite beside it) took
+// up to 9 s for one property, near the unit project's 20 s, so each may take a minute.
+describe("the loop core, over random event sequences", { timeout: 60_000 }, () => {
   it("advance() returns for every input, and leaves the state it was given as it was", () => {
     // Each step's input is frozen: a step that changes it throws, and is caught here.
     holds((t) => {

@@ -12,7 +12,7 @@ import {
   initialState,
   type LoopState,
 } from "../../../durable-objects/conversation/core/index.js";
-import { redactOutcome } from "../../../durable-objects/conversation/core/tool-policy.js";
+import { redactForPersist, redactOutcome } from "../../../durable-objects/conversation/core/tool-policy.js";
 import { llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, TOOLS, text } from "./fixtures.js";
 
@@ -92,6 +92,15 @@ function result(state: LoopState, id: string, outcome: ToolOutcome) {
   const call = state.run!.round!.find((c) => c.id === id)!;
   return advance(state, { type: "tool_result", tool_call_id: id, request_id: call.request_id, outcome }, NOW);
 }
+
+describe("redactForPersist", () => {
+  it("replaces what a pattern matches, and leaves a match of no characters alone", () => {
+    expect(redactForPersist(config(["a*"]), "banana")).toBe("b[REDACTED]n[REDACTED]n[REDACTED]");
+    // Each of these matches nothing but places: no marker between every two characters.
+    for (const empty of ["", "x?", "\\b", "(?=n)", "^"])
+      expect(redactForPersist(config([empty, empty]), "ba na"), empty).toBe("ba na");
+  });
+});
 
 describe("advance() with a pattern that matches JSON's own characters", () => {
   it("a model's call: the event and the model's text are redacted, and the run goes on", () => {
