@@ -52,3 +52,14 @@ export const RestartWindowVarsSchema = z.object({
 });
 
 export type RestartWindowVars = VarsOf<typeof RestartWindowVarsSchema.shape>;
+
+/**
+ * When a conversation enforces its own backstop for a call (the call's timeout plus its grace):
+ * never sooner than `windowMs` (the reconnect window plus that grace) after this instance of the
+ * conversation started. Its hub holds the call that long for a device that has not come back
+ * (`heldForDevice`), and answers first; a backstop that fired as the runtime came back would end
+ * the call while the device's kept result was on its way.
+ */
+export function backstopAt(deadline: number, startedAt: number, windowMs: number): number {
+  return Math.max(deadline, startedAt + windowMs);
+}

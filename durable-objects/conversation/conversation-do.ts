@@ -3,7 +3,7 @@ import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@e
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { log } from "../../runtime/log.js";
-import { enforcedAt } from "../../runtime/restart-window.js";
+import { backstopAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
@@ -364,7 +364,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     // See docs/architecture.md#held-deadlines.
     const window = this.settings().reconnectWindowMs + (this.state?.config.tool_deadline_grace_ms ?? 0);
     for (const { key, at } of this.store.dueDeadlines(now)) {
-      const held = isCallDeadline(key) ? enforcedAt(at, this.startedAt, window) : at;
+      const held = isCallDeadline(key) ? backstopAt(at, this.startedAt, window) : at;
       if (held > now) {
         this.store.setDeadline(key, held);
         continue;

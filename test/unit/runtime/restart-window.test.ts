@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   ALARM_LATENESS_MS,
+  backstopAt,
   enforcedAt,
   heldForDevice,
   RestartWindowVarsSchema,
@@ -50,6 +51,18 @@ describe("heldForDevice: a hub's command that may be on a device", () => {
   it("still moves a deadline that passed during the outage, device back or not", () => {
     const passed = START - ALARM_LATENESS_MS - 1;
     expect(heldForDevice(passed, START, WINDOW, { sentBeforeStart: true, deviceBack: true })).toBe(START + WINDOW);
+  });
+});
+
+describe("backstopAt: a conversation's own deadline for a call", () => {
+  it("is never sooner than the window after the conversation started", () => {
+    // The runtime came back 400 ms before the backstop: the hub is still waiting for the device.
+    expect(backstopAt(START + 400, START, WINDOW)).toBe(START + WINDOW);
+    expect(backstopAt(START - 45_000, START, WINDOW)).toBe(START + WINDOW);
+  });
+
+  it("keeps a backstop later than that", () => {
+    expect(backstopAt(START + WINDOW + 1, START, WINDOW)).toBe(START + WINDOW + 1);
   });
 });
 
