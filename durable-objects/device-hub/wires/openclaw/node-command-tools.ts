@@ -51,14 +51,22 @@ const KNOWN: Record<string, KnownTool> = {
   },
 };
 
-/** A read-only command with no parameters: the node answers JSON, which the model gets as text. */
-const read = (command: string, description: string): KnownTool => ({
+/**
+ * A command in the `other` category: its tool is named after it (`.` → `_`). With no properties it
+ * is a read-only command with no parameters: the node answers JSON, which the model gets as text.
+ */
+const tool = (
+  command: string,
+  description: string,
+  properties: Record<string, ParameterSchema> = {},
+  required: string[] = [],
+): KnownTool => ({
   name: command.replaceAll(".", "_"),
   description,
   category: "other",
   timeout_ms: other.timeout_ms,
   max_timeout_ms: other.max_timeout_ms,
-  parameters: { type: "object", properties: {}, required: [] },
+  parameters: { type: "object", properties, required },
 });
 
 /**
@@ -68,108 +76,55 @@ const read = (command: string, description: string): KnownTool => ({
  * reaches the model as an image block, through the conversation's image intake.
  */
 const DEVICE_COMMANDS: Record<string, KnownTool> = {
-  "camera.list": read("camera.list", "List the cameras of the OpenClaw node (their ids, names and facing)."),
-  "camera.snap": {
-    name: "camera_snap",
-    description: "Take a photo with the OpenClaw node's camera; the picture is returned to you.",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        facing: { type: "string", enum: ["front", "back"], description: "which camera (default front)" },
-        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
-        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.95)" },
-        delayMs: { type: "integer", minimum: 0, description: "wait this long before taking it" },
-        deviceId: { type: "string", description: "a camera id from camera_list" },
-      },
-      required: [],
+  "camera.list": tool("camera.list", "List the cameras of the OpenClaw node (their ids, names and facing)."),
+  "camera.snap": tool("camera.snap", "Take a photo with the OpenClaw node's camera; the picture is returned to you.", {
+    facing: { type: "string", enum: ["front", "back"], description: "which camera (default front)" },
+    maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+    quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.95)" },
+    delayMs: { type: "integer", minimum: 0, description: "wait this long before taking it" },
+    deviceId: { type: "string", description: "a camera id from camera_list" },
+  }),
+  "photos.latest": tool(
+    "photos.latest",
+    "Get the newest photos from the OpenClaw node's photo library; the pictures are returned to you.",
+    {
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "how many (default 1)" },
+      maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
+      quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.85)" },
     },
-  },
-  "photos.latest": {
-    name: "photos_latest",
-    description: "Get the newest photos from the OpenClaw node's photo library; the pictures are returned to you.",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        limit: { type: "integer", minimum: 1, maximum: 20, description: "how many (default 1)" },
-        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels (default 1600)" },
-        quality: { type: "number", minimum: 0, maximum: 1, description: "JPEG quality, 0 to 1 (default 0.85)" },
-      },
-      required: [],
+  ),
+  "screen.snapshot": tool(
+    "screen.snapshot",
+    "Take a screenshot of the OpenClaw node's screen; the picture is returned to you.",
+    {
+      screenIndex: { type: "integer", minimum: 0, description: "which screen (default 0)" },
+      maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels" },
+      format: { type: "string", enum: ["jpeg", "png"], description: "picture format" },
     },
-  },
-  "screen.snapshot": {
-    name: "screen_snapshot",
-    description: "Take a screenshot of the OpenClaw node's screen; the picture is returned to you.",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        screenIndex: { type: "integer", minimum: 0, description: "which screen (default 0)" },
-        maxWidth: { type: "integer", minimum: 1, description: "largest width in pixels" },
-        format: { type: "string", enum: ["jpeg", "png"], description: "picture format" },
-      },
-      required: [],
+  ),
+  "location.get": tool("location.get", "Get the OpenClaw node's location (latitude, longitude, accuracy).", {
+    maxAgeMs: { type: "integer", minimum: 0, description: "accept a fix at most this old" },
+    desiredAccuracy: { type: "string", enum: ["coarse", "balanced", "precise"] },
+    timeoutMs: { type: "integer", minimum: 1, description: "how long the node may look for a fix" },
+  }),
+  "notifications.list": tool("notifications.list", "List the notifications showing on the OpenClaw node."),
+  "notifications.actions": tool(
+    "notifications.actions",
+    "Open, dismiss or reply to a notification on the OpenClaw node (its key from notifications_list).",
+    {
+      key: { type: "string", description: "the notification's key" },
+      action: { type: "string", enum: ["open", "dismiss", "reply"] },
+      replyText: { type: "string", description: "the reply, for action reply" },
     },
-  },
-  "location.get": {
-    name: "location_get",
-    description: "Get the OpenClaw node's location (latitude, longitude, accuracy).",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        maxAgeMs: { type: "integer", minimum: 0, description: "accept a fix at most this old" },
-        desiredAccuracy: { type: "string", enum: ["coarse", "balanced", "precise"] },
-        timeoutMs: { type: "integer", minimum: 1, description: "how long the node may look for a fix" },
-      },
-      required: [],
-    },
-  },
-  "notifications.list": read("notifications.list", "List the notifications showing on the OpenClaw node."),
-  "notifications.actions": {
-    name: "notifications_actions",
-    description: "Open, dismiss or reply to a notification on the OpenClaw node (its key from notifications_list).",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        key: { type: "string", description: "the notification's key" },
-        action: { type: "string", enum: ["open", "dismiss", "reply"] },
-        replyText: { type: "string", description: "the reply, for action reply" },
-      },
-      required: ["key", "action"],
-    },
-  },
-  "system.notify": {
-    name: "system_notify",
-    description: "Show a notification on the OpenClaw node (a title, a body, or both).",
-    category: "other",
-    timeout_ms: other.timeout_ms,
-    max_timeout_ms: other.max_timeout_ms,
-    parameters: {
-      type: "object",
-      properties: {
-        title: { type: "string" },
-        body: { type: "string" },
-        sound: { type: "string", description: "a sound name the node knows" },
-        priority: { type: "string", enum: ["passive", "active", "timeSensitive"] },
-        delivery: { type: "string", enum: ["system", "overlay", "auto"] },
-      },
-      required: [],
-    },
-  },
+    ["key", "action"],
+  ),
+  "system.notify": tool("system.notify", "Show a notification on the OpenClaw node (a title, a body, or both).", {
+    title: { type: "string" },
+    body: { type: "string" },
+    sound: { type: "string", description: "a sound name the node knows" },
+    priority: { type: "string", enum: ["passive", "active", "timeSensitive"] },
+    delivery: { type: "string", enum: ["system", "overlay", "auto"] },
+  }),
   // OpenClaw's FsListDirParamsSchema; the node lists subdirectories only.
   "fs.listDir": {
     name: "fs_listDir",
@@ -184,10 +139,10 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
       required: [],
     },
   },
-  "device.info": read("device.info", "The OpenClaw node's device: model, system, app version."),
-  "device.status": read("device.status", "The OpenClaw node's state: battery, storage, network."),
-  "device.permissions": read("device.permissions", "Which permissions the OpenClaw node's app holds."),
-  "device.health": read("device.health", "The OpenClaw node's health report."),
+  "device.info": tool("device.info", "The OpenClaw node's device: model, system, app version."),
+  "device.status": tool("device.status", "The OpenClaw node's state: battery, storage, network."),
+  "device.permissions": tool("device.permissions", "Which permissions the OpenClaw node's app holds."),
+  "device.health": tool("device.health", "The OpenClaw node's health report."),
 };
 
 /**

@@ -3,7 +3,7 @@
  * model answers, outcomes and the events a conversation can meet, as fast-check arbitraries.
  * shell.ts plays them.
  */
-import type { ToolOutcome, ToolSpec } from "@edgeloop/protocol";
+import { ErrorType, type ToolOutcome, type ToolSpec } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import fc from "fast-check";
 import type { LlmTurn, LoopConfig } from "../../../../durable-objects/conversation/core/index.js";
@@ -195,17 +195,7 @@ const outcome: fc.Arbitrary<Omit<ToolOutcome, "tool">> = fc.oneof(
     {
       status: fc.constant("error" as const),
       error: text,
-      error_type: fc.constantFrom(
-        "timeout",
-        "not_found",
-        "permission_denied",
-        "invalid_params",
-        "execution_failed",
-        "cancelled",
-        "unavailable",
-        "not_sent",
-        "outcome_unknown",
-      ),
+      error_type: fc.constantFrom(...ErrorType.options),
       stderr: text,
       exit_code: fc.integer({ min: -1, max: 2 }),
       elapsed_ms: fc.nat(10_000),
