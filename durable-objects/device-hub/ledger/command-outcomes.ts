@@ -30,16 +30,7 @@ export class CommandOutcomes {
    */
   complete(row: LedgerRow, outcome: ToolOutcome, endedByHub = false): boolean {
     if (!this.ledger.complete(row.request_id, outcome, endedByHub)) return false;
-    this.audit.record({
-      ts: Date.now(),
-      agent_id: this.store.agentId() ?? "unknown",
-      tool: row.tool,
-      parameters: row.frame.payload.parameters,
-      outcome,
-      request_id: row.request_id,
-      conversation_id: row.conversation_id,
-      approval: row.approval ?? null,
-    });
+    this.writeAudit(row, outcome, row.request_id);
     return true;
   }
 
@@ -69,16 +60,7 @@ export class CommandOutcomes {
       status: outcome.status,
       ending: row.outcome?.status === "error" ? row.outcome.error_type : undefined,
     });
-    this.audit.record({
-      ts: Date.now(),
-      agent_id: this.store.agentId() ?? "unknown",
-      tool: row.tool,
-      parameters: row.frame.payload.parameters,
-      outcome,
-      request_id: `${row.request_id}.late`,
-      conversation_id: row.conversation_id,
-      approval: row.approval ?? null,
-    });
+    this.writeAudit(row, outcome, `${row.request_id}.late`);
     return true;
   }
 
@@ -97,5 +79,19 @@ export class CommandOutcomes {
       log("warn", "result not delivered, will retry", { request_id: row.request_id, error: String(e) });
       await this.alarms.atMost(Date.now() + REDELIVER_MS);
     }
+  }
+
+  /** The audit row of a command's outcome (`requestId` tells a late result's row from the first). */
+  private writeAudit(row: LedgerRow, outcome: ToolOutcome, requestId: string): void {
+    this.audit.record({
+      ts: Date.now(),
+      agent_id: this.store.agentId() ?? "unknown",
+      tool: row.tool,
+      parameters: row.frame.payload.parameters,
+      outcome,
+      request_id: requestId,
+      conversation_id: row.conversation_id,
+      approval: row.approval ?? null,
+    });
   }
 }
