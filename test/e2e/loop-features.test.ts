@@ -25,11 +25,17 @@ let hookServer: Server;
 const hookRequests: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 
 function sleeper(i: number) {
-  // Each call records when it started and ended, so overlap proves they ran at once.
+  // A barrier: each call marks its start, then waits (up to 15 s) until all five have started, and records how
+  // many it saw. Calls run one after another would see only themselves; a loaded machine only makes the wait longer.
+  const started = "$(ls par | grep -c '^start-')";
   return {
     name: "bash",
     arguments: {
-      command: `mkdir -p par; date +%s%N > par/start-${i}; sleep 0.5; date +%s%N > par/end-${i}; echo call-${i}`,
+      command: [
+        `mkdir -p par; : > par/start-${i}; n=0`,
+        `while [ ${started} -lt 5 ] && [ $n -lt 150 ]; do sleep 0.1; n=$((n+1)); done`,
+        `echo ${started} > par/end-${i}; echo call-${i}`,
+      ].join("; "),
     },
   };
 }
@@ -157,21 +163,14 @@ describe("the tool loop, end to end", () => {
     const { body } = await sendMessage(worker.url, { agent_id: "pi-l", text: "five at once" }, 60);
     const wall = Date.now() - started;
     expect(body.status).toBe("completed");
-    const times = (kind: string) =>
-      [0, 1, 2, 3, 4].map((i) => BigInt(readFileSync(join(workspace, "par", `${kind}-${i}`), "utf8").trim()));
-    const starts = times("start");
-    const ends = times("end");
-    // Every call started before any call ended: they overlapped, not one after another.
-    // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.max does not take
-    const lastStart = starts.reduce((a, b) => (a > b ? a : b));
-    // biome-ignore lint/complexity/useMathMinMax: as above
-    const firstEnd = ends.reduce((a, b) => (a < b ? a : b));
-    expect(lastStart < firstEnd).toBe(true);
+    // Every call saw all five started before it ended: they overlapped, not one after another.
+    const seen = [0, 1, 2, 3, 4].map((i) => readFileSync(join(workspace, "par", `end-${i}`), "utf8").trim());
+    expect(seen).toEqual(["5", "5", "5", "5", "5"]);
     const conv = await getConversation(worker.url, body.conversation_id);
     const tools = conv.messages.filter((m) => m.role === "tool").map((m) => (m.content ?? "").trim());
     expect(tools).toEqual(["call-0", "call-1", "call-2", "call-3", "call-4"]);
     expect(readdirSync(join(workspace, "par"))).toHaveLength(10);
-    console.log(`5 × 500 ms calls: wall ${wall} ms for the whole conversation`);
+    console.log(`5 overlapping calls: wall ${wall} ms for the whole conversation`);
   });
 
   it("ends the loop after 3 consecutive failing rounds, with a summary", async () => {
