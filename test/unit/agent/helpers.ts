@@ -1,15 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
 import { type ExecutorOptions, ToolExecutor } from "../../../device-agent/src/executor/executor.js";
 import { probeBwrap } from "../../../device-agent/src/sandbox/bubblewrap.js";
 import { DEFAULT_DENY_RULES } from "../../../device-agent/src/sandbox/deny-list.js";
 import { type LoadedSkills, loadSkills } from "../../../device-agent/src/skills/load-skills.js";
+import { tempDir as runTempDir } from "../../helpers/temp-dir.js";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = join(REPO, "test/fixtures/agent-skills");
@@ -18,16 +17,9 @@ export const OTHER = join(FIXTURES, "other");
 export const BROKEN = join(FIXTURES, "broken");
 export const AGENT_BIN = join(REPO, "device-agent/bin/edgeloop-agent.js");
 
-const created: string[] = [];
-// Remove each file's temp dirs after its tests (helpers are imported by every test file).
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
+/** A directory under the run's temp dir (test/helpers/temp-dir.ts), removed when the run ends. */
 export function tempDir(prefix = "edgeloop-agent-test-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
+  return runTempDir(prefix);
 }
 
 export function loadBasic(capabilities: string[] | null = null): LoadedSkills {

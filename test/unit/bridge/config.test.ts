@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type BridgeConfig, loadBridgeConfig } from "../../../bridge/src/config.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const BIN = fileURLToPath(new URL("../../../bridge/bin/edgeloop-bridge.js", import.meta.url));
 const BASE = ["--url", "http://hub:8787", "--broker", "mqtt://broker:1883"];
@@ -61,7 +62,7 @@ describe("bridge config", () => {
   });
 
   it("reads a TOML file, paths relative to the file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bridge-conf-"));
+    const dir = tempDir("bridge-conf-");
     const file = join(dir, "bridge.toml");
     writeFileSync(
       file,

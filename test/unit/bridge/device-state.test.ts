@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultFrame } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { DeviceState, type Outstanding } from "../../../bridge/src/device-state.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 const cmd = (id: string, tool = "bash", at = 1000): Outstanding => ({
   request_id: id,
@@ -25,7 +25,7 @@ const result = (id: string, tool = "bash"): ResultFrame => ({
 
 describe("DeviceState", () => {
   it("survives a restart: outstanding commands and unacked results are on disk", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bridge-state-"));
+    const dir = tempDir("bridge-state-");
     const a = DeviceState.open(dir, "pi-1");
     a.addOutstanding(cmd("r1"));
     a.addOutstanding(cmd("r2"));
@@ -63,7 +63,7 @@ describe("DeviceState", () => {
   });
 
   it("starts empty, with a warning, from a corrupt file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bridge-state-"));
+    const dir = tempDir("bridge-state-");
     writeFileSync(join(dir, "pi-1.json"), "{not json");
     const warnings: string[] = [];
     const s = DeviceState.open(dir, "pi-1", (m) => warnings.push(m));
