@@ -82,7 +82,7 @@ export class HubChecks {
     if (this.d.registry.owed()) times.push(now + REPORT_RETRY_MS);
     // Heartbeat check: when the quietest socket would run out of allowance.
     const allowance = settings.heartbeatIntervalMs * settings.heartbeatMisses;
-    for (const { ws, att } of sockets.all())
+    for (const { ws, att } of sockets.open())
       times.push(sockets.lastAlive(ws) + wires.silenceAllowed(att, allowance) + 1);
     const oldest = audit.oldest();
     if (oldest !== null) times.push(oldest + settings.auditRetentionMs + 1);
@@ -94,7 +94,7 @@ export class HubChecks {
   private async checkHeartbeats(now: number, allowedMs: number): Promise<void> {
     const { sockets, wires, store } = this.d;
     let missed = false;
-    for (const { ws, att } of sockets.all()) {
+    for (const { ws, att } of sockets.open()) {
       if (!att) continue;
       const alive = sockets.lastAlive(ws);
       if (now - alive <= wires.silenceAllowed(att, allowedMs)) continue;

@@ -50,7 +50,7 @@ beforeAll(async () => {
         ],
       },
     ],
-    devices: { "fd-1": "e2e-fd-1", "fd-3": "e2e-fd-3" },
+    devices: { "fd-1": "e2e-fd-1", "fd-3": "e2e-fd-3", "fd-4": "e2e-fd-4" },
     vars: {
       WEBHOOK_SECRETS: `acme:${SECRET}`,
       POOLS: "kitchen:fd-1|fd-2",
@@ -151,6 +151,29 @@ describe("front door, end to end", () => {
       (v) => (v.counters.heartbeats_missed ?? 0) >= 1,
       { timeoutMs: 15_000, what: "fd-3 closed for missed heartbeats" },
     );
+  });
+
+  it("a frozen agent, which never answers the close, is closed once and the hub goes quiet", async () => {
+    const frozen = await startAgent({ url: worker.url, agentId: "fd-4", token: "e2e-fd-4" });
+    agents.push(frozen);
+    // SIGSTOP, as a hung board: the kernel keeps the TCP connection, nobody reads it, so the hub's
+    // close is never answered and the runtime keeps the socket, closing, among the object's sockets.
+    process.kill(-frozen.child.proc.pid!, "SIGSTOP");
+    try {
+      await waitUntil(
+        () => getJson<DeviceView>("/v1/devices/fd-4"),
+        (v) => (v.counters.heartbeats_missed ?? 0) >= 1 && !v.online,
+        { timeoutMs: 15_000, what: "fd-4 closed for missed heartbeats" },
+      );
+      // Several heartbeat allowances later: a closing socket is not checked (or closed) again. Before
+      // the fix the alarm came back at once for it, thousands of times a minute.
+      await new Promise((r) => setTimeout(r, 4000));
+      const after = await getJson<DeviceView>("/v1/devices/fd-4");
+      expect(after.counters.heartbeats_missed).toBe(1);
+      expect(after.online).toBe(false);
+    } finally {
+      process.kill(-frozen.child.proc.pid!, "SIGCONT");
+    }
   });
 
   it("revoking the issued token disconnects the real agent at once", async () => {

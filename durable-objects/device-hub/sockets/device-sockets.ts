@@ -110,15 +110,23 @@ export class DeviceSockets {
     return null;
   }
 
-  /** Every socket with its attachment (heartbeat checks, token revocation). */
-  all(): { ws: WebSocket; att: SocketAttachment | null }[] {
-    return this.ctx.getWebSockets().map((ws) => ({ ws, att: this.attachment(ws) }));
+  /**
+   * Every open socket with its attachment (heartbeat checks, token revocation, a wire's timers). A
+   * socket the hub has closed stays among the object's sockets until the device answers the close,
+   * which a hung device never does: it is left out, or each check would close it again and set the
+   * alarm for a time already past (docs/architecture.md#device-liveness).
+   */
+  open(): { ws: WebSocket; att: SocketAttachment | null }[] {
+    return this.ctx
+      .getWebSockets()
+      .filter((ws) => ws.readyState === WebSocket.OPEN)
+      .map((ws) => ({ ws, att: this.attachment(ws) }));
   }
 
   /** Closes the sockets that signed in with a revoked token; how many it closed. */
   closeRevoked(tokenId: string): number {
     let closed = 0;
-    for (const { ws, att } of this.all()) {
+    for (const { ws, att } of this.open()) {
       if (att?.token_id !== tokenId) continue;
       this.closeReported(ws, CLOSE.TOKEN_REVOKED);
       closed++;

@@ -64,7 +64,7 @@ export class OpenClawWire implements DeviceWire {
 
   /** This wire's sockets, with their attachments. */
   private nodes(): { ws: WebSocket; att: NodeAttachment }[] {
-    return this.d.sockets.all().flatMap(({ ws, att }) => (att?.wire === this.name ? [{ ws, att }] : []));
+    return this.d.sockets.open().flatMap(({ ws, att }) => (att?.wire === this.name ? [{ ws, att }] : []));
   }
 
   private write(ws: WebSocket, frame: object): void {
@@ -152,7 +152,7 @@ export class OpenClawWire implements DeviceWire {
     const signedIn: NodeAttachment = { ...att, token_id: admission.tokenId, openclaw: state };
     this.d.sockets.attach(ws, signedIn);
     // One node per agent id: a newer sign-in replaces the older socket, as for edgeloop's agent.
-    for (const other of this.d.sockets.all())
+    for (const other of this.d.sockets.open())
       if (other.ws !== ws && other.att?.hello) this.d.sockets.close(other.ws, CLOSE.REPLACED);
     credentials.saveCommands(p.commands);
     const hello = helloOk({
@@ -225,7 +225,7 @@ export class OpenClawWire implements DeviceWire {
   /** A node's socket closed: what it was running is lost, unless it already signed in again. */
   async closed(ws: WebSocket): Promise<void> {
     if (!this.attachmentOf(ws)?.openclaw?.device_id) return;
-    const again = this.d.sockets.all().some((o) => o.ws !== ws && o.ws.readyState === WebSocket.OPEN && o.att?.hello);
+    const again = this.d.sockets.open().some((o) => o.ws !== ws && o.att?.hello);
     if (!again) await this.cutOff("the connection closed");
   }
 
