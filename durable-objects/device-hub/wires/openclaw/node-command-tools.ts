@@ -69,6 +69,16 @@ const tool = (
   parameters: { type: "object", properties, required },
 });
 
+/** OpenClaw's gateway caps a recording at 5 minutes (MAX_RECORDING_DURATION_MS). */
+const MAX_RECORDING_MS = 300_000;
+
+/** A recording's tool: its timeout covers the recording, with time to encode and send it. */
+const clipTool = (command: string, description: string, properties: Record<string, ParameterSchema>): KnownTool => ({
+  ...tool(command, description, properties),
+  timeout_ms: 60_000,
+  max_timeout_ms: MAX_RECORDING_MS + 60_000,
+});
+
 /**
  * Commands only phones and desktops run, with the parameters OpenClaw's own gateway sends them
  * (openclaw src/agents/tools/nodes-tool-media.ts, nodes-tool-commands.ts; screen.snapshot's
@@ -139,6 +149,83 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
       required: [],
     },
   },
+  // A clip comes back as `{format: "mp4", base64, durationMs, hasAudio}` (OpenClaw's
+  // parseCameraClipPayload, parseScreenRecordPayload): the hub stores it and the model gets a link
+  // and a poster (node-clips.ts). Parameters as OpenClaw's gateway sends them (nodes-tool-media.ts).
+  "camera.clip": clipTool(
+    "camera.clip",
+    "Record a short video clip with the OpenClaw node's camera. The clip is stored and you get a link to it, " +
+      "with a still taken by the same camera right after the clip ended (not a frame of the clip).",
+    {
+      facing: { type: "string", enum: ["front", "back"], description: "which camera (default front)" },
+      durationMs: {
+        type: "integer",
+        minimum: 250,
+        maximum: MAX_RECORDING_MS,
+        description: "how long to record, in milliseconds (default 3000; the node may allow less, 60000 on phones)",
+      },
+      includeAudio: { type: "boolean", description: "record sound too (default true)" },
+      deviceId: { type: "string", description: "a camera id from camera_list" },
+    },
+  ),
+  "screen.record": clipTool(
+    "screen.record",
+    "Record the OpenClaw node's screen as a video clip. The clip is stored and you get a link to it, " +
+      "with a screenshot taken right after the recording ended (not a frame of the clip).",
+    {
+      durationMs: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_RECORDING_MS,
+        description: "how long to record, in milliseconds (default 10000)",
+      },
+      screenIndex: { type: "integer", minimum: 0, description: "which screen (default 0, the primary)" },
+      fps: { type: "number", minimum: 1, maximum: 60, description: "frames per second (default 10)" },
+      includeAudio: { type: "boolean", description: "record the microphone too (default true)" },
+    },
+  ),
+  // OpenClaw's canvas plugin (extensions/canvas: CanvasToolSchema, src/tool.ts): a macOS node's widget panel.
+  "canvas.present": tool("canvas.present", "Show the OpenClaw node's widget panel (macOS), optionally at a URL.", {
+    url: { type: "string", description: "a hosted widget-document path or an app-local Canvas URL" },
+    placement: {
+      type: "object",
+      description: "where the panel goes, in screen points",
+      properties: {
+        x: { type: "number" },
+        y: { type: "number" },
+        width: { type: "number" },
+        height: { type: "number" },
+      },
+    },
+  }),
+  "canvas.hide": tool("canvas.hide", "Hide the OpenClaw node's widget panel (macOS)."),
+  "canvas.navigate": tool(
+    "canvas.navigate",
+    "Point the OpenClaw node's widget panel (macOS) at a hosted widget-document path or an app-local Canvas URL.",
+    { url: { type: "string", description: "the path or URL" } },
+    ["url"],
+  ),
+  // An Android phone with telephony and the SMS permission (OpenClaw's apps/android SmsManager.kt).
+  "sms.send": tool(
+    "sms.send",
+    "Send a text message (SMS) from the OpenClaw node, an Android phone.",
+    {
+      to: { type: "string", description: "the phone number" },
+      message: { type: "string", description: "the text" },
+    },
+    ["to", "message"],
+  ),
+  "sms.search": tool("sms.search", "Search the text messages (SMS) on the OpenClaw node, an Android phone.", {
+    keyword: { type: "string", description: "words in the message" },
+    phoneNumber: { type: "string", description: "the other side's number (partial matches)" },
+    contactName: { type: "string", description: "the other side's contact name" },
+    startTime: { type: "integer", minimum: 0, description: "sent at or after, in ms since 1970" },
+    endTime: { type: "integer", minimum: 0, description: "sent at or before, in ms since 1970" },
+    type: { type: "integer", minimum: 0, description: "Android's SMS type: 1 inbox, 2 sent, 3 draft" },
+    isRead: { type: "boolean", description: "read or unread only" },
+    limit: { type: "integer", minimum: 1, maximum: 200, description: "how many (default 25)" },
+    offset: { type: "integer", minimum: 0, description: "skip this many" },
+  }),
   "device.info": tool("device.info", "The OpenClaw node's device: model, system, app version."),
   "device.status": tool("device.status", "The OpenClaw node's state: battery, storage, network."),
   "device.permissions": tool("device.permissions", "Which permissions the OpenClaw node's app holds."),
@@ -153,12 +240,21 @@ export function neverOffered(command: string): boolean {
   return command.startsWith("system.execApprovals.") || /^worker\..*\.v1$/.test(command);
 }
 
+/**
+ * The commands OpenClaw's own gateway treats as dangerous (node-command-policy.ts,
+ * DEFAULT_DANGEROUS_NODE_COMMANDS: it refuses them until its operator allows each one), of those
+ * edgeloop offers: their tools wait for a person's approval unless `TOOL_POLICIES` says otherwise
+ * (docs/openclaw-nodes.md#approvals).
+ */
+const DANGEROUS = new Set(["camera.snap", "camera.clip", "screen.record", "sms.send", "sms.search"]);
+
 /** The tool for a command the node advertised, if edgeloop offers one. */
 export function commandTool(command: string): KnownTool | undefined {
   if (neverOffered(command)) return undefined;
-  return Object.hasOwn(KNOWN, command)
+  const known = Object.hasOwn(KNOWN, command)
     ? KNOWN[command]
     : Object.hasOwn(DEVICE_COMMANDS, command)
       ? DEVICE_COMMANDS[command]
       : undefined;
+  return known && DANGEROUS.has(command) ? { ...known, policy: "requires_approval" } : known;
 }
