@@ -122,6 +122,15 @@ describe("a node's commands as edgeloop tools", () => {
       "canvas.navigate",
       "sms.send",
       "sms.search",
+      "contacts.search",
+      "contacts.add",
+      "calendar.events",
+      "calendar.add",
+      "motion.activity",
+      "motion.pedometer",
+      "device.apps",
+      "camera.ptz.status",
+      "camera.ptz.control",
       "worker.launch.v1",
       "worker.workspace.exec.v1",
     ];
@@ -149,6 +158,15 @@ describe("a node's commands as edgeloop tools", () => {
       "canvas_navigate",
       "sms_send",
       "sms_search",
+      "contacts_search",
+      "contacts_add",
+      "calendar_events",
+      "calendar_add",
+      "motion_activity",
+      "motion_pedometer",
+      "device_apps",
+      "camera_ptz_status",
+      "camera_ptz_control",
     ]);
     expect(names.some((n) => /execApprovals|worker/.test(n))).toBe(false);
     expect(skillsFor(["system.execApprovals.set", "worker.status.v1"])).toEqual([]);
@@ -167,13 +185,31 @@ describe("a node's commands as edgeloop tools", () => {
       "sms.send",
       "sms.search",
       "location.get",
+      "contacts.search",
+      "contacts.add",
+      "calendar.events",
+      "calendar.add",
+      "camera.ptz.status",
+      "camera.ptz.control",
     ])[0]!.tools;
     const asking = tools.filter((t) => t.policy === "requires_approval").map((t) => t.name);
-    expect(asking).toEqual(["camera_snap", "camera_clip", "screen_record", "sms_send", "sms_search"]);
+    expect(asking).toEqual([
+      "camera_snap",
+      "camera_clip",
+      "screen_record",
+      "sms_send",
+      "sms_search",
+      "contacts_add",
+      "calendar_add",
+      "camera_ptz_control",
+    ]);
     expect(tools.filter((t) => t.policy === undefined).map((t) => t.name)).toEqual([
       "camera_list",
       "screen_snapshot",
       "location_get",
+      "contacts_search",
+      "calendar_events",
+      "camera_ptz_status",
     ]);
   });
 

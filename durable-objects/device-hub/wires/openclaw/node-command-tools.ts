@@ -72,6 +72,12 @@ const tool = (
 /** OpenClaw's gateway caps a recording at 5 minutes (MAX_RECORDING_DURATION_MS). */
 const MAX_RECORDING_MS = 300_000;
 
+const PTZ_AXES: Record<string, ParameterSchema> = {
+  panDegrees: { type: "number" },
+  tiltDegrees: { type: "number" },
+  zoomPercent: { type: "number" },
+};
+
 /** A recording's tool: its timeout covers the recording, with time to encode and send it. */
 const clipTool = (command: string, description: string, properties: Record<string, ParameterSchema>): KnownTool => ({
   ...tool(command, description, properties),
@@ -226,6 +232,77 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
     limit: { type: "integer", minimum: 1, maximum: 200, description: "how many (default 25)" },
     offset: { type: "integer", minimum: 0, description: "skip this many" },
   }),
+  // A phone's personal data (OpenClaw's apps/android ContactsHandler.kt, CalendarHandler.kt,
+  // MotionHandler.kt; the iOS app takes the same commands): the node answers JSON.
+  "contacts.search": tool("contacts.search", "Search the contacts on the OpenClaw node (a phone).", {
+    query: { type: "string", description: "part of the contact's name (none: every contact)" },
+    limit: { type: "integer", minimum: 1, maximum: 200, description: "how many (default 25)" },
+  }),
+  "contacts.add": tool(
+    "contacts.add",
+    "Add a contact on the OpenClaw node (a phone): a name, an organization, a phone number or an email at least.",
+    {
+      givenName: { type: "string" },
+      familyName: { type: "string" },
+      displayName: { type: "string" },
+      organizationName: { type: "string" },
+      phoneNumbers: { type: "array", items: { type: "string" } },
+      emails: { type: "array", items: { type: "string" } },
+    },
+  ),
+  "calendar.events": tool("calendar.events", "List the calendar events on the OpenClaw node (a phone) in a window.", {
+    startISO: { type: "string", description: "from, an ISO-8601 instant in UTC (default now)" },
+    endISO: { type: "string", description: "to, an ISO-8601 instant in UTC (default a week after the start)" },
+    limit: { type: "integer", minimum: 1, maximum: 500, description: "how many (default 50)" },
+  }),
+  "calendar.add": tool(
+    "calendar.add",
+    "Add an event to a calendar on the OpenClaw node (a phone).",
+    {
+      title: { type: "string" },
+      startISO: { type: "string", description: "an ISO-8601 instant in UTC" },
+      endISO: { type: "string", description: "an ISO-8601 instant in UTC, after the start" },
+      isAllDay: { type: "boolean" },
+      location: { type: "string" },
+      notes: { type: "string" },
+      calendarId: { type: "integer", description: "the calendar's id (default the primary calendar)" },
+      calendarTitle: { type: "string", description: "the calendar's exact name" },
+    },
+    ["title", "startISO", "endISO"],
+  ),
+  "motion.activity": tool("motion.activity", "What the OpenClaw node (a phone) is doing: still, walking, running.", {
+    startISO: { type: "string", description: "from (iOS only; Android reads the present)" },
+    endISO: { type: "string", description: "to (iOS only)" },
+    limit: { type: "integer", minimum: 1, maximum: 1000 },
+  }),
+  "motion.pedometer": tool("motion.pedometer", "The OpenClaw node's step count (a phone).", {
+    startISO: { type: "string", description: "from (iOS only; Android counts since boot)" },
+    endISO: { type: "string", description: "to (iOS only)" },
+  }),
+  // OpenClaw's node host (src/node-host/invoke-device-apps.ts, DeviceAppsParamsSchema), when its owner shares them.
+  "device.apps": tool("device.apps", "List the apps installed on the OpenClaw node.", {
+    query: { type: "string", description: "part of the app's name" },
+    limit: { type: "integer", minimum: 1, maximum: 200, description: "how many (default 100)" },
+    includeSystem: { type: "boolean", description: "system apps too" },
+  }),
+  // A Mac's USB camera that pans, tilts and zooms (OpenClaw's docs/nodes/camera.md, "macOS physical PTZ").
+  "camera.ptz.status": tool(
+    "camera.ptz.status",
+    "Read where a pan-tilt-zoom camera of the OpenClaw node points, without moving it.",
+    { deviceId: { type: "string", description: "a camera id from camera_list" } },
+    ["deviceId"],
+  ),
+  "camera.ptz.control": tool(
+    "camera.ptz.control",
+    "Move a pan-tilt-zoom camera of the OpenClaw node: set a position, move by a delta, or go home.",
+    {
+      deviceId: { type: "string", description: "a camera id from camera_list" },
+      operation: { type: "string", enum: ["set", "move", "home"] },
+      target: { type: "object", description: "for set", properties: PTZ_AXES },
+      delta: { type: "object", description: "for move", properties: PTZ_AXES },
+    },
+    ["deviceId", "operation"],
+  ),
   "device.info": tool("device.info", "The OpenClaw node's device: model, system, app version."),
   "device.status": tool("device.status", "The OpenClaw node's state: battery, storage, network."),
   "device.permissions": tool("device.permissions", "Which permissions the OpenClaw node's app holds."),
@@ -246,7 +323,16 @@ export function neverOffered(command: string): boolean {
  * edgeloop offers: their tools wait for a person's approval unless `TOOL_POLICIES` says otherwise
  * (docs/openclaw-nodes.md#approvals).
  */
-const DANGEROUS = new Set(["camera.snap", "camera.clip", "screen.record", "sms.send", "sms.search"]);
+const DANGEROUS = new Set([
+  "camera.snap",
+  "camera.clip",
+  "camera.ptz.control",
+  "screen.record",
+  "contacts.add",
+  "calendar.add",
+  "sms.send",
+  "sms.search",
+]);
 
 /** The tool for a command the node advertised, if edgeloop offers one. */
 export function commandTool(command: string): KnownTool | undefined {
