@@ -23,8 +23,14 @@ export type StoredClip = { media_type: string; bytes: Uint8Array };
 /** A clip waiting for its poster: what the call's outcome will say. */
 export type PendingPoster = { request_id: string; sha256: string; meta: string; at: number };
 
+/** A clip's poster that never came (its call ended at its deadline) is forgotten after this long. */
+const POSTER_WAIT_KEPT_MS = 24 * 60 * 60 * 1000;
+
 export class ClipStore {
-  constructor(private readonly sql: SqlStorage) {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly maxTotalBytes = MAX_TOTAL_BYTES,
+  ) {
     sql.exec(
       "CREATE TABLE IF NOT EXISTS clips (sha256 TEXT PRIMARY KEY, media_type TEXT NOT NULL, bytes INTEGER NOT NULL, " +
         "chunks INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID",
@@ -67,15 +73,15 @@ export class ClipStore {
     return { sha256, bytes: bytes.length };
   }
 
-  /** Drop the oldest clips (never `keep`) until the rest fit MAX_TOTAL_BYTES. */
+  /** Drop the oldest clips (never `keep`) until the rest fit the total. */
   private prune(keep: string): void {
     let total = this.sql.exec<{ t: number | null }>("SELECT SUM(bytes) AS t FROM clips").one().t ?? 0;
-    if (total <= MAX_TOTAL_BYTES) return;
+    if (total <= this.maxTotalBytes) return;
     const oldest = this.sql
       .exec<{ sha256: string; bytes: number }>("SELECT sha256, bytes FROM clips WHERE sha256 != ? ORDER BY at", keep)
       .toArray();
     for (const c of oldest) {
-      if (total <= MAX_TOTAL_BYTES) break;
+      if (total <= this.maxTotalBytes) break;
       this.sql.exec("DELETE FROM clip_chunks WHERE sha256 = ?", c.sha256);
       this.sql.exec("DELETE FROM clips WHERE sha256 = ?", c.sha256);
       total -= c.bytes;
@@ -101,6 +107,7 @@ export class ClipStore {
   }
 
   awaitPoster(p: PendingPoster): void {
+    this.sql.exec("DELETE FROM clip_posters WHERE at < ?", p.at - POSTER_WAIT_KEPT_MS);
     this.sql.exec(
       "INSERT OR REPLACE INTO clip_posters (request_id, sha256, meta, at) VALUES (?, ?, ?, ?)",
       p.request_id,
