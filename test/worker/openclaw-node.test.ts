@@ -252,6 +252,45 @@ describe("OpenClaw nodes", () => {
     back.node.ws.close(1000, "done");
   });
 
+  it("a clip that comes after its call was cancelled is kept as a late result, and no still is taken", async () => {
+    const agent = uid("oc-clip-late");
+    let release = () => {};
+    const later = new Promise<void>((r) => (release = r));
+    const answer = {
+      ok: true,
+      payload: { format: "mp4", base64: btoa("late clip"), durationMs: 500, hasAudio: false },
+    };
+    const { node } = await paired(agent, {
+      commands: ["camera.clip", "camera.snap"],
+      onInvoke: (req) => (req.command === "camera.clip" ? later.then(() => answer) : null),
+    });
+    await hub(agent).dispatch({ ...run("oc-clip-3", {}), tool: "camera_clip" });
+    await node.next((f) => f.type === "event" && f.event === "node.invoke.request", "the clip's invoke");
+    await hub(agent).cancel("oc-clip-3");
+    await waitFor(
+      () => ledgerRow(agent, "oc-clip-3"),
+      (r) => r.state === "done",
+    );
+    release();
+    const late = await waitFor(
+      () =>
+        runInDurableObject(hub(agent), (_o, state) =>
+          state.storage.sql
+            .exec<{ late: number | null }>("SELECT late FROM ledger WHERE request_id = ?", "oc-clip-3")
+            .one(),
+        ),
+      (r) => r.late === 1,
+    );
+    expect(late.late).toBe(1);
+    const waiting = await runInDurableObject(hub(agent), (_o, state) => ({
+      posters: state.storage.sql.exec("SELECT * FROM clip_posters").toArray().length,
+      clips: state.storage.sql.exec("SELECT * FROM clips").toArray().length,
+    }));
+    expect(waiting).toEqual({ posters: 0, clips: 1 });
+    expect(node.invokes.map((i) => i.id)).toEqual(["oc-clip-3"]);
+    node.ws.close(1000, "done");
+  });
+
   it("ticks on the hub's alarm, and a cancel reaches the node as node.invoke.cancel", async () => {
     const agent = uid("oc-tick");
     const { node } = await paired(agent);

@@ -20,6 +20,7 @@ import { payloadOf, pictureBlocks } from "./node-tools.js";
 
 type Row = {
   tool: string;
+  state: string;
   created_at: number;
   deadline: number;
   frame: { payload: { parameters: Record<string, unknown> } };
@@ -94,10 +95,14 @@ export class ClipFlow {
     const poster = posterInvoke(command, row.frame.payload.parameters, this.d.commands());
     // The poster must come back before the call's own deadline, or the call ends without the link.
     const timeoutMs = Math.min(POSTER_TIMEOUT_MS, row.deadline - now - 1_000);
-    if (!poster || timeoutMs < 1_000) {
-      const why = poster
-        ? "no time was left before the call's deadline to take a still"
-        : `the node does not advertise ${command === "camera.clip" ? "camera.snap" : "screen.snapshot"}`;
+    // A call that already ended (cancelled, its deadline) takes no new picture.
+    const ended = row.state === "done";
+    if (!poster || ended || timeoutMs < 1_000) {
+      const why = !poster
+        ? `the node does not advertise ${command === "camera.clip" ? "camera.snap" : "screen.snapshot"}`
+        : ended
+          ? "the call had already ended when the clip came"
+          : "no time was left before the call's deadline to take a still";
       return { response: ok, frame: result(r.id, clipOutcome(meta, why, now - row.created_at)) };
     }
     this.d.clips.awaitPoster({ request_id: r.id, sha256: stored.sha256, meta: JSON.stringify(meta), at: now });
