@@ -126,6 +126,8 @@ describe("a node's commands as edgeloop tools", () => {
       "contacts.add",
       "calendar.events",
       "calendar.add",
+      "reminders.list",
+      "reminders.add",
       "motion.activity",
       "motion.pedometer",
       "device.apps",
@@ -162,6 +164,8 @@ describe("a node's commands as edgeloop tools", () => {
       "contacts_add",
       "calendar_events",
       "calendar_add",
+      "reminders_list",
+      "reminders_add",
       "motion_activity",
       "motion_pedometer",
       "device_apps",
@@ -189,6 +193,7 @@ describe("a node's commands as edgeloop tools", () => {
       "contacts.add",
       "calendar.events",
       "calendar.add",
+      "reminders.add",
       "camera.ptz.status",
       "camera.ptz.control",
     ])[0]!.tools;
@@ -201,6 +206,7 @@ describe("a node's commands as edgeloop tools", () => {
       "sms_search",
       "contacts_add",
       "calendar_add",
+      "reminders_add",
       "camera_ptz_control",
     ]);
     expect(tools.filter((t) => t.policy === undefined).map((t) => t.name)).toEqual([

@@ -270,6 +270,23 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
     },
     ["title", "startISO", "endISO"],
   ),
+  // OpenClawKit's RemindersCommands.swift (the iOS app).
+  "reminders.list": tool("reminders.list", "List the reminders on the OpenClaw node (an iPhone).", {
+    status: { type: "string", enum: ["incomplete", "completed", "all"] },
+    limit: { type: "integer", minimum: 1 },
+  }),
+  "reminders.add": tool(
+    "reminders.add",
+    "Add a reminder on the OpenClaw node (an iPhone).",
+    {
+      title: { type: "string" },
+      dueISO: { type: "string", description: "when it is due, an ISO-8601 instant" },
+      notes: { type: "string" },
+      listId: { type: "string", description: "the list's id" },
+      listName: { type: "string", description: "the list's name" },
+    },
+    ["title"],
+  ),
   "motion.activity": tool("motion.activity", "What the OpenClaw node (a phone) is doing: still, walking, running.", {
     startISO: { type: "string", description: "from (iOS only; Android reads the present)" },
     endISO: { type: "string", description: "to (iOS only)" },
@@ -330,6 +347,7 @@ const DANGEROUS = new Set([
   "screen.record",
   "contacts.add",
   "calendar.add",
+  "reminders.add",
   "sms.send",
   "sms.search",
 ]);
