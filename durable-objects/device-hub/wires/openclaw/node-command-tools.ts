@@ -233,7 +233,7 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
     offset: { type: "integer", minimum: 0, description: "skip this many" },
   }),
   // A phone's personal data (OpenClaw's apps/android ContactsHandler.kt, CalendarHandler.kt,
-  // MotionHandler.kt; the iOS app takes the same commands): the node answers JSON.
+  // MotionHandler.kt; the iOS app's, OpenClawKit's *Commands.swift): the node answers JSON.
   "contacts.search": tool("contacts.search", "Search the contacts on the OpenClaw node (a phone).", {
     query: { type: "string", description: "part of the contact's name (none: every contact)" },
     limit: { type: "integer", minimum: 1, maximum: 200, description: "how many (default 25)" },
@@ -265,7 +265,8 @@ const DEVICE_COMMANDS: Record<string, KnownTool> = {
       isAllDay: { type: "boolean" },
       location: { type: "string" },
       notes: { type: "string" },
-      calendarId: { type: "integer", description: "the calendar's id (default the primary calendar)" },
+      // A string: iOS decodes it as one (OpenClawKit's CalendarCommands.swift); Android reads either.
+      calendarId: { type: "string", description: "the calendar's id (default the primary calendar)" },
       calendarTitle: { type: "string", description: "the calendar's exact name" },
     },
     ["title", "startISO", "endISO"],
