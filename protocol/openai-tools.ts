@@ -54,6 +54,7 @@ export function toolSpecsFromSkills(skills: SkillManifest[]): ToolSpec[] {
         timeout_ms: tool.timeout_ms,
         max_timeout_ms: tool.max_timeout_ms,
         kind: "device",
+        ...(tool.policy ? { policy: tool.policy } : {}),
         evoclaw: {
           binary: tool.binary,
           timeout_ms: tool.timeout_ms,

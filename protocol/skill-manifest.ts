@@ -68,6 +68,11 @@ export const ToolManifest = z.object({
   sandboxing: Sandboxing.default("none"),
   requires: z.array(z.string()).default([]),
   parameters: ParametersSchema,
+  /**
+   * The tool's own approval policy, for tools that must not run unasked by default (an OpenClaw
+   * node's camera or SMS commands); `TOOL_POLICIES` overrides it either way.
+   */
+  policy: z.enum(["auto", "requires_approval"]).optional(),
 });
 export type ToolManifest = z.infer<typeof ToolManifest>;
 

@@ -22,6 +22,7 @@ import { CommandOutcomes } from "./ledger/command-outcomes.js";
 import { Ledger, type LedgerRow } from "./ledger/ledger.js";
 import { DeviceSockets } from "./sockets/device-sockets.js";
 import { type AuditEntry, AuditLog, type AuditQuery, type DenialRecord, type ToolStats } from "./storage/audit-log.js";
+import { ClipStore, type StoredClip } from "./storage/clip-store.js";
 import { DeviceStore } from "./storage/device-record.js";
 import { DeviceTokens, type IssuedToken, type TokenInfo } from "./storage/device-tokens.js";
 import { type DeviceLoad, deviceLoad } from "./views/device-load.js";
@@ -55,6 +56,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   private readonly registry: RegistryReporter;
   private readonly checks: HubChecks;
   private readonly intake: FrameIntake;
+  private readonly clips: ClipStore;
 
   constructor(ctx: DurableObjectState, env: HubEnv) {
     super(ctx, env);
@@ -66,7 +68,8 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     this.alarms = new AlarmSchedule(ctx.storage);
     this.sockets = new DeviceSockets(ctx);
     this.nodeCredentials = new NodeCredentials(sql);
-    const { ledger, store, tokens, audit, alarms, sockets } = this;
+    this.clips = new ClipStore(sql);
+    const { ledger, store, tokens, audit, alarms, sockets, clips } = this;
     this.outcomes = new CommandOutcomes(env, ledger, audit, store, alarms);
     const { outcomes } = this;
     // The wires this hub speaks; a socket's is picked once, when it is accepted (wires/device-wire.ts).
@@ -81,6 +84,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         outcomes,
         alarms,
         sockets,
+        clips,
       }),
     });
     this.registry = new RegistryReporter(env, store, sockets, alarms, this.nodeCredentials);
@@ -127,6 +131,11 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     const att = this.sockets.noteFrame(ws, Date.now());
     if (frameOverLimit(message, maxFrameBytes)) {
       this.store.count("oversized_frames");
+      const head =
+        typeof message === "string" ? message.slice(0, 4096) : new TextDecoder().decode(message.slice(0, 4096));
+      const size = typeof message === "string" ? message.length : message.byteLength;
+      const ended = this.wires.of(ws).oversized?.(ws, head, size, maxFrameBytes);
+      if (ended) return this.intake.handle(ws, att, ended);
       return this.intake.reject(ws, att, `frame over ${maxFrameBytes} bytes`);
     }
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
@@ -238,6 +247,10 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   async getSkills(agentId: string): Promise<SkillManifest[]> {
     this.store.rememberAgentId(agentId);
     return this.store.load(agentId).skills;
+  }
+
+  async getClip(sha256: string): Promise<StoredClip | null> {
+    return this.clips.get(sha256);
   }
 
   async isKnown(): Promise<boolean> {

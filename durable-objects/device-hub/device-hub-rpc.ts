@@ -1,6 +1,7 @@
 import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./storage/audit-log.js";
+import type { StoredClip } from "./storage/clip-store.js";
 import type { DeviceRecord } from "./storage/device-record.js";
 import type { IssuedToken, TokenInfo } from "./storage/device-tokens.js";
 import type { DeviceLoad } from "./views/device-load.js";
@@ -22,6 +23,8 @@ export interface DeviceHubRpc {
   /** Online, calls in flight, last alive: what fleet routing needs, without getDevice's whole-ledger count. */
   getLoad(agentId: string): Promise<DeviceLoad>;
   getSkills(agentId: string): Promise<SkillManifest[]>;
+  /** A clip an OpenClaw node recorded (storage/clip-store.ts), or null when there is none by that hash. */
+  getClip(sha256: string): Promise<StoredClip | null>;
   /** Whether this device was ever connected or has an issued token; reads only, so unknown ids leave nothing. */
   isKnown(): Promise<boolean>;
   /** A pool's registry asks to be told of the device's changes from now on; answers how it is now. */

@@ -8,7 +8,7 @@ import {
   TokenList,
   TokenRevoked,
 } from "@edgeloop/protocol/api-responses";
-import { ADMIN, api, json, type Route } from "./route.js";
+import { ADMIN, api, json, problem, type Route, text } from "./route.js";
 
 /** Devices, their tokens, and what operators read: audit, limits, metrics. */
 export const DEVICE_ROUTES: Route[] = [
@@ -35,6 +35,18 @@ export const DEVICE_ROUTES: Route[] = [
     tag: "devices",
     auth: api("devices:read"),
     responses: { 200: json("the device") },
+  },
+  {
+    method: "GET",
+    path: "/v1/devices/:agent_id/clips/:hash",
+    summary:
+      "A video clip an OpenClaw node recorded, by its SHA-256, as its tool's result links it (docs/openclaw-nodes.md)",
+    tag: "devices",
+    auth: api("devices:read"),
+    responses: {
+      200: text("the clip (video/mp4), cacheable for good (its address is its content)", "video/*"),
+      404: problem("no such clip on this device, or a device the caller may not reach"),
+    },
   },
   {
     method: "POST",

@@ -53,6 +53,29 @@ devices.get("/", authorize("devices:read"), async (c) => {
   return c.json({ devices: all.filter((d) => mayReach(p.reach, d.agent_id)), pools });
 });
 
+/**
+ * A video clip an OpenClaw node recorded (`camera_clip`, `screen_record`; docs/openclaw-nodes.md#clips),
+ * the link its tool's result gives the model. The address is the content's hash, so it never changes.
+ */
+devices.get("/:agent_id/clips/:hash", authorize("devices:read"), async (c) => {
+  const agentId = c.req.param("agent_id");
+  const hash = c.req.param("hash");
+  if (!validId(agentId)) return problemResponse(400, "Invalid agent id");
+  if (!/^[0-9a-f]{64}$/.test(hash)) return problemResponse(400, "Invalid clip hash", "a SHA-256 in lowercase hex");
+  if (!mayReach(c.var.principal.reach, agentId)) return problemResponse(404, "Not found", `no device '${agentId}'`);
+  const clip = await hubFor(c.env, agentId).getClip(hash);
+  if (!clip) return problemResponse(404, "Not found", `device '${agentId}' has no clip ${hash}`);
+  return new Response(clip.bytes, {
+    headers: {
+      "content-type": clip.media_type,
+      "cache-control": "private, max-age=31536000, immutable",
+      etag: `"${hash}"`,
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'none'; media-src 'self'; sandbox",
+    },
+  });
+});
+
 devices.get("/:agent_id", authorize("devices:read"), async (c) => {
   const agentId = c.req.param("agent_id");
   if (!validId(agentId)) return problemResponse(400, "Invalid agent id");

@@ -30,6 +30,12 @@ export interface DeviceWire {
   tick(now: number): Promise<void>;
   /** How long a socket on this wire may stay silent, given the hub's heartbeat allowance. */
   silenceAllowed(allowedMs: number): number;
+  /**
+   * A frame over DEVICE_MAX_FRAME_BYTES (`head`, its first characters): the result frame that ends
+   * the call it answers with a clear error, when the wire can tell which call; else null, and the
+   * hub refuses the frame as it does any bad one.
+   */
+  oversized?(ws: WebSocket, head: string, size: number, limit: number): Parsed<DeviceFrame> | null;
 }
 
 /** The wires a hub speaks: edgeloop's own frames (the agent, the MQTT bridge) and OpenClaw's gateway protocol. */

@@ -91,7 +91,7 @@ describe("a node's commands as edgeloop tools", () => {
     });
     // Without mcp.tools.call.v1 advertised, a published MCP tool cannot run: not offered.
     expect(skillsFor(["system.which"], published)[0]!.tools.map((t) => t.name)).toEqual(["system_which"]);
-    expect(skillsFor(["canvas.present"])).toEqual([]);
+    expect(skillsFor(["talk.ptt.start"])).toEqual([]);
   });
 
   // The commands of OpenClaw's platform defaults (src/gateway/node-command-policy.ts) a model can use.
@@ -115,6 +115,24 @@ describe("a node's commands as edgeloop tools", () => {
       "device.status",
       "device.permissions",
       "device.health",
+      "camera.clip",
+      "screen.record",
+      "canvas.present",
+      "canvas.hide",
+      "canvas.navigate",
+      "sms.send",
+      "sms.search",
+      "contacts.search",
+      "contacts.add",
+      "calendar.events",
+      "calendar.add",
+      "reminders.list",
+      "reminders.add",
+      "motion.activity",
+      "motion.pedometer",
+      "device.apps",
+      "camera.ptz.status",
+      "camera.ptz.control",
       "worker.launch.v1",
       "worker.workspace.exec.v1",
     ];
@@ -135,11 +153,84 @@ describe("a node's commands as edgeloop tools", () => {
       "device_status",
       "device_permissions",
       "device_health",
+      "camera_clip",
+      "screen_record",
+      "canvas_present",
+      "canvas_hide",
+      "canvas_navigate",
+      "sms_send",
+      "sms_search",
+      "contacts_search",
+      "contacts_add",
+      "calendar_events",
+      "calendar_add",
+      "reminders_list",
+      "reminders_add",
+      "motion_activity",
+      "motion_pedometer",
+      "device_apps",
+      "camera_ptz_status",
+      "camera_ptz_control",
     ]);
     expect(names.some((n) => /execApprovals|worker/.test(n))).toBe(false);
     expect(skillsFor(["system.execApprovals.set", "worker.status.v1"])).toEqual([]);
     // Names are looked up as the node's own, not as properties every object has.
     expect(skillsFor(["constructor", "toString", "__proto__"])).toEqual([]);
+  });
+
+  // OpenClaw's DEFAULT_DANGEROUS_NODE_COMMANDS (src/gateway/node-command-policy.ts) wait for a person.
+  it("asks a person first for the commands OpenClaw itself treats as dangerous", () => {
+    const tools = skillsFor([
+      "camera.list",
+      "camera.snap",
+      "camera.clip",
+      "screen.snapshot",
+      "screen.record",
+      "sms.send",
+      "sms.search",
+      "location.get",
+      "contacts.search",
+      "contacts.add",
+      "calendar.events",
+      "calendar.add",
+      "reminders.add",
+      "camera.ptz.status",
+      "camera.ptz.control",
+    ])[0]!.tools;
+    const asking = tools.filter((t) => t.policy === "requires_approval").map((t) => t.name);
+    expect(asking).toEqual([
+      "camera_snap",
+      "camera_clip",
+      "screen_record",
+      "sms_send",
+      "sms_search",
+      "contacts_add",
+      "calendar_add",
+      "reminders_add",
+      "camera_ptz_control",
+    ]);
+    expect(tools.filter((t) => t.policy === undefined).map((t) => t.name)).toEqual([
+      "camera_list",
+      "screen_snapshot",
+      "location_get",
+      "contacts_search",
+      "calendar_events",
+      "camera_ptz_status",
+    ]);
+  });
+
+  it("records a clip with OpenClaw's defaults, mp4 only, the model's choices on top", () => {
+    const [clip, record] = skillsFor(["camera.clip", "screen.record"])[0]!.tools;
+    expect(invokeFor(clip, { facing: "back", durationMs: 2000 }, 60_000)).toEqual({
+      command: "camera.clip",
+      params: { facing: "back", durationMs: 2000, includeAudio: true, format: "mp4" },
+    });
+    expect(invokeFor(record, {}, 60_000)).toEqual({
+      command: "screen.record",
+      params: { durationMs: 10_000, screenIndex: 0, fps: 10, includeAudio: true, format: "mp4" },
+    });
+    // Room for OpenClaw's longest recording (5 minutes) and the upload.
+    expect(clip!.max_timeout_ms).toBe(360_000);
   });
 
   it("sends a snap with the defaults OpenClaw's gateway fills in, the model's choices on top", () => {

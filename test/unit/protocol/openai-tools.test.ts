@@ -45,6 +45,12 @@ describe("skill manifest → tool schemas", () => {
     });
   });
 
+  it("carries a tool's own approval policy, and none when it has none", () => {
+    const asking = { ...skill, tools: [{ ...skill.tools[0]!, policy: "requires_approval" as const }] };
+    expect(toolSpecsFromSkills([asking])[0]!.policy).toBe("requires_approval");
+    expect(toolSpecsFromSkills([skill])[0]!).not.toHaveProperty("policy");
+  });
+
   it("keeps the first of two tools with one name, so the model never sees a duplicate", () => {
     const other = { ...skill, name: "other", tools: [{ ...skill.tools[0]!, description: "second" }] };
     const specs = toolSpecsFromSkills([skill, other]);

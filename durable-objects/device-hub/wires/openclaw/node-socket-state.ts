@@ -10,6 +10,8 @@ export type NodeSocketState = {
   challenge_ts: number;
   /** set once `connect` succeeded: the node's device id (the SHA-256 of its key), also its nodeId */
   device_id?: string;
+  /** the origin the node connected to, for links it is given (a stored clip's) */
+  origin?: string;
   /** the negotiated protocol (4, or 3 for an older node) */
   protocol?: number;
 };

@@ -125,6 +125,17 @@ export function invokeFor(
       command: "camera.snap",
       params: { facing: "front", maxWidth: 1600, quality: 0.95, format: "jpg", ...parameters },
     };
+  // A recording: OpenClaw's gateway defaults (nodes-tool-media.ts), mp4 the only format it takes.
+  if (tool.binary === "camera.clip")
+    return {
+      command: "camera.clip",
+      params: { facing: "front", durationMs: 3000, includeAudio: true, format: "mp4", ...parameters },
+    };
+  if (tool.binary === "screen.record")
+    return {
+      command: "screen.record",
+      params: { durationMs: 10_000, screenIndex: 0, fps: 10, includeAudio: true, format: "mp4", ...parameters },
+    };
   return { command: tool.binary, params: parameters };
 }
 
@@ -157,7 +168,7 @@ type RunPayload = {
 
 const tail = (text: string, n = 2000) => (text.length > n ? `…${text.slice(-n)}` : text);
 
-function payloadOf(r: NodeInvokeResultParams): unknown {
+export function payloadOf(r: NodeInvokeResultParams): unknown {
   if (r.payload !== undefined) return r.payload;
   if (typeof r.payloadJSON !== "string") return null;
   try {
@@ -212,7 +223,7 @@ function mcpOutcome(tool: string, p: { content?: unknown; isError?: boolean }, e
 const PICTURE_COMMANDS = new Set(["camera.snap", "screen.snapshot", "photos.latest"]);
 
 /** One picture as the model's blocks: a line saying what it is, then the image; null if unreadable. */
-function pictureBlocks(p: Record<string, unknown>): ContentBlock[] | null {
+export function pictureBlocks(p: Record<string, unknown>): ContentBlock[] | null {
   const format = String(p.format ?? "").toLowerCase();
   const mimeType = format === "png" ? "image/png" : format === "jpg" || format === "jpeg" ? "image/jpeg" : null;
   // A node may answer with a URL on itself instead of the bytes: edgeloop cannot fetch it.

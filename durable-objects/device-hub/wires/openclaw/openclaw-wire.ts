@@ -8,11 +8,14 @@ import type { CommandOutcomes } from "../../ledger/command-outcomes.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { CLOSE } from "../../sockets/close-codes.js";
 import type { DeviceSockets, SocketAttachment } from "../../sockets/device-sockets.js";
+import type { ClipStore } from "../../storage/clip-store.js";
 import type { DeviceStore } from "../../storage/device-record.js";
 import type { DeviceTokens } from "../../storage/device-tokens.js";
 import type { DeviceWire } from "../device-wire.js";
+import { ClipFlow } from "./clip-flow.js";
 import { ConnectParams, event, helloOk, responseError, responseOk } from "./gateway-frames.js";
 import { admit } from "./node-admission.js";
+import { POSTER_SUFFIX } from "./node-clips.js";
 import { nodeEventFor, readNodeRequest } from "./node-codec.js";
 import type { NodeCredentials } from "./node-credentials.js";
 import { answerNodeRequest } from "./node-requests.js";
@@ -40,6 +43,7 @@ type Deps = {
   alarms: AlarmSchedule;
   /** the hub's sockets: attachments are read and written, and frames written, through them */
   sockets: DeviceSockets;
+  clips: ClipStore;
 };
 
 /**
@@ -53,9 +57,16 @@ type Deps = {
 export class OpenClawWire implements DeviceWire {
   readonly name = "openclaw" as const;
   private readonly pairing: PairingDesk;
+  private readonly clips: ClipFlow;
 
   constructor(private readonly d: Deps) {
     this.pairing = pairingDesk(d.env);
+    this.clips = new ClipFlow({
+      ledger: d.ledger,
+      clips: d.clips,
+      skills: (agentId) => d.store.load(agentId).skills,
+      commands: () => d.credentials.commands(),
+    });
   }
 
   private attachmentOf(ws: WebSocket): NodeAttachment | null {
@@ -72,10 +83,11 @@ export class OpenClawWire implements DeviceWire {
   }
 
   /** A node's upgrade: accepted before any credential (it comes in the first frame), then challenged. */
-  async accept(_request: Request, agentId: string, now: number): Promise<Response> {
+  async accept(request: Request, agentId: string, now: number): Promise<Response> {
     if (this.nodes().filter(({ att }) => !att.hello).length >= MAX_UNAUTHENTICATED)
       return new Response("too many OpenClaw connections waiting to sign in", { status: 429 });
-    const state: NodeSocketState = { nonce: randomBase64url(24), challenge_ts: now };
+    const origin = new URL(request.url).origin;
+    const state: NodeSocketState = { nonce: randomBase64url(24), challenge_ts: now, origin };
     const att: NodeAttachment = {
       agent_id: agentId,
       wire: this.name,
@@ -108,6 +120,13 @@ export class OpenClawWire implements DeviceWire {
         return null;
       }
       return this.connect(ws, att, id, params, now);
+    }
+    const node = { agentId: att.agent_id, nodeId: att.openclaw.device_id, origin: att.openclaw.origin ?? "" };
+    const clip = this.clips.take(read.value, node, now);
+    if (clip) {
+      this.write(ws, clip.response);
+      if (clip.send) this.write(ws, clip.send);
+      return clip.frame;
     }
     const answer = answerNodeRequest(read.value, {
       ledger: this.d.ledger,
@@ -207,6 +226,15 @@ export class OpenClawWire implements DeviceWire {
     const { ledger, outcomes } = this.d;
     for (const row of ledger.open()) {
       if (!mayBeOnDevice(row)) continue;
+      // A clip already stored ends with its link, without the still the node never sent.
+      const clip = this.clips.withoutPoster(row.request_id, `the still was not taken: ${why}`, Date.now());
+      if (clip) {
+        if (outcomes.complete(row, clip)) {
+          const done = ledger.get(row.request_id);
+          if (done) await outcomes.deliver(done);
+        }
+        continue;
+      }
       const outcome: ToolOutcome = {
         status: "error",
         tool: row.tool,
@@ -243,6 +271,33 @@ export class OpenClawWire implements DeviceWire {
       }
     }
     if (signedIn) await this.d.alarms.atMost(now + TICK_EVERY_MS);
+  }
+
+  /**
+   * A result too big for one frame (a long clip, usually): its call ends now with an error that says
+   * so, instead of at its deadline as `outcome_unknown`. OpenClaw's node writes the invoke id first
+   * in the params (node-host/client.ts), so it is in the frame's head.
+   */
+  oversized(ws: WebSocket, head: string, size: number, limit: number): Parsed<DeviceFrame> | null {
+    const att = this.attachmentOf(ws);
+    const invoke =
+      /^\{"type":"req","id":"([^"]{1,256})","method":"node\.invoke\.result","params":\{"id":"([^"]{1,256})"/.exec(head);
+    if (!att?.openclaw?.device_id || !invoke) return null;
+    const [, reqId, invokeId] = invoke as unknown as [string, string, string];
+    const too = `the node's result was ${size} bytes, over the ${limit} bytes this deployment takes in one frame (DEVICE_MAX_FRAME_BYTES)`;
+    this.write(ws, responseError(reqId, { code: "PAYLOAD_TOO_LARGE", message: too }));
+    const requestId = invokeId.endsWith(POSTER_SUFFIX) ? invokeId.slice(0, -POSTER_SUFFIX.length) : invokeId;
+    const row = this.d.ledger.get(requestId);
+    if (!row) return null;
+    const outcome =
+      this.clips.withoutPoster(requestId, `the still was too big: ${too}`, Date.now()) ??
+      ({
+        status: "error",
+        tool: row.tool,
+        error: `${too}. Ask for less (a shorter clip: a smaller durationMs), or an admin raises DEVICE_MAX_FRAME_BYTES (at most 32 MiB).`,
+        error_type: "execution_failed",
+      } satisfies ToolOutcome);
+    return { ok: true, value: { type: "result", request_id: requestId, ...outcome } as DeviceFrame };
   }
 
   /** A node sends no pings, only its host stats every 60 s: it gets the longer allowance. */
