@@ -6,7 +6,7 @@ import { log } from "../../runtime/log.js";
 import { type OutboundVars, OutboundVarsSchema, outboundPolicy } from "../../runtime/outbound-settings.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../runtime/outbound-url.js";
 import { parseVars } from "../../runtime/vars.js";
-import { type McpServerConfig, parseMcpServers } from "../conversation/mcp/mcp-servers-config.js";
+import { type McpOAuthConfig, type McpServerConfig, parseMcpServers } from "../conversation/mcp/mcp-servers-config.js";
 import { NO_SCHEMA_VALIDATION } from "../conversation/mcp/no-schema-validation.js";
 import { expired, expiresAt, REFRESH_AHEAD_MS, tokenDecision } from "./mcp-oauth-expiry.js";
 import { type OAuthState, StoredOAuthProvider } from "./mcp-oauth-provider.js";
@@ -21,6 +21,8 @@ import {
 } from "./mcp-oauth-types.js";
 
 export type McpAuthEnv = McpAuthVars & OutboundVars & { MCP_SERVERS?: string };
+
+type OAuthServer = McpServerConfig & { oauth: McpOAuthConfig };
 
 /** An authorization URL handed to the admin is good for this long. */
 const FLOW_TTL_MS = 30 * 60_000;
@@ -94,7 +96,9 @@ export class McpOAuthStore {
           });
           if (result === "REDIRECT") throw new Error("authorization needed");
         }
+        // Some servers initialize without a token and ask for one only at the first real request.
         await client.connect(transport, { timeout: server.timeout_secs * 1000 });
+        await client.listTools(undefined, { timeout: server.timeout_secs * 1000 });
         await client.close().catch(() => undefined);
       } catch (e) {
         await client.close().catch(() => undefined);
@@ -285,7 +289,7 @@ export class McpOAuthStore {
   private async setup(
     name: string,
   ): Promise<
-    | { ok: true; server: McpServerConfig & { oauth: object }; key: SealingKey; outbound: OutboundUrlPolicy }
+    | { ok: true; server: OAuthServer; key: SealingKey; outbound: OutboundUrlPolicy }
     | { ok: false; code: 400 | 404 | 500; error: string }
   > {
     const servers = parseMcpServers(this.env.MCP_SERVERS);
@@ -305,15 +309,12 @@ export class McpOAuthStore {
     return { ok: true, server: { ...server, oauth: server.oauth }, key: await this.sealing.key, outbound };
   }
 
-  private provider(
-    server: McpServerConfig & { oauth: object },
-    data: OAuthState,
-    redirect: string,
-    state: string,
-  ): StoredOAuthProvider {
+  private provider(server: OAuthServer, data: OAuthState, redirect: string, state: string): StoredOAuthProvider {
     const origin = redirect ? new URL(redirect).origin : "";
-    const metadataUrl = origin.startsWith("https:") ? `${origin}${CLIENT_METADATA_PATH}` : undefined;
-    return new StoredOAuthProvider(data, server.oauth ?? {}, redirect, metadataUrl, state);
+    const metadataUrl =
+      server.oauth.client_metadata_url ??
+      (origin.startsWith("https:") ? `${origin}${CLIENT_METADATA_PATH}` : undefined);
+    return new StoredOAuthProvider(data, server.oauth, redirect, metadataUrl, state);
   }
 
   private read(name: string): StoredServer | null {

@@ -25,6 +25,12 @@ export const McpOAuthConfig = z
     client_secret: z.string().min(1).optional(),
     /** asked for when neither the server's 401 nor its metadata names scopes */
     scope: z.string().min(1).optional(),
+    /**
+     * A client ID metadata document hosted elsewhere, used as the client_id where the server
+     * supports them; it must list the worker's /v1/mcp-oauth/callback. Default: the worker's own
+     * (/v1/mcp-oauth/client-metadata.json) when the worker is reached over https.
+     */
+    client_metadata_url: z.string().url().startsWith("https://", "must be an https URL").optional(),
   })
   .strict()
   .refine((o) => o.client_secret === undefined || o.client_id !== undefined, {
