@@ -97,6 +97,13 @@ describe("a remote MCP server that requires OAuth", () => {
     expect(JSON.parse(run.stdout).servers).toMatchObject([{ name: "gh", status: "connected", detail: null }]);
   });
 
+  it("the callback refuses an answer it did not ask for, and a used one", async () => {
+    const forged = await fetch(`${worker.url}/v1/mcp-oauth/callback?state=forged&code=whatever`);
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain("no authorization is waiting for this answer");
+    expect(standin.counts.authorizationCodes).toBe(1);
+  });
+
   it("a conversation calls its tool with the deployment's token", async () => {
     const body = await whoAmI();
     expect(body.reply).toBe("Server: you are edgeloop, authorized");
