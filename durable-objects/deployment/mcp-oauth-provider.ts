@@ -17,6 +17,8 @@ export type OAuthState = {
   tokens?: OAuthTokens;
   verifier?: string;
   discovery?: OAuthDiscoveryState;
+  /** set when the sealed part was read back (not stored) */
+  opened?: boolean;
 };
 
 /**

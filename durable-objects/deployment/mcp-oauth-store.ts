@@ -12,6 +12,7 @@ import { expired, expiresAt, REFRESH_AHEAD_MS, tokenDecision } from "./mcp-oauth
 import { type OAuthState, StoredOAuthProvider } from "./mcp-oauth-provider.js";
 import { SealingKey } from "./mcp-oauth-sealing.js";
 import { type McpAuthVars, McpAuthVarsSchema, MISSING_SECRET } from "./mcp-oauth-settings.js";
+import { consentNeeded, errorText, randomToken, UNOPENED } from "./mcp-oauth-text.js";
 import {
   CALLBACK_PATH,
   CLIENT_METADATA_PATH,
@@ -208,7 +209,10 @@ export class McpOAuthStore {
       const stored = this.read(name);
       const data = await this.open(name, key, stored);
       const current = data.tokens;
-      if (!stored || !current) return { ok: false, error: consentNeeded(name, stored?.detail ?? "not connected yet") };
+      if (!stored || !current) {
+        const why = stored?.sealed && !data.opened ? UNOPENED : (stored?.detail ?? "not connected yet");
+        return { ok: false, error: consentNeeded(name, why) };
+      }
       // Renewed already since the caller read it: hand out the new one.
       const keep = (token: string, expires: number | null): TokenOutcome => ({
         ok: true,
@@ -339,7 +343,7 @@ export class McpOAuthStore {
       return data;
     }
     const secret = JSON.parse(plain) as Omit<OAuthState, "discovery">;
-    return { ...data, ...secret };
+    return { ...data, ...secret, opened: true };
   }
 
   private async write(
@@ -348,7 +352,7 @@ export class McpOAuthStore {
     data: OAuthState,
     fields: Omit<StoredServer, "sealed" | "discovery" | "updated_at">,
   ): Promise<void> {
-    const { discovery, ...secret } = data;
+    const { discovery, opened: _, ...secret } = data;
     const row: StoredServer = {
       status: fields.status,
       detail: fields.detail,
@@ -379,21 +383,4 @@ export class McpOAuthStore {
     });
     return next;
   }
-}
-
-/** The error a conversation's tool call ends with, and the status an admin reads. */
-export function consentNeeded(name: string, detail: string): string {
-  return (
-    `MCP server '${name}' needs an admin to authorize edgeloop again (${detail}): ` +
-    `run \`edgeloop mcp connect ${name}\` and open the link it prints`
-  );
-}
-
-function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

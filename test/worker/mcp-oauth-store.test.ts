@@ -6,6 +6,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { SealingKey } from "../../durable-objects/deployment/mcp-oauth-sealing.js";
 import { type McpAuthEnv, McpOAuthStore } from "../../durable-objects/deployment/mcp-oauth-store.js";
 
 const SERVERS = JSON.stringify([
@@ -69,6 +70,34 @@ describe("McpOAuthStore", () => {
         ok: false,
         error: expect.stringContaining("no authorization is waiting"),
       });
+    });
+  });
+});
+
+describe("McpOAuthStore after MCP_OAUTH_SECRET changed", () => {
+  it("state sealed under the old secret does not open: the server needs connecting again, and says why", async () => {
+    const stub = env.DEPLOYMENT.get(env.DEPLOYMENT.idFromName(`mcp-oauth-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, async (_o, state) => {
+      const sql = state.storage.sql;
+      const before = new McpOAuthStore(sql, { MCP_SERVERS: SERVERS, MCP_OAUTH_SECRET: SECRET });
+      // A connected server's row, as the store writes it, sealed under the secret of before.
+      const old = await SealingKey.fromSecret(SECRET);
+      const sealed = await old.seal(
+        JSON.stringify({ tokens: { access_token: "at", token_type: "Bearer" } }),
+        "tracker",
+      );
+      const row = { sealed, discovery: null, status: "connected", detail: null, expires_at: null, state: null };
+      sql.exec("INSERT INTO mcp_oauth (name, json) VALUES (?, ?)", "tracker", JSON.stringify(row));
+      expect(await before.token("tracker")).toMatchObject({ ok: true, token: "at" });
+
+      const after = new McpOAuthStore(sql, {
+        MCP_SERVERS: SERVERS,
+        MCP_OAUTH_SECRET: "another secret, also long enough",
+      });
+      const token = await after.token("tracker");
+      expect(token).toMatchObject({ ok: false });
+      expect(!token.ok && token.error).toContain("do not open under the current MCP_OAUTH_SECRET");
+      expect(!token.ok && token.error).toContain("run `edgeloop mcp connect tracker`");
     });
   });
 });
