@@ -8,6 +8,7 @@ import { deployCommand } from "./commands/deploy.js";
 import { devicesCommand } from "./commands/devices.js";
 import { keysCommand } from "./commands/keys.js";
 import { logsCommand } from "./commands/logs.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { metricsCommand } from "./commands/metrics.js";
 import { openclawCommand } from "./commands/openclaw.js";
 import { rulesCommand } from "./commands/rules.js";
@@ -33,6 +34,7 @@ const COMMANDS: Command[] = [
   rulesCommand,
   keysCommand,
   channelsCommand,
+  mcpCommand,
   deployCommand,
 ];
 

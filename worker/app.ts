@@ -13,6 +13,7 @@ import { hooks } from "./routes/hooks.js";
 import { install } from "./routes/install.js";
 import { keys } from "./routes/keys.js";
 import { limits } from "./routes/limits.js";
+import { mcpOAuth, mcpServers } from "./routes/mcp-servers.js";
 import { messages } from "./routes/messages.js";
 import { metrics } from "./routes/metrics.js";
 import { openapi } from "./routes/openapi.js";
@@ -42,6 +43,8 @@ app.route("/v1/channels", channels);
 app.route("/v1/openclaw", openclaw);
 app.route("/v1/hooks", hooks);
 app.route("/v1/pairing", pairing);
+app.route("/v1/mcp-servers", mcpServers);
+app.route("/v1/mcp-oauth", mcpOAuth);
 app.route("/", dashboard);
 
 app.notFound((c) => problemResponse(404, "Not found", `${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -21,6 +21,7 @@ import type {
 import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState } from "./core/index.js";
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
+import { deploymentTokens } from "./mcp/deployment-tokens.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import {
   agentChangeRefusal,
@@ -93,7 +94,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
-    this.remoteMcp = new RemoteMcpTools(this.store);
+    this.remoteMcp = new RemoteMcpTools(this.store, undefined, deploymentTokens(env));
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
     this.runner = new EffectRunner({
       env,

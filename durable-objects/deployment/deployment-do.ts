@@ -10,6 +10,8 @@ import { ApiKeyStore, type NewKey } from "./api-keys.js";
 import { ApprovalRuleStore, type NewApprovalRule, type RuleQuery } from "./approval-rules.js";
 import { ChatAccessStore, type NewGrant } from "./chat-access.js";
 import type { DeploymentRpc } from "./deployment-rpc.js";
+import { type McpAuthEnv, McpOAuthStore } from "./mcp-oauth-store.js";
+import type { ConnectOutcome, FinishOutcome, McpServerAuthStatus, TokenOutcome } from "./mcp-oauth-types.js";
 import type { PairingSettings } from "./pairing-settings.js";
 import {
   type ClaimAnswer,
@@ -20,11 +22,12 @@ import {
 } from "./pairing-store.js";
 import { RejectionCounts } from "./rejection-counts.js";
 
-type DeploymentEnv = Pick<DurableObjectBindings, "DEVICE_HUB">;
+type DeploymentEnv = Pick<DurableObjectBindings, "DEVICE_HUB"> & McpAuthEnv;
 
 /**
  * The deployment's control plane (one object, `"global"`): scoped API keys, approval rules, chat
- * grants and chat pairing codes, devices' pairing requests, and refusal counts, each a store over
+ * grants and chat pairing codes, devices' pairing requests, refusal counts, and remote MCP servers'
+ * OAuth connections (mcp-oauth-store.ts), each a store over
  * this object's SQLite. None of it is on a message's or a tool round's path: the hot reads (keys,
  * rules, grants) go through each isolate's trusted copy (in-force.ts), pairing is a few calls per
  * device, and counts are written only on refusals, after the response
@@ -37,6 +40,7 @@ export class DeploymentDO extends DurableObject<DeploymentEnv> implements Deploy
   private readonly chat: ChatAccessStore;
   private readonly pairing: PairingStore;
   private readonly counts: RejectionCounts;
+  private readonly mcpOAuth: McpOAuthStore;
 
   constructor(ctx: DurableObjectState, env: DeploymentEnv) {
     super(ctx, env);
@@ -46,6 +50,23 @@ export class DeploymentDO extends DurableObject<DeploymentEnv> implements Deploy
     this.chat = new ChatAccessStore(sql);
     this.pairing = new PairingStore(sql);
     this.counts = new RejectionCounts(sql);
+    this.mcpOAuth = new McpOAuthStore(sql, env);
+  }
+
+  async mcpOAuthBegin(name: string, workerOrigin: string): Promise<ConnectOutcome> {
+    return this.mcpOAuth.beginConnect(name, workerOrigin);
+  }
+  async mcpOAuthFinish(state: string, code: string | null, error: string | null): Promise<FinishOutcome> {
+    return this.mcpOAuth.finish(state, code, error);
+  }
+  async mcpOAuthToken(name: string, refused?: string): Promise<TokenOutcome> {
+    return this.mcpOAuth.token(name, refused);
+  }
+  async mcpOAuthInsufficientScope(name: string, scope: string | undefined): Promise<string> {
+    return this.mcpOAuth.insufficientScope(name, scope);
+  }
+  async mcpOAuthStatus(): Promise<McpServerAuthStatus[]> {
+    return this.mcpOAuth.status();
   }
 
   async createKey(input: NewKey): Promise<IssuedKey> {

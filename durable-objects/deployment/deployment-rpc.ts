@@ -5,6 +5,7 @@ import type { PairingRequestBody, PairingView } from "@edgeloop/protocol/pairing
 import type { NewKey } from "./api-keys.js";
 import type { NewApprovalRule, RuleQuery } from "./approval-rules.js";
 import type { NewGrant } from "./chat-access.js";
+import type { McpOAuthRpc } from "./mcp-oauth-types.js";
 import type { PairingSettings } from "./pairing-settings.js";
 import type { ClaimAnswer, DecideOutcome, Decision, OpenOutcome } from "./pairing-store.js";
 
@@ -14,7 +15,7 @@ import type { ClaimAnswer, DecideOutcome, Decision, OpenOutcome } from "./pairin
  * the hub's and the conversation's are, so addresses.ts can type its stub without importing the
  * object it calls. Each group is one store in the object's SQLite.
  */
-export interface DeploymentRpc {
+export interface DeploymentRpc extends McpOAuthRpc {
   // Scoped API keys (`/v1/keys`; api-keys.ts).
   createKey(input: NewKey): Promise<IssuedKey>;
   /** Newest first, revoked ones included (with `revoked_at`). */

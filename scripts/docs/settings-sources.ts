@@ -4,6 +4,7 @@ import { PLATFORMS } from "../../durable-objects/channels/platforms/index.js";
 import { ConversationVarsSchema } from "../../durable-objects/conversation/settings/conversation-settings.js";
 import { ImageVarsSchema } from "../../durable-objects/conversation/settings/image-settings.js";
 import { ModelVarsSchema } from "../../durable-objects/conversation/settings/model-settings.js";
+import { McpAuthVarsSchema } from "../../durable-objects/deployment/mcp-oauth-settings.js";
 import { PairingVarsSchema } from "../../durable-objects/deployment/pairing-settings.js";
 import { HubVarsSchema } from "../../durable-objects/device-hub/hub-settings.js";
 import { WorkerVarsSchema } from "../../durable-objects/front-door/front-door-config.js";
@@ -24,6 +25,11 @@ export const SETTINGS_SOURCES: SettingsSource[] = [
     part: "conversation",
     file: "durable-objects/conversation/settings/conversation-settings.ts",
     schema: ConversationVarsSchema,
+  },
+  {
+    part: "remote MCP servers' OAuth",
+    file: "durable-objects/deployment/mcp-oauth-settings.ts",
+    schema: McpAuthVarsSchema,
   },
   { part: "device hub", file: "durable-objects/device-hub/hub-settings.ts", schema: HubVarsSchema },
   { part: "scheduler", file: "durable-objects/scheduler/scheduler-settings.ts", schema: SchedulerVarsSchema },

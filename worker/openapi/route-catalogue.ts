@@ -4,6 +4,7 @@ import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
 import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
+import { MCP_SERVER_ROUTES } from "./mcp-server-routes.js";
 import { OPENCLAW_ROUTES } from "./openclaw-routes.js";
 import { PAIRING_ROUTES } from "./pairing-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
@@ -41,6 +42,7 @@ export const ROUTES: Route[] = [
   ...OPENCLAW_ROUTES,
   ...HOOK_ROUTES,
   ...PAIRING_ROUTES,
+  ...MCP_SERVER_ROUTES,
   {
     method: "GET",
     path: "/",

@@ -11,6 +11,7 @@ import { guardedFetch, OutboundRefused } from "../../../runtime/guarded-fetch.js
 import type { OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import type { McpServerConfig } from "./mcp-servers-config.js";
 import { NO_SCHEMA_VALIDATION } from "./no-schema-validation.js";
+import { cachedTokens, type McpTokens, needsConsent, oauthFetch } from "./oauth-fetch.js";
 
 /**
  * The conversation's connections to remote MCP servers, through the official SDK's client and its
@@ -29,8 +30,15 @@ type Open = { client: Client; idle: ReturnType<typeof setTimeout> | undefined };
 
 export class RemoteMcpClients {
   private readonly open = new Map<string, Promise<Open>>();
+  private readonly tokens: McpTokens;
 
-  constructor(private readonly onToolsChanged: (server: string) => void) {}
+  constructor(
+    private readonly onToolsChanged: (server: string) => void,
+    /** the deployment's OAuth tokens, for servers with `oauth` (oauth-fetch.ts) */
+    tokens: McpTokens,
+  ) {
+    this.tokens = cachedTokens(tokens);
+  }
 
   async listTools(server: McpServerConfig, outbound: OutboundUrlPolicy, timeoutMs: number): Promise<Tool[]> {
     return this.use(server, outbound, timeoutMs, async (client) => {
@@ -100,11 +108,13 @@ export class RemoteMcpClients {
       opening = (async () => {
         const headers: Record<string, string> = { ...server.headers };
         if (server.bearer) headers.authorization = `Bearer ${server.bearer}`;
-        // Every request (and each redirect the SDK follows within the origin) passes the outbound rule.
+        // Every request (and each redirect the SDK follows within the origin) passes the outbound
+        // rule; a server with `oauth` gets the deployment's token on each request.
+        const guarded = guardedFetch(outbound);
         const transport = new StreamableHTTPClientTransport(new URL(server.url), {
           requestInit: { headers },
           redirectPolicy: "same-origin",
-          fetch: guardedFetch(outbound),
+          fetch: server.oauth ? oauthFetch(server.name, this.tokens, guarded) : guarded,
         });
         const client = new Client(
           { name: "edgeloop-conversation", version: "0.1.0" },
@@ -134,6 +144,8 @@ export class RemoteMcpClients {
 /** The error as a TransportFailure when another attempt could succeed; null when it is the server's answer. */
 function transportFailure(e: unknown): TransportFailure | null {
   if (e instanceof TransportFailure) return e;
+  // The server needs an admin's consent: no attempt succeeds before that.
+  if (needsConsent(e)) return null;
   // Refused by the outbound rule: another attempt would be refused the same way.
   if (isRefusal(e)) return null;
   if (e instanceof StreamableHTTPError) {

@@ -13,6 +13,7 @@ import { backoffDelayMs, retriedCallBudgetMs } from "../builtins/retry-delay.js"
 import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
 import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
+import { type McpTokens, needsConsent } from "./oauth-fetch.js";
 import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
 
 /**
@@ -33,14 +34,21 @@ const MAX_LIST_MS = 10_000;
 /** Text kept of a result, as for webhook tools; images get three times that in base64. */
 const MAX_RESULT_BYTES = MAX_WEBHOOK_RESPONSE_BYTES;
 
+/** Where no deployment keeps OAuth tokens: a server with `oauth` is then never connected. */
+const NO_OAUTH: McpTokens = {
+  token: async (server) => ({ ok: false, error: `MCP server '${server}' needs OAuth, which is not available here` }),
+  insufficientScope: async (server) => `MCP server '${server}' asks for more scope`,
+};
+
 export class RemoteMcpTools {
   private readonly clients: RemoteMcpClients;
 
   constructor(
     private readonly store: ConversationStore,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    tokens: McpTokens = NO_OAUTH,
   ) {
-    this.clients = new RemoteMcpClients((server) => this.markStale(server));
+    this.clients = new RemoteMcpClients((server) => this.markStale(server), tokens);
   }
 
   /** The tools of every configured server, from the cache or listed now. */
@@ -202,6 +210,9 @@ function failure(
   fail: (type: ErrorType, error: string) => ToolOutcome,
 ): ToolOutcome {
   const message = e instanceof Error ? e.message : String(e);
+  // An error the model can relay: only an admin can fix it (docs/mcp.md#connecting-a-remote-server-that-needs-oauth).
+  const consent = needsConsent(e);
+  if (consent) return fail("permission_denied", consent.message);
   if (isRefusal(e)) return fail("permission_denied", `MCP server '${server.name}' refused: ${message}`);
   const code = e instanceof McpError ? e.code : null;
   if (code === ErrorCode.RequestTimeout)
