@@ -4,6 +4,7 @@ import { CONVERSATION_ROUTES } from "./conversation-routes.js";
 import { DEVICE_ROUTES } from "./device-routes.js";
 import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
+import { OAUTH_ROUTES } from "./oauth-routes.js";
 import { OPENCLAW_ROUTES } from "./openclaw-routes.js";
 import { PAIRING_ROUTES } from "./pairing-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
@@ -37,6 +38,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...OAUTH_ROUTES,
   ...CHANNEL_ROUTES,
   ...OPENCLAW_ROUTES,
   ...HOOK_ROUTES,
