@@ -7,7 +7,7 @@ import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { notConfigured } from "../missing-settings.js";
-import { bearerChallenge } from "../oauth/authorization-server.js";
+import { bearerChallenge } from "../oauth/oauth-names.js";
 import { principalForAccessToken } from "../oauth/token-principal.js";
 import { readRawBody } from "../read-body.js";
 import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";

@@ -1,6 +1,6 @@
 import { CreateKeyRequest, KEY_SCOPES, type KeyScope } from "@edgeloop/protocol/api-keys";
 import { z } from "zod";
-import { REQUIRED_SCOPES } from "./authorization-server.js";
+import { REQUIRED_SCOPES } from "./oauth-names.js";
 
 /**
  * The consent form as posted (application/x-www-form-urlencoded, repeated fields as arrays) and

@@ -5,8 +5,8 @@ import { z } from "zod";
 import { deploymentOf } from "../../durable-objects/addresses.js";
 import { forgetKey } from "../../durable-objects/deployment/in-force.js";
 import type { Env } from "../env.js";
-import { GRANT_USER } from "./authorization-server.js";
 import type { ConsentGrant } from "./consent-form.js";
+import { GRANT_USER } from "./oauth-names.js";
 
 /**
  * OAuth grants as scoped keys. Approving a client issues a scoped key with the grant the admin

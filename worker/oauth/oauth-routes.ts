@@ -9,17 +9,10 @@ import type { AppEnv } from "../env.js";
 import { countRejection, countRejections } from "../middleware/count-rejections.js";
 import { sessionOf, verifySession } from "../middleware/dashboard-session.js";
 import { notConfigured } from "../missing-settings.js";
-import {
-  AUTHORIZE_PATH,
-  authorizationServerFor,
-  oauthNotConfigured,
-  REGISTER_PATH,
-  RESOURCE_METADATA_PATH,
-  resourceMetadata,
-  TOKEN_PATH,
-} from "./authorization-server.js";
+import { authorizationServerFor, oauthNotConfigured } from "./authorization-server.js";
 import { ConsentForm, grantFromForm, keyNameFor } from "./consent-form.js";
 import { approveGrant } from "./grants.js";
+import { AUTHORIZE_PATH, REGISTER_PATH, RESOURCE_METADATA_PATH, resourceMetadata, TOKEN_PATH } from "./oauth-names.js";
 
 /**
  * The OAuth endpoints (docs/mcp.md#add-the-fleet-to-claude-or-chatgpt):

@@ -2,8 +2,9 @@ import type { WorkerConfig } from "../../durable-objects/front-door/front-door-c
 import type { Principal } from "../../runtime/access.js";
 import type { Env } from "../env.js";
 import { principalForBearer } from "../middleware/credentials.js";
-import { authorizationServerFor, resourceFor } from "./authorization-server.js";
+import { authorizationServerFor } from "./authorization-server.js";
 import { GrantProps } from "./grants.js";
+import { resourceFor } from "./oauth-names.js";
 
 /**
  * The principal an OAuth access token stands for at `/mcp` on this origin, or null: the token must
