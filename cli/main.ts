@@ -8,6 +8,7 @@ import { deployCommand } from "./commands/deploy.js";
 import { devicesCommand } from "./commands/devices.js";
 import { keysCommand } from "./commands/keys.js";
 import { logsCommand } from "./commands/logs.js";
+import { mcpCommand } from "./commands/mcp-grants.js";
 import { metricsCommand } from "./commands/metrics.js";
 import { openclawCommand } from "./commands/openclaw.js";
 import { rulesCommand } from "./commands/rules.js";
@@ -32,6 +33,7 @@ const COMMANDS: Command[] = [
   schedulesCommand,
   rulesCommand,
   keysCommand,
+  mcpCommand,
   channelsCommand,
   deployCommand,
 ];

@@ -122,8 +122,9 @@ oauth.get(AUTHORIZE_PATH, needKv, async (c) => {
 oauth.post(AUTHORIZE_PATH, needKv, async (c) => {
   const login = await needSession(c);
   if (login) return login;
+  // As for the login (routes/dashboard.ts): the page's no-referrer policy makes its own posts `null`.
   const from = c.req.header("origin");
-  if (from !== undefined && from !== origin(c))
+  if (from !== undefined && from !== "null" && from !== origin(c))
     return refused(c, 403, "cross_origin", "A consent form from another site was refused.");
   const form = ConsentForm.safeParse(await c.req.parseBody({ all: true }).catch(() => ({})));
   if (!form.success) return refused(c, 400, "invalid_request", "The consent form was incomplete.");
