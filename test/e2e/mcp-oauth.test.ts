@@ -4,7 +4,8 @@
  * authorization server from /mcp's 401, registers itself, and sends the admin to the consent page
  * (Chromium), who logs in and allows two devices; the client then lists and calls a device tool.
  * A second app allowed one device is refused the other; hostile requests are refused with the
- * spec's errors and counted; a revoked grant stops (CLI); a refresh works after a runtime restart.
+ * spec's errors and counted; a grant revoked in the dashboard stops; a refresh works after a
+ * runtime restart; a grant revoked from the CLI stops.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -288,10 +289,19 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     const wrongVerifier = await exchange(code, randomBytes(32).toString("base64url"));
     expect(wrongVerifier.status).toBe(400);
     expect(await wrongVerifier.json()).toMatchObject({ error: "invalid_grant" });
-    expect((await exchange(code, verifier)).status).toBe(200);
+    const issued = await exchange(code, verifier);
+    expect(issued.status).toBe(200);
+    const probeAccess = ((await issued.json()) as { access_token: string }).access_token;
     const replayed = await exchange(code, verifier);
     expect(replayed.status).toBe(400);
     expect(await replayed.json()).toMatchObject({ error: "invalid_grant" });
+    // A replayed code revokes what it was exchanged for (RFC 6749 §4.1.2): the stolen copy is worthless.
+    const afterReplay = await fetch(mcpUrl(), {
+      method: "POST",
+      headers: { authorization: `Bearer ${probeAccess}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(afterReplay.status).toBe(401);
 
     // A token issued at one origin is not valid at another (its audience is the first one's /mcp).
     const tokens = first.provider.saved!;
@@ -308,15 +318,18 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     expect(grew("/oauth/authorize 400 invalid_request")).toBe(2);
     expect(grew("/oauth/authorize 302 invalid_target")).toBe(1);
     expect(grew("/oauth/token 400 invalid_grant")).toBe(3);
-    expect(grew("/mcp 401 Unauthorized")).toBeGreaterThanOrEqual(1);
+    expect(grew("/mcp 401 Unauthorized")).toBe(2);
   });
 
-  it("a revoked grant stops working within the documented bound", async () => {
-    const { grants } = (await admin("/v1/mcp/grants")).body as { grants: { grant_id: string; client_name: string }[] };
-    const id = grants.find((g) => g.client_name === "ChatGPT e2e")!.grant_id;
-    const run = await runCli(["mcp", "revoke", id], asAdmin(worker.url));
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`Revoked ${id}`);
+  it("a grant revoked in the dashboard stops working within the documented bound", async () => {
+    // The dashboard, where the admin is still logged in, lists the apps; revoke the second one.
+    await page.goto(`${worker.url}/`);
+    await page.getByRole("heading", { name: /Apps using MCP/ }).waitFor();
+    const revoke = page.getByRole("button", { name: "Revoke ChatGPT e2e" });
+    await revoke.waitFor();
+    expect(await page.getByRole("button", { name: "Revoke Claude e2e" }).count()).toBe(1);
+    await revoke.click();
+    await revoke.waitFor({ state: "detached" });
     // docs/mcp.md#revoking-an-app: within the trusted copy's 10 seconds (at once on this one isolate).
     const access = second.provider.saved!.access_token;
     const refused = await waitUntil(
@@ -329,6 +342,7 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     expect(String(await toolNames(second.client).catch((e: Error) => e))).toMatch(/InvalidGrantError|Unauthorized/);
     const { grants: left } = (await admin("/v1/mcp/grants")).body as { grants: { client_name: string }[] };
     expect(left.map((g) => g.client_name)).toEqual(["Claude e2e"]);
+    expect(pageErrors).toEqual([]);
     // The first app is untouched.
     expect(await toolNames(first.client)).toContain("pi-b__echo");
   });
@@ -354,5 +368,22 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     );
     const result = await client.callTool({ name: "pi-a__echo", arguments: { text: "after restart" } });
     expect(resultText(result)).toContain("after restart");
+  });
+
+  it("a grant revoked from the CLI stops working", async () => {
+    const { grants } = (await admin("/v1/mcp/grants")).body as { grants: { grant_id: string; client_name: string }[] };
+    expect(grants.map((g) => g.client_name)).toEqual(["Claude e2e"]);
+    const id = grants[0]!.grant_id;
+    const run = await runCli(["mcp", "revoke", id], asAdmin(worker.url));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Revoked ${id}`);
+    const access = first.provider.saved!.access_token;
+    const refused = await waitUntil(
+      () => fetch(mcpUrl(), { method: "POST", body: "{}", headers: { authorization: `Bearer ${access}` } }),
+      (r) => r.status === 401,
+      { timeoutMs: 12_000, what: "the revoked grant's token to be refused" },
+    );
+    expect(refused.status).toBe(401);
+    expect((await runCli(["mcp", "grants"], asAdmin(worker.url))).stdout).toContain("No app is allowed");
   });
 });

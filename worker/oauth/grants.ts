@@ -94,11 +94,15 @@ export function grantView(g: GrantSummary): McpGrantView | null {
   };
 }
 
-/** The grants in force, newest first. */
-export async function listGrants(oauth: OAuthHelpers): Promise<McpGrantView[]> {
+/**
+ * The grants in force, newest first. A grant whose key was revoked on its own (`edgeloop keys
+ * revoke`) is no longer in force, and is not listed.
+ */
+export async function listGrants(env: Env, oauth: OAuthHelpers): Promise<McpGrantView[]> {
+  const active = new Set((await deploymentOf(env).listKeys()).filter((k) => !k.revoked_at).map((k) => k.key_id));
   return (await allGrants(oauth))
     .map(grantView)
-    .filter((g): g is McpGrantView => g !== null)
+    .filter((g): g is McpGrantView => g !== null && active.has(g.key_id))
     .sort((a, b) => b.created_at - a.created_at);
 }
 

@@ -22,7 +22,9 @@ mcpGrants.use("*", countRejections("/v1/mcp/grants"), authorizeAdmin, async (c, 
 const api = (c: { req: { url: string }; env: AppEnv["Bindings"] }) =>
   authorizationServerFor(new URL(c.req.url).origin).getOAuthApi(c.env);
 
-mcpGrants.get("/", async (c) => c.json({ grants: await listGrants(api(c)) }, 200, { "cache-control": "no-store" }));
+mcpGrants.get("/", async (c) =>
+  c.json({ grants: await listGrants(c.env, api(c)) }, 200, { "cache-control": "no-store" }),
+);
 
 mcpGrants.delete("/:id", async (c) => {
   const id = c.req.param("id");
