@@ -65,7 +65,8 @@ export function authorize(scope: KeyScope | null, opts: { oauth?: boolean } = {}
     }
     const token = bearerToken(c.req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>", challenge());
-    if (!API_TOKEN && !ADMIN_TOKEN && !token.startsWith(KEY_PREFIX) && !opts.oauth)
+    // Without either token there is no admin to have allowed an OAuth app either: say what to set.
+    if (!API_TOKEN && !ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
       return notConfigured(c.var.config, c.env, "API_TOKEN or ADMIN_TOKEN");
     const principal =
       (await principalForBearer(c.env, c.var.config, token)) ??
