@@ -23,8 +23,12 @@ export type McpGrantView = z.infer<typeof McpGrantView>;
 
 export const McpGrantList = z.object({ grants: z.array(McpGrantView) });
 
-/** Grant ids are the OAuth library's: letters, digits, `_` and `-`. */
-export const McpGrantId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a grant id from `edgeloop mcp grants`");
+/**
+ * `grant_` and the OAuth library's id (letters, digits, `_` and `-`): the prefix keeps an id that
+ * starts with `-` from reading as a flag on a command line.
+ */
+export const GRANT_ID_PREFIX = "grant_";
+export const McpGrantId = z.string().regex(/^grant_[A-Za-z0-9_-]{1,128}$/, "a grant id from `edgeloop mcp grants`");
 
 /** `DELETE /v1/mcp/grants/:id`. */
 export const RevokedMcpGrant = z.object({ grant_id: z.string(), key_id: z.string(), revoked: z.literal(true) });

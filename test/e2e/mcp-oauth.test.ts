@@ -271,6 +271,32 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     expect(other.status).toBe(302);
     expect(new URL(other.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
 
+    // Deny: back to the app with access_denied and its own state, and no grant.
+    await page.goto(authorizeUrl(redirectUrl));
+    await page.getByRole("heading", { name: "Allow Probe to use your devices?" }).waitFor();
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.waitForURL((u) => u.href.startsWith(redirectUrl));
+    const denied = new URL(page.url()).searchParams;
+    expect([denied.get("error"), denied.get("state")]).toEqual(["access_denied", "s1"]);
+    // A consent form forged outside the page: no session, or a session but no handle the page gave.
+    const forge = (cookie?: string) =>
+      fetch(`${worker.url}/oauth/authorize`, {
+        method: "POST",
+        redirect: "manual",
+        headers: cookie ? { cookie } : {},
+        body: new URLSearchParams([
+          ["handle", "forged"],
+          ["decision", "approve"],
+          ["agents", "*"],
+          ["scopes", "mcp"],
+        ]),
+      });
+    expect((await forge()).status).toBe(401);
+    const session = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const forgedForm = await forge(session);
+    expect(forgedForm.status).toBe(400);
+    expect(forgedForm.headers.get("location")).toBeNull();
+
     const code = await consent(authorizeUrl(redirectUrl), "Probe", ["pi-a"]);
     const exchange = (c: string, v: string) =>
       token({
@@ -315,8 +341,10 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
 
     const after = (await admin("/v1/limits")).body.rejections as Record<string, number>;
     const grew = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
-    expect(grew("/oauth/authorize 400 invalid_request")).toBe(2);
+    // two unregistered redirect URIs, one forged consent form
+    expect(grew("/oauth/authorize 400 invalid_request")).toBe(3);
     expect(grew("/oauth/authorize 302 invalid_target")).toBe(1);
+    expect(grew("/oauth/authorize 401 login_required")).toBe(1);
     expect(grew("/oauth/token 400 invalid_grant")).toBe(3);
     expect(grew("/mcp 401 Unauthorized")).toBe(2);
   });

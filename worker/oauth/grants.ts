@@ -1,6 +1,6 @@
 import type { AuthRequest, GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { KeyScope } from "@edgeloop/protocol/api-keys";
-import type { McpGrantView } from "@edgeloop/protocol/mcp-grants";
+import { GRANT_ID_PREFIX, type McpGrantView } from "@edgeloop/protocol/mcp-grants";
 import { z } from "zod";
 import { deploymentOf } from "../../durable-objects/addresses.js";
 import { forgetKey } from "../../durable-objects/deployment/in-force.js";
@@ -81,7 +81,7 @@ export function grantView(g: GrantSummary): McpGrantView | null {
   const m = GrantMetadata.safeParse(g.metadata);
   if (!m.success) return null;
   return {
-    grant_id: g.id,
+    grant_id: `${GRANT_ID_PREFIX}${g.id}`,
     client_id: g.clientId,
     client_name: m.data.client_name,
     redirect_uri: m.data.redirect_uri,
@@ -114,13 +114,14 @@ async function revokeGrantKey(env: Env, g: GrantSummary): Promise<void> {
 }
 
 /**
- * Revoke a grant: its key first (every isolate refuses it within the trusted copy's bound,
+ * Revoke a grant (`grant_<library id>`, as listed): its key first (every isolate refuses it within the trusted copy's bound,
  * docs/architecture.md#trusted-copies; this one at once), then its tokens. Null: no such grant.
  */
 export async function revokeGrant(env: Env, oauth: OAuthHelpers, grantId: string): Promise<McpGrantView | null> {
-  const grant = (await allGrants(oauth)).find((g) => g.id === grantId);
+  const id = grantId.slice(GRANT_ID_PREFIX.length);
+  const grant = (await allGrants(oauth)).find((g) => g.id === id);
   if (!grant) return null;
   await revokeGrantKey(env, grant);
-  await oauth.revokeGrant(grantId, GRANT_USER);
+  await oauth.revokeGrant(id, GRANT_USER);
   return grantView(grant);
 }

@@ -38,6 +38,7 @@ oauth.get(RESOURCE_METADATA_PATH, needKv, (c) =>
 );
 // The metadata of the resource at the root is not served: /mcp is the only protected resource.
 
+// `as never`: the library is typed against a newer ExecutionContext than the project's workers-types.
 const library = (c: Context<AppEnv>) =>
   authorizationServerFor(origin(c)).fetch(c.req.raw, c.env, c.executionCtx as never);
 oauth.get("/.well-known/oauth-authorization-server", needKv, library);
