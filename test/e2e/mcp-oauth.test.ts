@@ -11,14 +11,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
@@ -27,6 +22,7 @@ import { dashboardPage, launchChromium } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { resultText } from "../helpers/mcp.js";
+import { ConnectorProvider } from "../helpers/mcp-oauth.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { scriptedVars, startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -40,51 +36,6 @@ let page: Page;
 const pageErrors: string[] = [];
 let callback: Server;
 let redirectUrl: string;
-
-/** An MCP client's OAuth state, kept in memory as a connector keeps it in its own store. */
-class ConnectorProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = "";
-  authorizationUrl?: URL;
-  constructor(private readonly name: string) {}
-  get redirectUrl() {
-    return redirectUrl;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return randomBytes(8).toString("hex");
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 const mcpUrl = () => new URL(`${worker.url}/mcp`);
 
@@ -118,7 +69,7 @@ async function consent(url: URL | string, clientName: string, agentIds: string[]
 
 /** The whole connector flow: 401, discovery, registration, consent, tokens. */
 async function addFleet(name: string, agentIds: string[]): Promise<{ provider: ConnectorProvider; client: Client }> {
-  const provider = new ConnectorProvider(name);
+  const provider = new ConnectorProvider(name, redirectUrl);
   const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
   await expect(new Client({ name: "connector-e2e", version: "1.0.0" }).connect(transport)).rejects.toBeInstanceOf(
     UnauthorizedError,
