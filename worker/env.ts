@@ -11,7 +11,10 @@ import type { HooksVars } from "./hooks/hook-settings.js";
  * the Durable Object namespaces, and the vars of each part that reads them,
  * declared beside the code that parses them.
  */
-export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, HooksVars, PairingVars {}
+export interface Env extends FrontDoorEnv, SchedulerVars, ChannelVars, HooksVars, PairingVars {
+  /** OAuth clients, grants and tokens for `/mcp` (oauth/authorization-server.ts); hashes and encrypted props only */
+  OAUTH_KV: KVNamespace;
+}
 
 /**
  * What every route may read from its context: the settings, parsed once (middleware/load-config.ts),

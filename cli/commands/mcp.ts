@@ -4,8 +4,9 @@ import { type Command, parseInput, printJson } from "../command.js";
 import { EXIT, usageError } from "../exit-codes.js";
 import { ago, localTime } from "../output/format.js";
 import { renderTable } from "../output/table.js";
+import { listGrants, revokeGrant } from "./mcp-grants.js";
 
-const synopsis = "mcp [list] | mcp connect <name> [--json]";
+const synopsis = "mcp [list] | mcp connect <name> | mcp grants | mcp revoke <grant_id> [--json]";
 
 /** A server's name as MCP_SERVERS allows it. */
 const ServerName = z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "an MCP_SERVERS name: 1-32 letters, digits or '-'");
@@ -17,13 +18,18 @@ const STATUS_TEXT: Record<z.infer<typeof McpServerList>["servers"][number]["stat
   needs_consent: "needs consent",
 };
 
-/** `mcp`: remote MCP servers that need OAuth (MCP_SERVERS entries with `oauth`), for the admin. */
+/**
+ * `mcp`, for the admin: remote MCP servers that need OAuth (MCP_SERVERS entries with `oauth`),
+ * their state and connecting one; and the apps allowed to use the fleet's /mcp (mcp-grants.ts).
+ */
 export const mcpCommand: Command = {
   names: ["mcp"],
   synopsis,
-  summary: "remote MCP servers that need OAuth: their state, and connecting one (admin; prints the link to open)",
+  summary:
+    "remote MCP servers that need OAuth (list; connect prints the link to open) and the apps allowed to use /mcp (grants, revoke); admin",
   options: {},
-  async run({ client, json, positionals: args }) {
+  async run(ctx) {
+    const { client, json, positionals: args } = ctx;
     const [action = "list", arg, ...rest] = args;
     if (rest.length > 0) throw usageError(`unexpected argument '${rest[0]}'\nusage: edgeloop ${synopsis}`);
     if (action === "list") {
@@ -64,6 +70,8 @@ export const mcpCommand: Command = {
       }
       return EXIT.ok;
     }
-    throw usageError(`say list or connect\nusage: edgeloop ${synopsis}`);
+    if (action === "grants") return listGrants(ctx, arg, synopsis);
+    if (action === "revoke") return revokeGrant(ctx, arg, synopsis);
+    throw usageError(`say list, connect, grants or revoke\nusage: edgeloop ${synopsis}`);
   },
 };

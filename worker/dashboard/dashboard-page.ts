@@ -108,6 +108,11 @@ export const DASHBOARD_HTML = `<!doctype html>
     <div id="key-issued" role="status" aria-live="polite"></div>
     <div id="keys"><p class="empty">Loading…</p></div>
   </section>
+  <section class="panel wide" aria-labelledby="h-mcp-grants">
+    <h2 id="h-mcp-grants">Apps using MCP <span class="count" id="mcp-grants-count">0</span></h2>
+    <div id="mcp-grant-status" role="status" aria-live="polite"></div>
+    <div id="mcp-grants"><p class="empty">Loading…</p></div>
+  </section>
   <section class="panel wide" aria-labelledby="h-channels">
     <h2 id="h-channels">Chat channels <span class="count" id="pairings-count">0</span></h2>
     <div id="channel-platforms"><p class="empty">Loading…</p></div>

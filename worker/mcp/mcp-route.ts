@@ -18,7 +18,7 @@ import { cancelRequest, fleetServer } from "./fleet-server.js";
 
 /**
  * `/mcp`: the fleet as an MCP server over Streamable HTTP (docs/mcp.md). Bearer API token (or the
- * admin token), from no browser origin but the worker's own and those MCP_ALLOWED_ORIGINS names
+ * admin token, a scoped key, or an OAuth access token: oauth/authorization-server.ts), from no browser origin but the worker's own and those MCP_ALLOWED_ORIGINS names
  * (middleware/refuse-foreign-origin.ts). `POST` carries JSON-RPC; the answer is JSON, or an SSE stream when a tools/call
  * asks for progress (it carries a progress token). `initialize` opens a session (`Mcp-Session-Id`,
  * kept by McpSessionDO so any isolate can serve the next request); every later request must name
@@ -30,7 +30,7 @@ import { cancelRequest, fleetServer } from "./fleet-server.js";
  */
 export const mcp = new Hono<AppEnv>();
 
-mcp.use("*", countRejections("/mcp"), refuseForeignOrigin, authorize("mcp"));
+mcp.use("*", countRejections("/mcp"), refuseForeignOrigin, authorize("mcp", { oauth: true }));
 
 const SESSION_HEADER = "mcp-session-id";
 

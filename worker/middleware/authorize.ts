@@ -7,6 +7,8 @@ import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { notConfigured } from "../missing-settings.js";
+import { bearerChallenge } from "../oauth/oauth-names.js";
+import { principalForAccessToken } from "../oauth/token-principal.js";
 import { readRawBody } from "../read-body.js";
 import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";
 import { CSRF_HEADER, sessionOf, sessionRefusal } from "./dashboard-session.js";
@@ -26,8 +28,8 @@ import { authenticateMessage } from "./message-sender.js";
  * carry `X-Edgeloop-CSRF: 1` (dashboard/session.ts). A deployment without the token configured
  * refuses rather than running open.
  */
-const unauthorized = (detail: string) =>
-  problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" });
+const unauthorized = (detail: string, challenge = "Bearer") =>
+  problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": challenge });
 
 /** A valid token that is not the admin token, on an admin route: 403, naming the token it needs. */
 export const ADMIN_NEEDED_DETAIL = "this endpoint needs the admin token (ADMIN_TOKEN); the API token is not enough";
@@ -45,8 +47,15 @@ async function sessionOutcome(c: Context<AppEnv>, adminToken: string | undefined
   return (await sessionRefusal(adminToken, session, c.req.method, c.req.header(CSRF_HEADER))) ?? "ok";
 }
 
-export function authorize(scope: KeyScope | null) {
+/**
+ * `oauth`: the route is the OAuth-protected resource `/mcp` (oauth/authorization-server.ts): a 401
+ * says where its metadata is, and an access token this worker issued for it counts as the scoped
+ * key its grant carries.
+ */
+export function authorize(scope: KeyScope | null, opts: { oauth?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
+    const origin = new URL(c.req.url).origin;
+    const challenge = (error?: "invalid_token") => (opts.oauth ? bearerChallenge(origin, error) : "Bearer");
     const { API_TOKEN, ADMIN_TOKEN } = c.var.config;
     const session = await sessionOutcome(c, ADMIN_TOKEN);
     if (session instanceof Response) return session;
@@ -55,11 +64,14 @@ export function authorize(scope: KeyScope | null) {
       return next();
     }
     const token = bearerToken(c.req.header("authorization"));
-    if (!token) return unauthorized("send Authorization: Bearer <token>");
+    if (!token) return unauthorized("send Authorization: Bearer <token>", challenge());
+    // Without either token there is no admin to have allowed an OAuth app either: say what to set.
     if (!API_TOKEN && !ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
       return notConfigured(c.var.config, c.env, "API_TOKEN or ADMIN_TOKEN");
-    const principal = await principalForBearer(c.env, c.var.config, token);
-    if (!principal) return unauthorized("invalid token");
+    const principal =
+      (await principalForBearer(c.env, c.var.config, token)) ??
+      (opts.oauth ? await principalForAccessToken(c.env, c.var.config, origin, token) : null);
+    if (!principal) return unauthorized("invalid token", challenge("invalid_token"));
     if (scope && !hasScope(principal, scope))
       return problemResponse(403, "Forbidden", `this key does not have the scope '${scope}'`);
     c.set("principal", principal);

@@ -5,6 +5,7 @@ import { DEVICE_ROUTES } from "./device-routes.js";
 import { HOOK_ROUTES } from "./hook-routes.js";
 import { LONG_LIVED_ROUTES } from "./long-lived-routes.js";
 import { MCP_SERVER_ROUTES } from "./mcp-server-routes.js";
+import { OAUTH_ROUTES } from "./oauth-routes.js";
 import { OPENCLAW_ROUTES } from "./openclaw-routes.js";
 import { PAIRING_ROUTES } from "./pairing-routes.js";
 import { json, PUBLIC, type Route, text } from "./route.js";
@@ -38,6 +39,7 @@ export const ROUTES: Route[] = [
   ...DEVICE_ROUTES,
   ...LONG_LIVED_ROUTES,
   ...ACCESS_ROUTES,
+  ...OAUTH_ROUTES,
   ...CHANNEL_ROUTES,
   ...OPENCLAW_ROUTES,
   ...HOOK_ROUTES,

@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { problemResponse } from "../../runtime/problem.js";
 import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
-import { loginPage } from "../dashboard/login-page.js";
+import { loginPage, safeNext } from "../dashboard/login-page.js";
 import { pageHeaders } from "../dashboard/security-headers.js";
 import type { AppEnv } from "../env.js";
 import { safeEqual } from "../middleware/credentials.js";
@@ -24,7 +24,7 @@ import { missingSettingsPage } from "../missing-settings-page.js";
  */
 export const dashboard = new Hono<AppEnv>();
 
-const LoginForm = z.object({ token: z.string().min(1).max(4096) });
+const LoginForm = z.object({ token: z.string().min(1).max(4096), next: z.string().max(8192).optional() });
 
 function html(c: Context, body: string, status: 200 | 401 = 200): Response {
   return c.body(body, status, pageHeaders("text/html; charset=utf-8"));
@@ -56,10 +56,12 @@ dashboard.post("/login", async (c) => {
   if (crossOrigin(c)) return problemResponse(403, "Forbidden", "cross-origin login refused");
   const form = LoginForm.safeParse(await c.req.parseBody().catch(() => ({})));
   if (!form.success) return html(c, loginPage("Enter the admin token."), 401);
-  if (!(await safeEqual(form.data.token, admin))) return html(c, loginPage("That is not the admin token."), 401);
+  const next = safeNext(form.data.next);
+  if (!(await safeEqual(form.data.token, admin)))
+    return html(c, loginPage("That is not the admin token.", next === "/" ? undefined : next), 401);
   const value = await signSession(admin, Date.now() + SESSION_TTL_MS);
   return c.body(null, 303, {
-    location: "/",
+    location: next,
     "set-cookie": sessionCookie(value, SESSION_TTL_MS / 1000),
     "cache-control": "no-store",
   });

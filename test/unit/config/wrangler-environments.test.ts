@@ -12,10 +12,12 @@ import { z } from "zod";
  */
 
 const DoBinding = z.object({ name: z.string(), class_name: z.string() }).strict();
+const KvBinding = z.object({ binding: z.string() }).strict();
 const Bindings = z.object({
   name: z.string().optional(),
   vars: z.record(z.string(), z.string()).default({}),
   durable_objects: z.object({ bindings: z.array(DoBinding) }).optional(),
+  kv_namespaces: z.array(KvBinding).optional(),
   ai: z.object({ binding: z.string() }).strict().optional(),
 });
 const WranglerToml = Bindings.extend({
@@ -36,8 +38,9 @@ describe("wrangler.toml environments", () => {
     expect(env?.ai).toEqual({ binding: "AI" });
   });
 
-  it("repeats every Durable Object binding and var of the top level, and adds no others", () => {
+  it("repeats every Durable Object and KV binding and var of the top level, and adds no others", () => {
     expect(env?.durable_objects?.bindings).toEqual(toml.durable_objects?.bindings);
+    expect(env?.kv_namespaces).toEqual(toml.kv_namespaces);
     expect(env?.vars).toEqual(toml.vars);
   });
 
@@ -53,7 +56,9 @@ describe("wrangler.toml environments", () => {
   });
 
   it("sets nothing else an environment would not inherit", () => {
-    const extra = Object.keys(env ?? {}).filter((k) => !["name", "ai", "vars", "durable_objects"].includes(k));
+    const extra = Object.keys(env ?? {}).filter(
+      (k) => !["name", "ai", "vars", "durable_objects", "kv_namespaces"].includes(k),
+    );
     expect(extra).toEqual([]);
   });
 });

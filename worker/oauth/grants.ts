@@ -1,0 +1,127 @@
+import type { AuthRequest, GrantSummary, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { KeyScope } from "@edgeloop/protocol/api-keys";
+import { GRANT_ID_PREFIX, type McpGrantView } from "@edgeloop/protocol/mcp-grants";
+import { z } from "zod";
+import { deploymentOf } from "../../durable-objects/addresses.js";
+import { forgetKey } from "../../durable-objects/deployment/in-force.js";
+import type { Env } from "../env.js";
+import type { ConsentGrant } from "./consent-form.js";
+import { GRANT_USER } from "./oauth-names.js";
+
+/**
+ * OAuth grants as scoped keys. Approving a client issues a scoped key with the grant the admin
+ * chose; the key itself travels only inside the grant's `props`, which the library encrypts with a
+ * key wrapped by each token, so only a token's holder can unwrap it. A request with an access
+ * token is then judged as a request with that key (middleware/authorize.ts): the same principal,
+ * the same checks, the same trusted copy. Revoking a grant revokes its key and deletes its tokens.
+ */
+
+/** What the grant's tokens unwrap to. */
+export const GrantProps = z.object({ key: z.string().min(1) });
+export type GrantProps = z.infer<typeof GrantProps>;
+
+/** Stored in the clear beside the grant (the library lists grants by it): never the key. */
+const GrantMetadata = z.object({
+  key_id: z.string(),
+  client_name: z.string(),
+  redirect_uri: z.string(),
+  agents: z.array(z.string()),
+  pools: z.array(z.string()),
+  scopes: z.array(z.string()),
+});
+
+/**
+ * Issue the key and complete the authorization. An earlier grant of the same client is replaced by
+ * the library (it revokes the user's grants for that client and resource); their keys are revoked
+ * here first, so a replaced grant leaves no live key behind.
+ */
+export async function approveGrant(
+  env: Env,
+  oauth: OAuthHelpers,
+  request: AuthRequest,
+  clientName: string,
+  grant: ConsentGrant,
+): Promise<string> {
+  for (const old of await grantsOfClient(oauth, request.clientId)) await revokeGrantKey(env, old);
+  const key = await deploymentOf(env).createKey(grant);
+  const metadata: z.infer<typeof GrantMetadata> = {
+    key_id: key.key_id,
+    client_name: clientName,
+    redirect_uri: request.redirectUri,
+    agents: grant.agents,
+    pools: grant.pools,
+    scopes: grant.scopes,
+  };
+  const { redirectTo } = await oauth.completeAuthorization({
+    request,
+    userId: GRANT_USER,
+    metadata,
+    scope: grant.scopes,
+    props: { key: key.key } satisfies GrantProps,
+  });
+  return redirectTo;
+}
+
+async function allGrants(oauth: OAuthHelpers): Promise<GrantSummary[]> {
+  const out: GrantSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await oauth.listUserGrants(GRANT_USER, cursor ? { cursor } : {});
+    out.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
+async function grantsOfClient(oauth: OAuthHelpers, clientId: string): Promise<GrantSummary[]> {
+  return (await allGrants(oauth)).filter((g) => g.clientId === clientId);
+}
+
+export function grantView(g: GrantSummary): McpGrantView | null {
+  const m = GrantMetadata.safeParse(g.metadata);
+  if (!m.success) return null;
+  return {
+    grant_id: `${GRANT_ID_PREFIX}${g.id}`,
+    client_id: g.clientId,
+    client_name: m.data.client_name,
+    redirect_uri: m.data.redirect_uri,
+    key_id: m.data.key_id,
+    agents: m.data.agents,
+    pools: m.data.pools,
+    scopes: m.data.scopes as KeyScope[],
+    created_at: g.createdAt * 1000,
+    expires_at: g.expiresAt === undefined ? null : g.expiresAt * 1000,
+  };
+}
+
+/**
+ * The grants in force, newest first. A grant whose key was revoked on its own (`edgeloop keys
+ * revoke`) is no longer in force, and is not listed.
+ */
+export async function listGrants(env: Env, oauth: OAuthHelpers): Promise<McpGrantView[]> {
+  const active = new Set((await deploymentOf(env).listKeys()).filter((k) => !k.revoked_at).map((k) => k.key_id));
+  return (await allGrants(oauth))
+    .map(grantView)
+    .filter((g): g is McpGrantView => g !== null && active.has(g.key_id))
+    .sort((a, b) => b.created_at - a.created_at);
+}
+
+async function revokeGrantKey(env: Env, g: GrantSummary): Promise<void> {
+  const view = grantView(g);
+  if (!view) return;
+  await deploymentOf(env).revokeKey(view.key_id);
+  forgetKey(view.key_id);
+}
+
+/**
+ * Revoke a grant (`grant_<library id>`, as listed): its key first (every isolate refuses it within the trusted copy's bound,
+ * docs/architecture.md#trusted-copies; this one at once), then its tokens. Null: no such grant.
+ */
+export async function revokeGrant(env: Env, oauth: OAuthHelpers, grantId: string): Promise<McpGrantView | null> {
+  const id = grantId.slice(GRANT_ID_PREFIX.length);
+  const grant = (await allGrants(oauth)).find((g) => g.id === id);
+  if (!grant) return null;
+  await revokeGrantKey(env, grant);
+  await oauth.revokeGrant(id, GRANT_USER);
+  return grantView(grant);
+}
