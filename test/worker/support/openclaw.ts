@@ -2,9 +2,10 @@
  * An OpenClaw node written from OpenClaw's protocol (test/helpers/openclaw-node.ts), through the
  * worker's /v1/openclaw route: dialled, set up with a minted setup code, paired.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import { makeNodeKey, type NodeOptions, openclawNode } from "../../helpers/openclaw-node.js";
-import { ADMIN, call, deviceView as device, waitFor } from "./front-door.js";
+import { ADMIN, call, deviceView as device, hub, uid, waitFor } from "./front-door.js";
 
 export async function dial(agent: string, opts: NodeOptions) {
   const res = await call(`/v1/openclaw/${agent}`, { headers: { upgrade: "websocket" } });
@@ -57,3 +58,19 @@ export async function paired(agent: string, opts: Omit<NodeOptions, "key"> = {})
   );
   return { node, key, closed };
 }
+
+/** A command for a node's hub, `system_run` unless the test says otherwise. */
+export const run = (request_id: string, parameters: Record<string, unknown>, timeout_ms = 30_000) => ({
+  request_id,
+  conversation_id: uid("conv-oc"),
+  tool_call_id: `call-${request_id}`,
+  tool: "system_run",
+  parameters,
+  timeout_ms,
+});
+
+export type LedgerRowText = { state: string; outcome: string | null };
+export const ledgerRow = (agent: string, id: string) =>
+  runInDurableObject(hub(agent), (_o, state) =>
+    state.storage.sql.exec<LedgerRowText>("SELECT state, outcome FROM ledger WHERE request_id = ?", id).one(),
+  );
