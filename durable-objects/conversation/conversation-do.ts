@@ -8,6 +8,8 @@ import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type {
+  AnswerApplied,
+  AnswerInput,
   ConversationRpc,
   ConversationView,
   DirectCallInput,
@@ -22,6 +24,7 @@ import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState }
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
+import { ServerQuestions } from "./mcp/server-questions.js";
 import {
   agentChangeRefusal,
   approvalRulesFor,
@@ -64,6 +67,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly modelCalls: ModelCalls;
   private readonly events: EventStream;
   private readonly remoteMcp: RemoteMcpTools;
+  private readonly serverQuestions: ServerQuestions;
   private readonly waiters = new ReplyWaiters();
   private readonly owner: ConversationOwner;
   private readonly traces: RunTracer;
@@ -93,7 +97,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
-    this.remoteMcp = new RemoteMcpTools(this.store);
+    this.serverQuestions = new ServerQuestions(this.store, (tool_call_id, question, options) =>
+      this.apply({ type: "server_question", tool_call_id, question, options }),
+    );
+    this.remoteMcp = new RemoteMcpTools(this.store, this.serverQuestions);
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
     this.runner = new EffectRunner({
       env,
@@ -110,6 +117,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
+      // A server's question waited on a request this restart ended (mcp/server-questions.ts).
+      this.serverQuestions.forgetLost();
       // Work started before a restart is re-driven by the alarm: a fast constructor, a set-up object.
       if (this.store.pendingTimes().length > 0) await this.alarms.set(Date.now());
     });
@@ -194,11 +203,14 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     return { found: true, applied };
   }
 
-  async answer(toolCallId: string, text: string): Promise<FoundApplied> {
+  async answer(toolCallId: string, answer: AnswerInput): Promise<AnswerApplied> {
+    this.writeWaiting();
+    // A remote MCP server's question during this call: the answer goes to the server.
+    if (this.serverQuestions.has(toolCallId)) return this.serverQuestions.answer(toolCallId, answer);
     const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
     if (!call) return { found: false, applied: false };
     const applied = call.kind === "question" && call.state === "dispatched";
-    this.apply({ type: "answer", tool_call_id: toolCallId, text });
+    this.apply({ type: "answer", tool_call_id: toolCallId, text: answerText(answer) });
     return { found: true, applied };
   }
 
@@ -220,7 +232,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getConversation(page: Partial<HistoryPageQuery> = {}): Promise<ConversationView | null> {
     this.writeWaiting();
     if (!this.state) return null;
-    return { ...conversationView(this.state, this.store, page), trace_id: this.traces.traceId() };
+    const questions = Object.fromEntries(
+      Object.entries(this.serverQuestions.all()).map(([id, q]) => [id, { question: q.question, options: q.options }]),
+    );
+    return { ...conversationView(this.state, this.store, page, questions), trace_id: this.traces.traceId() };
   }
 
   async ownership(): Promise<Ownership> {
@@ -396,4 +411,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     if (times.length === 0) return;
     await this.alarms.atMost(Math.min(...times));
   }
+}
+
+/** The model's own `question` takes text: a person who declines or dismisses it is told to it as such. */
+function answerText(answer: AnswerInput): string {
+  if ("text" in answer) return answer.text;
+  return answer.action === "decline" ? "(the user declined to answer)" : "(the user dismissed the question)";
 }

@@ -2,6 +2,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
   McpError,
   type Tool,
@@ -27,10 +30,20 @@ export class TransportFailure extends Error {}
 
 type Open = { client: Client; idle: ReturnType<typeof setTimeout> | undefined };
 
+/** A server's question for a person (`elicitation/create`, form mode), answered by server-questions.ts. */
+export type OnQuestion = (
+  server: string,
+  params: ElicitRequestFormParams,
+  signal: AbortSignal,
+) => Promise<ElicitResult>;
+
 export class RemoteMcpClients {
   private readonly open = new Map<string, Promise<Open>>();
 
-  constructor(private readonly onToolsChanged: (server: string) => void) {}
+  constructor(
+    private readonly onToolsChanged: (server: string) => void,
+    private readonly onQuestion: OnQuestion,
+  ) {}
 
   async listTools(server: McpServerConfig, outbound: OutboundUrlPolicy, timeoutMs: number): Promise<Tool[]> {
     return this.use(server, outbound, timeoutMs, async (client) => {
@@ -53,6 +66,8 @@ export class RemoteMcpClients {
     args: Record<string, unknown>,
     timeoutMs: number,
     traceparent?: string,
+    /** aborts the call (its own time limit, which stops while a person is asked: call-clock.ts) */
+    signal?: AbortSignal,
   ): Promise<CallToolResult> {
     // The trace context as MCP carries it (docs/tracing.md).
     const meta = traceparent ? { _meta: { traceparent } } : {};
@@ -64,6 +79,7 @@ export class RemoteMcpClients {
         (await client.callTool({ name, arguments: args, ...meta }, undefined, {
           timeout: timeoutMs,
           maxTotalTimeout: timeoutMs,
+          ...(signal ? { signal } : {}),
         })) as CallToolResult,
     );
   }
@@ -106,11 +122,18 @@ export class RemoteMcpClients {
           redirectPolicy: "same-origin",
           fetch: guardedFetch(outbound),
         });
+        // Form-mode elicitation: a server may ask the person a question during a call. Defaults
+        // are applied by our own check of the answer (elicitation-form.ts), not by the SDK.
         const client = new Client(
           { name: "edgeloop-conversation", version: "0.1.0" },
-          { capabilities: {}, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
+          { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
         );
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged(server.name));
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+          // The SDK refuses URL mode before this runs: only form mode is declared.
+          const params = request.params as ElicitRequestFormParams;
+          return this.onQuestion(server.name, params, extra.signal);
+        });
         await client.connect(transport, { timeout: timeoutMs });
         return { client, idle: undefined };
       })();

@@ -219,7 +219,12 @@ export function renderApprovals(items) {
           " on ",
           i.agent_id,
         ),
-        el("pre", { text: question && i.call.args?.question ? i.call.args.question : json(i.call.args) }),
+        el("pre", {
+          text:
+            question && (i.call.question ?? i.call.args?.question)
+              ? (i.call.question ?? i.call.args.question)
+              : json(i.call.args),
+        }),
         approvalControls(i.conversation_id, i.call),
       ),
     );
