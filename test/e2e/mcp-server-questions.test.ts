@@ -1,0 +1,159 @@
+/**
+ * End to end: a remote MCP server asks the person a question during a tool call
+ * (`elicitation/create`). A server built with the official SDK runs on loopback; the
+ * conversation's Durable Object in `wrangler dev` calls its tool; the question shows as the
+ * call's pending answer in the conversation's view (what the dashboard and `edgeloop status`
+ * read); a person answers through the API (as the dashboard does) or the CLI; the server gets
+ * the checked answer with the schema's defaults, and the tool's result reaches the model. A
+ * decline and a question nobody answers are told to the server as the spec says.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import { sendMessage, type WaitReplyBody } from "../helpers/api.js";
+import { asClient, runCli } from "../helpers/cli.js";
+import type { AgentProcess } from "../helpers/device-agent.js";
+import { startAgent } from "../helpers/device-agent.js";
+import { freePort } from "../helpers/free-port.js";
+import { API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
+import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { waitUntil } from "../helpers/wait.js";
+
+const AGENT = "pi-asked";
+const TOKEN = "asked-device-token";
+let llm: ScriptedLlm;
+let agent: AgentProcess;
+let worker: LocalWorker;
+let server: Child;
+
+type Pending = { id: string; name: string; state: string; question?: string; options?: string[] };
+
+const auth = { authorization: `Bearer ${API_TOKEN}` };
+
+async function pendingQuestion(conversationId: string): Promise<Pending> {
+  const view = await waitUntil(
+    () =>
+      fetch(`${worker.url}/v1/conversations/${conversationId}`, { headers: auth }).then(
+        (r) => r.json() as Promise<{ pending_tool_calls: Pending[] }>,
+      ),
+    (v) => v.pending_tool_calls.some((c) => c.state === "awaiting_answer"),
+    { what: "the server's question", timeoutMs: 30_000 },
+  );
+  return view.pending_tool_calls.find((c) => c.state === "awaiting_answer")!;
+}
+
+function answer(conversationId: string, callId: string, body: unknown): Promise<Response> {
+  return fetch(`${worker.url}/v1/conversations/${conversationId}/answers/${callId}`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Sends `text` in a new conversation and waits for its reply meanwhile; the id is known at once. */
+function startRun(text: string): { conversationId: string; done: Promise<WaitReplyBody> } {
+  const conversationId = `conv-asked-${crypto.randomUUID()}`;
+  const done = sendMessage(worker.url, { agent_id: AGENT, conversation_id: conversationId, text }, 60).then((r) =>
+    // Not an assertion here: a failure would be an unhandled rejection until the test awaits it.
+    r.status === 200 ? r.body : ({ status: `HTTP ${r.status}`, reply: JSON.stringify(r.body) } as WaitReplyBody),
+  );
+  return { conversationId, done };
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  server = startChild(process.execPath, [join(REPO_ROOT, "test/fixtures/mcp/asking-http-server.mjs")], {
+    name: "asking-server",
+    env: { PORT: String(port) },
+  });
+  await waitUntil(
+    () => fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", body: "{}" }).then((r) => r.status),
+    (s) => s > 0,
+    { what: "the asking server" },
+  );
+  const url = `http://127.0.0.1:${port}/mcp`;
+  ({ llm, worker } = await startScriptedStack({
+    rules: [
+      {
+        match: "book a table",
+        turns: [
+          { tool_calls: [{ name: "asker__book_table", arguments: {} }] },
+          { content: "Booked: {{last_tool_result}}" },
+        ],
+      },
+      {
+        match: "book in a hurry",
+        turns: [
+          { tool_calls: [{ name: "hasty__book_table", arguments: {} }] },
+          { content: "Booked: {{last_tool_result}}" },
+        ],
+      },
+    ],
+    devices: { [AGENT]: TOKEN },
+    vars: {
+      ALLOW_PRIVATE_OUTBOUND: "true",
+      // One server, twice: the second gives a person one second to answer.
+      MCP_SERVERS: JSON.stringify([
+        { name: "asker", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 120 },
+        { name: "hasty", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 1 },
+      ]),
+    },
+  }));
+  // The conversation's device: the remote server's tool runs in the conversation, not on it.
+  agent = await startAgent({
+    url: worker.url,
+    agentId: AGENT,
+    token: TOKEN,
+    skills: [join(REPO_ROOT, "skills/pi-tools")],
+  });
+});
+
+afterAll(async () => {
+  await agent?.stop();
+  await worker?.stop();
+  await server?.stop();
+  await llm?.close();
+});
+
+describe("a remote MCP server's question during a tool call", () => {
+  it("reaches the person, refuses an answer that does not fit, and gives the server the answer with its defaults", async () => {
+    const run = startRun("book a table");
+    const call = await pendingQuestion(run.conversationId);
+    expect(call.name).toBe("asker__book_table");
+    expect(call.question).toContain("[asker] Who is the table for?");
+    expect(call.question).toContain("- guests: integer, default 2");
+    expect(call.options).toEqual(["✗ Decline"]);
+
+    // Too many guests: refused with the reason, and the question stays open.
+    const wrong = await answer(run.conversationId, call.id, { answer: "name: Ada\nguests: 40" });
+    expect(wrong.status).toBe(422);
+    expect(await wrong.text()).toMatch(/guests/);
+    expect((await pendingQuestion(run.conversationId)).id).toBe(call.id);
+
+    const ok = await answer(run.conversationId, call.id, { answer: "name: Ada\nseating: terrace" });
+    expect(ok.status).toBe(200);
+    const done = await run.done;
+    expect(done.reply).toBe('Booked: accept {"name":"Ada","guests":2,"seating":"terrace"}');
+    // The tool's result is what the model was given.
+    const toolMessage = JSON.stringify(llm.requests().at(-1)?.body);
+    expect(toolMessage).toContain('accept {\\"name\\":\\"Ada\\",\\"guests\\":2,\\"seating\\":\\"terrace\\"}');
+    // Answered: nothing waits any more, and a second answer is refused.
+    expect((await answer(run.conversationId, call.id, { answer: "name: Bo" })).status).toBe(404);
+  });
+
+  it("a person who declines with the CLI: the server is told `decline`", async () => {
+    const run = startRun("book a table");
+    const call = await pendingQuestion(run.conversationId);
+    const cli = await runCli(["answer", run.conversationId, call.id, "--decline"], asClient(worker.url));
+    expect(cli.stderr).toBe("");
+    expect(cli.stdout).toContain(`Declined ${call.id}`);
+    expect((await run.done).reply).toBe("Booked: decline");
+  });
+
+  it("a question nobody answers in time: the server is told `cancel`, and the call ends with that", async () => {
+    const done = await startRun("book in a hurry").done;
+    expect(done.reply).toBe("Booked: cancel");
+    expect(done.tool_calls[0]).toMatchObject({ name: "hasty__book_table", status: "success" });
+  });
+});
