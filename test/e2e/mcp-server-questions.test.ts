@@ -5,27 +5,27 @@
  * call's pending answer in the conversation's view (what the dashboard and `edgeloop status`
  * read); a person answers through the API (as the dashboard does) or the CLI; the server gets
  * the checked answer with the schema's defaults, and the tool's result reaches the model. A
- * decline and a question nobody answers are told to the server as the spec says.
+ * decline and a question nobody answers are told to the server as the spec says; after a restart
+ * of the runtime while a question waits, the call runs again and the server's new question is
+ * answered.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
-import { sendMessage, type WaitReplyBody } from "../helpers/api.js";
+import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
-import type { AgentProcess } from "../helpers/device-agent.js";
-import { startAgent } from "../helpers/device-agent.js";
 import { freePort } from "../helpers/free-port.js";
-import { API_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { scriptedVars, startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const AGENT = "pi-asked";
 const TOKEN = "asked-device-token";
 let llm: ScriptedLlm;
-let agent: AgentProcess;
 let worker: LocalWorker;
 let server: Child;
+let vars: Record<string, string>;
 
 type Pending = { id: string; name: string; state: string; question?: string; options?: string[] };
 
@@ -61,6 +61,17 @@ function startRun(text: string): { conversationId: string; done: Promise<WaitRep
   return { conversationId, done };
 }
 
+/** One server, twice: the second gives a person one second to answer. */
+function mcpVars(url: string): Record<string, string> {
+  return {
+    ALLOW_PRIVATE_OUTBOUND: "true",
+    MCP_SERVERS: JSON.stringify([
+      { name: "asker", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 120 },
+      { name: "hasty", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 1 },
+    ]),
+  };
+}
+
 beforeAll(async () => {
   const port = await freePort();
   server = startChild(process.execPath, [join(REPO_ROOT, "test/fixtures/mcp/asking-http-server.mjs")], {
@@ -83,6 +94,13 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "book across a restart",
+        turns: [
+          { tool_calls: [{ name: "asker__book_table", arguments: { ref: "restart" } }] },
+          { content: "Booked: {{last_tool_result}}" },
+        ],
+      },
+      {
         match: "book in a hurry",
         turns: [
           { tool_calls: [{ name: "hasty__book_table", arguments: {} }] },
@@ -91,26 +109,12 @@ beforeAll(async () => {
       },
     ],
     devices: { [AGENT]: TOKEN },
-    vars: {
-      ALLOW_PRIVATE_OUTBOUND: "true",
-      // One server, twice: the second gives a person one second to answer.
-      MCP_SERVERS: JSON.stringify([
-        { name: "asker", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 120 },
-        { name: "hasty", url, timeout_secs: 10, max_retries: 0, elicitation_timeout_secs: 1 },
-      ]),
-    },
+    vars: mcpVars(url),
   }));
-  // The conversation's device: the remote server's tool runs in the conversation, not on it.
-  agent = await startAgent({
-    url: worker.url,
-    agentId: AGENT,
-    token: TOKEN,
-    skills: [join(REPO_ROOT, "skills/pi-tools")],
-  });
+  vars = scriptedVars(llm, { [AGENT]: TOKEN }, mcpVars(url));
 });
 
 afterAll(async () => {
-  await agent?.stop();
   await worker?.stop();
   await server?.stop();
   await llm?.close();
@@ -155,5 +159,32 @@ describe("a remote MCP server's question during a tool call", () => {
     const done = await startRun("book in a hurry").done;
     expect(done.reply).toBe("Booked: cancel");
     expect(done.tool_calls[0]).toMatchObject({ name: "hasty__book_table", status: "success" });
+  });
+
+  it("a restart while the question waits: the call is made again, the server asks again, the answer reaches it", async () => {
+    const conversationId = `conv-asked-${crypto.randomUUID()}`;
+    const sent = await sendMessage(worker.url, {
+      agent_id: AGENT,
+      conversation_id: conversationId,
+      text: "book across a restart",
+    });
+    expect(sent.status).toBe(202);
+    const first = await pendingQuestion(conversationId);
+    // Down as a crash or a deploy takes it: the server's request for the answer ends with it.
+    await worker.kill();
+    worker = await startLocalWorker({ vars, persistDir: worker.persistDir, port: worker.port });
+    // The stored question is forgotten at start; the one shown now was asked again by the server.
+    const again = await pendingQuestion(conversationId);
+    expect(again.id).toBe(first.id);
+    expect((await answer(conversationId, again.id, { answer: "name: Cy" })).status).toBe(200);
+    const done = await waitUntil(
+      () => getConversation(worker.url, conversationId),
+      (c) => c.status === "completed",
+      { what: "the run to complete", timeoutMs: 60_000 },
+    );
+    const final = done.messages.filter((m) => m.role === "assistant" && !m.tool_calls?.length);
+    expect(final.map((m) => m.content)).toEqual([
+      'Booked: accept {"name":"Cy","guests":2,"seating":"inside"} (call 2 for restart)',
+    ]);
   });
 });
