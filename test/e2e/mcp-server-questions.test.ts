@@ -3,7 +3,8 @@
  * (`elicitation/create`). A server built with the official SDK runs on loopback; the
  * conversation's Durable Object in `wrangler dev` calls its tool; the question shows as the
  * call's pending answer in the conversation's view (what the dashboard and `edgeloop status`
- * read); a person answers through the API (as the dashboard does) or the CLI; the server gets
+ * read); a person answers through the API (as the dashboard does), the CLI or the dashboard in
+ * Chromium; the server gets
  * the checked answer with the schema's defaults, and the tool's result reaches the model. A
  * decline and a question nobody answers are told to the server as the spec says; after a restart
  * of the runtime while a question waits, the call runs again and the server's new question is
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { freePort } from "../helpers/free-port.js";
 import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
@@ -153,6 +155,26 @@ describe("a remote MCP server's question during a tool call", () => {
     expect(cli.stderr).toBe("");
     expect(cli.stdout).toContain(`Declined ${call.id}`);
     expect((await run.done).reply).toBe("Booked: decline");
+  });
+
+  it("a person who declines in the dashboard: the card offers it, and the server is told `decline`", async () => {
+    const browser = await launchChromium();
+    const errors: string[] = [];
+    try {
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, worker.url);
+      const run = startRun("book a table");
+      await pendingQuestion(run.conversationId);
+      const open = page.locator(`button[data-conversation="${run.conversationId}"]`);
+      await open.waitFor({ timeout: 20_000 });
+      await open.click();
+      const card = page.locator("#timeline li[data-question]", { hasText: "[asker] Who is the table for?" });
+      await card.getByRole("button", { name: /^Decline the question/ }).click({ timeout: 20_000 });
+      expect((await run.done).reply).toBe("Booked: decline");
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("a question nobody answers in time: the server is told `cancel`, and the call ends with that", async () => {
