@@ -28,7 +28,14 @@ export const ConversationRow = z.looseObject({
 });
 export const ConversationList = z.looseObject({ conversations: z.array(ConversationRow) });
 
-export const PendingCall = z.looseObject({ id: z.string(), name: z.string(), state: z.string(), args: z.unknown() });
+export const PendingCall = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  state: z.string(),
+  args: z.unknown(),
+  question: z.string().optional().describe("a remote MCP server's question waiting during the call (docs/mcp.md)"),
+  options: z.array(z.string()).optional().describe("the question's suggested answers"),
+});
 export const ConversationView = z.looseObject({
   conversation_id: z.string(),
   agent_id: z.string(),

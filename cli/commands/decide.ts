@@ -59,23 +59,29 @@ export const decideCommand: Command = {
   },
 };
 
-/** `answer` a `question` the model asked the user. */
+/** `answer` a `question` the model, or a remote MCP server during a call, asked the user. */
 export const answerCommand: Command = {
   names: ["answer"],
-  synopsis: "answer <conversation_id> <tool_call_id> <text> [--json]",
-  summary: "answer a question the model asked",
-  options: {},
-  async run({ client, json, positionals: args }) {
-    const [conversation, call, text] = positionals(args, ["conversation_id", "tool_call_id", "text"], this.synopsis);
-    const ids = parseInput(
-      Ids.extend({ answer: z.string().min(1).max(32_000) }),
-      { conversation, call, answer: text },
-      this.synopsis,
-    );
+  synopsis: "answer <conversation_id> <tool_call_id> <text>|--decline|--cancel [--json]",
+  summary: "answer a question the model or an MCP server asked (an MCP server's may be declined)",
+  options: { decline: { type: "boolean" }, cancel: { type: "boolean" } },
+  async run({ client, json, values, positionals: args }) {
+    const action = values.decline ? "decline" : values.cancel ? "cancel" : null;
+    if (values.decline && values.cancel)
+      throw usageError(`--decline or --cancel, not both\nusage: edgeloop ${this.synopsis}`);
+    const names = action ? ["conversation_id", "tool_call_id"] : ["conversation_id", "tool_call_id", "text"];
+    const [conversation, call, text] = positionals(args, names, this.synopsis);
+    const ids = parseInput(Ids, { conversation, call }, this.synopsis);
+    const body = action
+      ? { action }
+      : parseInput(z.object({ answer: z.string().min(1).max(32_000) }), { answer: text }, this.synopsis);
     const path = `/v1/conversations/${encodeURIComponent(ids.conversation)}/answers/${encodeURIComponent(ids.call)}`;
-    const res = await client.json(Decision, path, { method: "POST", auth: "api", body: { answer: ids.answer } });
+    const res = await client.json(Decision, path, { method: "POST", auth: "api", body });
     if (json) printJson(res);
-    else console.log(`Answered ${ids.call} in ${ids.conversation}.`);
+    else
+      console.log(
+        `${action === "decline" ? "Declined" : action === "cancel" ? "Dismissed" : "Answered"} ${ids.call} in ${ids.conversation}.`,
+      );
     return EXIT.ok;
   },
 };

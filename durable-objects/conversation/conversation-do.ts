@@ -3,11 +3,13 @@ import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@e
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { log } from "../../runtime/log.js";
-import { backstopAt } from "../../runtime/restart-window.js";
 import { afterPendingSends } from "../after-pending-sends.js";
 import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
+import { dueDeadlines, nextAlarmAt } from "./conversation-alarm.js";
 import type {
+  AnswerApplied,
+  AnswerInput,
   ConversationRpc,
   ConversationView,
   DirectCallInput,
@@ -18,11 +20,12 @@ import type {
   PostMessageInput,
   StoredCanvas,
 } from "./conversation-rpc.js";
-import { advance, initialState, isCallDeadline, type LoopEvent, type LoopState } from "./core/index.js";
+import { advance, initialState, type LoopEvent, type LoopState } from "./core/index.js";
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { deploymentTokens } from "./mcp/deployment-tokens.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
+import { answerText, ServerQuestions } from "./mcp/server-questions.js";
 import {
   agentChangeRefusal,
   approvalRulesFor,
@@ -47,8 +50,6 @@ import { EventStream } from "./views/event-stream.js";
 /** What a conversation reads from its environment: the objects it addresses and its own vars. */
 export type ConversationEnv = DurableObjectBindings & ConversationVars & ModelEnv;
 
-/** While an outbound effect runs, look again this often: a restart loses in-memory work. */
-const WATCHDOG_MS = 30_000;
 /** The longest the model's streamed text waits before it is stored and sent to live clients. */
 const DELTA_WINDOW_MS = 50;
 
@@ -65,6 +66,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   private readonly modelCalls: ModelCalls;
   private readonly events: EventStream;
   private readonly remoteMcp: RemoteMcpTools;
+  private readonly serverQuestions: ServerQuestions;
   private readonly waiters = new ReplyWaiters();
   private readonly owner: ConversationOwner;
   private readonly traces: RunTracer;
@@ -94,7 +96,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
-    this.remoteMcp = new RemoteMcpTools(this.store, undefined, deploymentTokens(env));
+    this.serverQuestions = new ServerQuestions(this.store, (tool_call_id, question, options) =>
+      this.apply({ type: "server_question", tool_call_id, question, options }),
+    );
+    this.remoteMcp = new RemoteMcpTools(this.store, this.serverQuestions, undefined, deploymentTokens(env));
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
     this.runner = new EffectRunner({
       env,
@@ -111,6 +116,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.state = this.store.loadState();
+      // A server's question waited on a request this restart ended (mcp/server-questions.ts).
+      this.serverQuestions.forgetLost();
       // Work started before a restart is re-driven by the alarm: a fast constructor, a set-up object.
       if (this.store.pendingTimes().length > 0) await this.alarms.set(Date.now());
     });
@@ -195,11 +202,14 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     return { found: true, applied };
   }
 
-  async answer(toolCallId: string, text: string): Promise<FoundApplied> {
+  async answer(toolCallId: string, answer: AnswerInput): Promise<AnswerApplied> {
+    this.writeWaiting();
+    // A remote MCP server's question during this call: the answer goes to the server.
+    if (this.serverQuestions.has(toolCallId)) return this.serverQuestions.answer(toolCallId, answer);
     const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
     if (!call) return { found: false, applied: false };
     const applied = call.kind === "question" && call.state === "dispatched";
-    this.apply({ type: "answer", tool_call_id: toolCallId, text });
+    this.apply({ type: "answer", tool_call_id: toolCallId, text: answerText(answer) });
     return { found: true, applied };
   }
 
@@ -221,7 +231,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   async getConversation(page: Partial<HistoryPageQuery> = {}): Promise<ConversationView | null> {
     this.writeWaiting();
     if (!this.state) return null;
-    return { ...conversationView(this.state, this.store, page), trace_id: this.traces.traceId() };
+    const questions = this.serverQuestions.views();
+    return { ...conversationView(this.state, this.store, page, questions), trace_id: this.traces.traceId() };
   }
 
   async ownership(): Promise<Ownership> {
@@ -362,17 +373,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     // Whatever is still pending gets a new alarm below.
     this.alarms.fired();
     const now = Date.now();
-    // See docs/architecture.md#held-deadlines.
     const window = this.settings().reconnectWindowMs + (this.state?.config.tool_deadline_grace_ms ?? 0);
-    for (const { key, at } of this.store.dueDeadlines(now)) {
-      const held = isCallDeadline(key) ? backstopAt(at, this.startedAt, window) : at;
-      if (held > now) {
-        this.store.setDeadline(key, held);
-        continue;
-      }
-      this.store.clearDeadline(key);
-      this.apply({ type: "deadline", key });
-    }
+    for (const key of dueDeadlines(this.store, now, this.startedAt, window)) this.apply({ type: "deadline", key });
     const due = this.store.pendingOutbox().filter((row) => row.next_at <= now && !this.runner.isInflight(row.id));
     for (const row of due) {
       const { type } = row.effect;
@@ -387,14 +389,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
   }
 
   private async scheduleAlarm(): Promise<void> {
-    const now = Date.now();
-    const times: number[] = [];
-    const deadline = this.store.nextDeadline();
-    if (deadline !== null) times.push(deadline);
-    for (const row of this.store.pendingTimes()) {
-      times.push(this.runner.isInflight(row.id) ? now + WATCHDOG_MS : Math.max(row.next_at, now));
-    }
-    if (times.length === 0) return;
-    await this.alarms.atMost(Math.min(...times));
+    const at = nextAlarmAt(this.store, this.runner, Date.now());
+    if (at !== null) await this.alarms.atMost(at);
   }
 }

@@ -14,8 +14,11 @@ export interface ConversationRpc {
   postMessage(input: PostMessageInput): Promise<PostMessageAnswer>;
   /** A person's decision on an approval-required call; with `rule`, remembered for later calls. */
   approve(toolCallId: string, approve: boolean, reason?: string, rule?: ApprovalRuleMatch): Promise<FoundApplied>;
-  /** The user's answer to a `question` call. */
-  answer(toolCallId: string, text: string): Promise<FoundApplied>;
+  /**
+   * The user's answer to a `question`: the model's `question` call, or a remote MCP server's
+   * question during a call (`error`: why the answer does not fit the server's form).
+   */
+  answer(toolCallId: string, answer: AnswerInput): Promise<AnswerApplied>;
   getCanvas(): Promise<StoredCanvas | null>;
   /** One of the conversation's images by its SHA-256 (docs/images.md); the caller checks who may see it. */
   getImage(sha256: string): Promise<StoredImage | null>;
@@ -92,6 +95,9 @@ export type PostMessageInput = {
 export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; status: 404 | 409 | 500; error: string };
 
 export type FoundApplied = { found: boolean; applied: boolean };
+/** An answer as text, or a decision not to give one. */
+export type AnswerInput = { text: string } | { action: "decline" | "cancel" };
+export type AnswerApplied = FoundApplied & { error?: string };
 
 /** One of the conversation's images (docs/images.md): its bytes and type. */
 export type StoredImage = { media_type: string; bytes: Uint8Array };
@@ -111,6 +117,9 @@ export type ConversationView = {
     name: string;
     state: string;
     args: Record<string, unknown> | null;
+    /** a remote MCP server's question waiting during the call (state `awaiting_answer`) */
+    question?: string;
+    options?: string[];
     /** a fleet's call: what approval rules match it by (null agent: edgeloop picks the device) */
     rule_target?: { agent_id: string | null; tool: string };
   }[];

@@ -73,7 +73,8 @@ export const CONVERSATION_ROUTES: Route[] = [
   {
     method: "POST",
     path: "/v1/conversations/:id/answers/:call",
-    summary: "Answer the model's `question` with `{answer}`",
+    summary:
+      "Answer a `question` (the model's, or a remote MCP server's) with `{answer}`, or `{action}` decline/cancel; 422: the answer does not fit the server's form",
     tag: "conversations",
     auth: api("conversations:write"),
     responses: { 200: json("answered", Decision) },

@@ -97,7 +97,11 @@ conversations.post("/:id/cancel", async (c) => {
   return c.json(result, 200);
 });
 
-const AnswerBody = z.object({ answer: z.string().min(1).max(32_000) }).strict();
+/** An answer's text, or (for a remote MCP server's question) a decision to give none. */
+const AnswerBody = z.union([
+  z.object({ answer: z.string().min(1).max(32_000) }).strict(),
+  z.object({ action: z.enum(["decline", "cancel"]) }).strict(),
+]);
 
 /**
  * POST /v1/conversations/:id/approvals/:tool_call_id `{approve, reason?, scope?, pattern?, expires_*?}`.
@@ -130,7 +134,11 @@ conversations.post("/:id/approvals/:call", async (c) => {
   return c.json({ conversation_id: id, tool_call_id: callId, approved: approve, scope: d.scope, rule });
 });
 
-/** POST /v1/conversations/:id/answers/:tool_call_id `{answer}` — the user's answer to a `question`. */
+/**
+ * POST /v1/conversations/:id/answers/:tool_call_id `{answer}` or `{action: "decline"|"cancel"}` —
+ * the user's answer to a `question`: the model's, or a remote MCP server's during a call, which
+ * is checked against the server's form first (422 with why, and the question stays open).
+ */
 conversations.post("/:id/answers/:call", async (c) => {
   const id = c.req.param("id");
   if (!Identifier.safeParse(id).success) return problemResponse(400, "Invalid conversation id");
@@ -138,7 +146,9 @@ conversations.post("/:id/answers/:call", async (c) => {
   if (hidden) return hidden;
   const body = await readJsonBody(c, AnswerBody);
   if (!body.ok) return body.response;
-  const res = await conversationFor(c.env, id).answer(c.req.param("call"), body.value.answer);
+  const answer = "answer" in body.value ? { text: body.value.answer } : { action: body.value.action };
+  const res = await conversationFor(c.env, id).answer(c.req.param("call"), answer);
+  if (res.error) return problemResponse(422, "Answer does not fit the question", res.error);
   if (!res.found)
     return problemResponse(404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
   if (!res.applied) return problemResponse(409, "Conflict", "that call is not waiting for an answer");

@@ -68,7 +68,8 @@ export async function handleButton(ctx: ThreadContext, event: ButtonEvent): Prom
       toast = "That call is no longer waiting.";
     } else toast = res.approved ? "Approved." : "Denied.";
   } else {
-    const res = await conversationFor(env, card.conversation_id).answer(card.tool_call_id, card.options[press.option]!);
+    const text = card.options[press.option]!;
+    const res = await conversationFor(env, card.conversation_id).answer(card.tool_call_id, { text });
     if (!res.applied) store.overwriteDecision(card.card_id, "No longer waiting for an answer.");
     toast = res.applied ? "Answered." : "That question is no longer waiting.";
   }

@@ -77,8 +77,15 @@ async function answerMessage(ctx: ThreadContext, event: MessageEvent): Promise<b
   const question = store.openQuestion();
   if (question && event.text !== "" && event.images.length === 0) {
     store.decideCard(question.card_id, `💬 Answered by ${event.user.name}`);
+    const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, {
+      text: event.text,
+    });
+    if (res.error) {
+      // Not an answer the server's form takes (docs/mcp.md#a-servers-questions): still open.
+      store.reopenCard(question.card_id);
+      return notice(ctx, `answer:${event.eventId}`, `That answer does not fit the question: ${res.error}`);
+    }
     store.enqueue(`card_edit:${question.card_id}`, { type: "card_edit", card_id: question.card_id }, Date.now());
-    const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, event.text);
     if (res.applied) return false;
     // The question ended meanwhile (answered elsewhere, or the run was cancelled): a new message.
   }

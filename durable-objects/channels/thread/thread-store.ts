@@ -262,6 +262,11 @@ export class ThreadStore {
     );
   }
 
+  /** A claimed answer the question refused (it did not fit a server's form): open again for another. */
+  reopenCard(cardId: string): void {
+    this.sql.exec("UPDATE cards SET decided = NULL WHERE card_id = ?", cardId);
+  }
+
   /** A claimed decision that could not be applied: the card says why instead. */
   overwriteDecision(cardId: string, decided: string): void {
     this.sql.exec("UPDATE cards SET decided = ? WHERE card_id = ?", decided, cardId);

@@ -82,6 +82,18 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
       }
       break;
     }
+    case "server_question": {
+      // Shown as the loop's own questions are; the answer goes to the server, not into the loop.
+      const call = findCall(run, event.tool_call_id);
+      if (call && call.kind === "builtin" && call.state === "dispatched") {
+        const { tool_call_id: toolCallId, question, options } = event;
+        effects.push({
+          type: "emit_event",
+          event: { type: "question", toolCallId, question, ...(options.length > 0 ? { options } : {}) },
+        });
+      }
+      break;
+    }
     case "approval":
       onApproval(state, effects, event, now);
       break;

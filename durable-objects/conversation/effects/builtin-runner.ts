@@ -59,7 +59,8 @@ export async function runBuiltin(
     const remote = deps.remoteMcp.find(effect.tool);
     if (remote) {
       const { mcpServers, outbound } = settings;
-      return await deps.remoteMcp.run(remote, mcpServers, effect.parameters, outbound, deps.traceparent);
+      const { parameters, tool_call_id } = effect;
+      return await deps.remoteMcp.run(remote, mcpServers, parameters, outbound, deps.traceparent, tool_call_id);
     }
     const tool = settings.webhookTools.find((t) => t.name === effect.tool);
     if (!tool) {

@@ -53,6 +53,8 @@ export const McpServerConfig = z
     timeout_secs: z.number().positive().max(300).default(30),
     /** attempts after the first when the transport fails (network, HTTP 429/5xx) */
     max_retries: z.number().int().min(0).max(10).default(2),
+    /** how long a question the server asks a person during a call waits for the answer (then `cancel`) */
+    elicitation_timeout_secs: z.number().positive().max(3600).default(300),
     oauth: McpOAuthConfig.optional(),
   })
   .strict()

@@ -2,6 +2,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
   McpError,
   type Tool,
@@ -28,6 +31,13 @@ export class TransportFailure extends Error {}
 
 type Open = { client: Client; idle: ReturnType<typeof setTimeout> | undefined };
 
+/** A server's question for a person (`elicitation/create`, form mode), answered by server-questions.ts. */
+export type OnQuestion = (
+  server: string,
+  params: ElicitRequestFormParams,
+  signal: AbortSignal,
+) => Promise<ElicitResult>;
+
 export class RemoteMcpClients {
   private readonly open = new Map<string, Promise<Open>>();
   private readonly tokens: McpTokens;
@@ -36,6 +46,7 @@ export class RemoteMcpClients {
     private readonly onToolsChanged: (server: string) => void,
     /** the deployment's OAuth tokens, for servers with `oauth` (oauth-fetch.ts) */
     tokens: McpTokens,
+    private readonly onQuestion: OnQuestion,
   ) {
     this.tokens = cachedTokens(tokens);
   }
@@ -61,6 +72,8 @@ export class RemoteMcpClients {
     args: Record<string, unknown>,
     timeoutMs: number,
     traceparent?: string,
+    /** aborts the call (its own time limit, which stops while a person is asked: call-clock.ts) */
+    signal?: AbortSignal,
   ): Promise<CallToolResult> {
     // The trace context as MCP carries it (docs/tracing.md).
     const meta = traceparent ? { _meta: { traceparent } } : {};
@@ -72,6 +85,7 @@ export class RemoteMcpClients {
         (await client.callTool({ name, arguments: args, ...meta }, undefined, {
           timeout: timeoutMs,
           maxTotalTimeout: timeoutMs,
+          ...(signal ? { signal } : {}),
         })) as CallToolResult,
     );
   }
@@ -116,11 +130,18 @@ export class RemoteMcpClients {
           redirectPolicy: "same-origin",
           fetch: server.oauth ? oauthFetch(server.name, this.tokens, guarded) : guarded,
         });
+        // Form-mode elicitation: a server may ask the person a question during a call. Defaults
+        // are applied by our own check of the answer (elicitation-form.ts), not by the SDK.
         const client = new Client(
           { name: "edgeloop-conversation", version: "0.1.0" },
-          { capabilities: {}, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
+          { capabilities: { elicitation: { form: {} } }, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
         );
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged(server.name));
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+          // The SDK refuses URL mode before this runs: only form mode is declared.
+          const params = request.params as ElicitRequestFormParams;
+          return this.onQuestion(server.name, params, extra.signal);
+        });
         await client.connect(transport, { timeout: timeoutMs });
         return { client, idle: undefined };
       })();

@@ -6,15 +6,23 @@ import {
   type ToolSpec,
 } from "@edgeloop/protocol";
 import { cutInputSchema } from "@edgeloop/protocol/mcp-input-schema";
-import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../../runtime/log.js";
 import { checkOutboundUrl, type OutboundUrlPolicy } from "../../../runtime/outbound-url.js";
 import { backoffDelayMs, retriedCallBudgetMs } from "../builtins/retry-delay.js";
 import { MAX_WEBHOOK_RESPONSE_BYTES } from "../builtins/webhook-call.js";
 import type { ConversationStore } from "../storage/conversation-store.js";
+import { CallClock } from "./call-clock.js";
 import { type McpServerConfig, policyOf, remoteToolName } from "./mcp-servers-config.js";
 import { type McpTokens, needsConsent } from "./oauth-fetch.js";
 import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-client.js";
+import type { ServerQuestions } from "./server-questions.js";
 
 /**
  * Remote MCP servers' tools as a conversation's tools (`MCP_SERVERS`). Each server is listed once
@@ -23,10 +31,13 @@ import { isRefusal, RemoteMcpClients, TransportFailure } from "./remote-mcp-clie
  * offers no tools for that message (and is tried again on the next). Calls run in the
  * orchestrator (kind "builtin"), so the loop's validation, hooks, approval policy and result caps
  * apply as to webhook tools; transport failures are retried with backoff, and a server still
- * unreachable is an `unavailable` error the model reads.
+ * unreachable is an `unavailable` error the model reads. A server may ask the person a question
+ * during a call (server-questions.ts); the call's own time limit stops while it waits.
  */
 type RemoteTool = { server: string; tool: string; name: string; description: string; parameters: ParametersSchema };
 type Cached = Record<string, { tools: RemoteTool[]; stale: boolean }>;
+/** A call in flight to a server: the one its questions are asked for. */
+type Running = { toolCallId: string; clock: CallClock; signal: AbortSignal; questionWaitMs: number };
 
 const CACHE_KEY = "mcp_tools";
 /** Listing happens while a message is being accepted: never let a slow server hold it long. */
@@ -42,13 +53,20 @@ const NO_OAUTH: McpTokens = {
 
 export class RemoteMcpTools {
   private readonly clients: RemoteMcpClients;
+  /** calls in flight, by server name, oldest first */
+  private readonly running = new Map<string, Running[]>();
 
   constructor(
     private readonly store: ConversationStore,
+    private readonly questions: ServerQuestions,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
     tokens: McpTokens = NO_OAUTH,
   ) {
-    this.clients = new RemoteMcpClients((server) => this.markStale(server), tokens);
+    this.clients = new RemoteMcpClients(
+      (server) => this.markStale(server),
+      tokens,
+      (server, params, signal) => this.ask(server, params, signal),
+    );
   }
 
   /** The tools of every configured server, from the cache or listed now. */
@@ -85,7 +103,9 @@ export class RemoteMcpTools {
     args: Record<string, unknown>,
     outbound: OutboundUrlPolicy,
     /** the call's W3C trace context, sent as `params._meta.traceparent` */
-    traceparent?: string,
+    traceparent: string | undefined,
+    /** the loop's call: a question the server asks during it is asked for this call */
+    toolCallId: string,
   ): Promise<ToolOutcome> {
     const started = Date.now();
     const fail = (error_type: ErrorType, error: string): ToolOutcome => ({
@@ -103,8 +123,26 @@ export class RemoteMcpTools {
     let lastFailure = "";
     for (let attempt = 0; attempt <= server.max_retries; attempt++) {
       if (attempt > 0) await this.sleep(backoffDelayMs(attempt - 1));
+      // The attempt's time limit, stopped while a person is asked; the SDK's own limit is the
+      // call's whole budget, so it never cuts a call that is waiting for a person.
+      const abort = new AbortController();
+      const clock = new CallClock(timeoutMs, () =>
+        abort.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
+      );
+      const questionWaitMs = server.elicitation_timeout_secs * 1000;
+      const running: Running = { toolCallId, clock, signal: abort.signal, questionWaitMs };
+      this.running.set(server.name, [...(this.running.get(server.name) ?? []), running]);
       try {
-        const result = await this.clients.callTool(server, outbound, tool.tool, args, timeoutMs, traceparent);
+        const budget = callBudgetMs(server);
+        const result = await this.clients.callTool(
+          server,
+          outbound,
+          tool.tool,
+          args,
+          budget,
+          traceparent,
+          abort.signal,
+        );
         return outcomeFromMcpResult(tool.name, result, {
           maxTextBytes: MAX_RESULT_BYTES,
           maxImageChars: MAX_RESULT_BYTES * 3,
@@ -116,6 +154,11 @@ export class RemoteMcpTools {
           continue;
         }
         return failure(e, tool.name, server, fail);
+      } finally {
+        clock.stop();
+        const left = (this.running.get(server.name) ?? []).filter((r) => r !== running);
+        if (left.length > 0) this.running.set(server.name, left);
+        else this.running.delete(server.name);
       }
     }
     const attempts = server.max_retries + 1;
@@ -181,6 +224,24 @@ export class RemoteMcpTools {
     return out;
   }
 
+  /**
+   * A server's question, asked for its call in flight. The request does not say which of our
+   * calls it belongs to, so with several calls to one server in flight it goes to the oldest
+   * without a question open; a question outside any call (while listing) is answered `cancel`.
+   */
+  private async ask(server: string, params: ElicitRequestFormParams, signal: AbortSignal): Promise<ElicitResult> {
+    const calls = this.running.get(server) ?? [];
+    const call = calls.find((c) => !this.questions.has(c.toolCallId)) ?? calls[0];
+    if (!call) return { action: "cancel" };
+    const both = AbortSignal.any([signal, call.signal]);
+    call.clock.pause();
+    try {
+      return await this.questions.ask(call.toolCallId, server, params, call.questionWaitMs, both);
+    } finally {
+      call.clock.resume();
+    }
+  }
+
   private markStale(server: string): void {
     const cached = this.store.getValue<Cached>(CACHE_KEY);
     const entry = cached?.[server];
@@ -189,8 +250,13 @@ export class RemoteMcpTools {
   }
 }
 
+/** A call's whole time: its attempts and their backoff, and one question's wait for a person. */
+function callBudgetMs(server: McpServerConfig): number {
+  return retriedCallBudgetMs(server) + server.elicitation_timeout_secs * 1000;
+}
+
 function spec(server: McpServerConfig, tool: RemoteTool): ToolSpec {
-  const budget = retriedCallBudgetMs(server);
+  const budget = callBudgetMs(server);
   return {
     name: tool.name,
     description: tool.description,

@@ -102,8 +102,8 @@ export const ConversationVarsSchema = LoopVarsSchema.extend(CompactionVarsSchema
       .optional()
       .describe(
         "Remote MCP servers whose tools conversations use as `{name}__{tool}`: JSON array of `{name, url, headers, " +
-          "bearer, allowed_tools, policy, timeout_secs, max_retries, oauth}`; `oauth` servers are connected with " +
-          "`edgeloop mcp connect <name>` (docs/mcp.md).",
+          "bearer, allowed_tools, policy, timeout_secs, max_retries, elicitation_timeout_secs, oauth}`; `oauth` servers " +
+          "are connected with `edgeloop mcp connect <name>` (docs/mcp.md).",
       ),
     REPLY_SIGNING_SECRET: z
       .string()

@@ -14,6 +14,8 @@ export function conversationView(
   s: LoopState,
   store: ConversationStore,
   page: Partial<HistoryPageQuery>,
+  /** remote MCP servers' questions waiting, by call id (mcp/server-questions.ts) */
+  serverQuestions: Record<string, { question: string; options: string[] }> = {},
 ): ConversationView {
   return {
     conversation_id: s.conversation_id,
@@ -26,8 +28,11 @@ export function conversationView(
       .map((c) => ({
         id: c.id,
         name: c.name,
-        state: c.kind === "question" && c.state === "dispatched" ? "awaiting_answer" : c.state,
+        state:
+          (c.kind === "question" || c.id in serverQuestions) && c.state === "dispatched" ? "awaiting_answer" : c.state,
         args: c.args,
+        // A server's question during the call: what the person is asked.
+        ...(c.id in serverQuestions ? serverQuestions[c.id] : {}),
         // A fleet's call: the device and tool name a remembered decision on it is kept for (docs/fleet.md).
         ...(s.tools.some((t) => t.name === c.name && t.fleet) ? { rule_target: ruleTargetOf(s, c.name) } : {}),
       })),

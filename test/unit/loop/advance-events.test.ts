@@ -113,6 +113,41 @@ describe("advance(): events for calls", () => {
     expect(advance(answered, { type: "answer", tool_call_id: "q1", text: "again" }, NOW).effects).toEqual([]);
   });
 
+  it("a remote server's question is shown for its running built-in call only", () => {
+    const remote = { ...spec("srv__ask", {}), kind: "builtin" as const };
+    const a = advance(
+      initialState("conv-1", "pi-1"),
+      { type: "user_message", message_id: "m1", text: "go", tools: [...TOOLS, remote] },
+      NOW,
+    );
+    const s = respond(a.state, calls(["srv__ask", {}, "r1"], ["bash", { command: "x" }, "c2"])).state;
+    const ask = { type: "server_question" as const, question: "[srv] Sure?", options: ["yes", "no"] };
+    expect(advance(s, { ...ask, tool_call_id: "r1" }, NOW).effects).toEqual([
+      {
+        type: "emit_event",
+        event: { type: "question", toolCallId: "r1", question: "[srv] Sure?", options: ["yes", "no"] },
+      },
+    ]);
+    const noOptions = advance(s, { ...ask, tool_call_id: "r1", options: [] }, NOW).effects;
+    expect(noOptions).toEqual([
+      { type: "emit_event", event: { type: "question", toolCallId: "r1", question: "[srv] Sure?" } },
+    ]);
+    // A device call, an unknown call, a call that has ended: nothing to show.
+    expect(advance(s, { ...ask, tool_call_id: "c2" }, NOW).effects).toEqual([]);
+    expect(advance(s, { ...ask, tool_call_id: "zz" }, NOW).effects).toEqual([]);
+    const ended = advance(
+      s,
+      {
+        type: "tool_result",
+        tool_call_id: "r1",
+        request_id: s.run!.round!.find((c) => c.id === "r1")!.request_id,
+        outcome: { status: "success", tool: "srv__ask", result: "", stderr: "", exit_code: 0, elapsed_ms: 1 },
+      },
+      NOW,
+    ).state;
+    expect(advance(ended, { ...ask, tool_call_id: "r1" }, NOW).effects).toEqual([]);
+  });
+
   it("progress of a running call is passed on; of an unknown or finished call it is not", () => {
     const s = withQuestion();
     const r = advance(s, { type: "tool_progress", tool_call_id: "c2", partial: "50%" }, NOW);

@@ -38,6 +38,7 @@ describe("MCP_SERVERS", () => {
           policy: "auto",
           timeout_secs: 30,
           max_retries: 2,
+          elicitation_timeout_secs: 300,
         },
       ],
     });

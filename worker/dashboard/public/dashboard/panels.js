@@ -94,18 +94,21 @@ async function decide(conversationId, callId, approve, reasonInput, host, always
   }
 }
 
+/** The option a remote MCP server's question ends with (durable-objects/conversation/mcp/elicitation-form.ts). */
+const DECLINE_OPTION = "✗ Decline";
+
 /**
  * @param {string} conversationId
  * @param {string} callId
- * @param {HTMLInputElement} input
+ * @param {HTMLInputElement | null} input null: decline a server's question
  * @param {HTMLElement} host
  */
 async function answer(conversationId, callId, input, host) {
-  if (!input.value) return input.focus();
+  if (input && !input.value) return input.focus();
   const path = `/v1/conversations/${encodeURIComponent(conversationId)}/answers/${encodeURIComponent(callId)}`;
   try {
-    await api(path, { method: "POST", body: { answer: input.value } });
-    host.appendChild(el("p", { role: "status", text: "Answered." }));
+    await api(path, { method: "POST", body: input ? { answer: input.value } : { action: "decline" } });
+    host.appendChild(el("p", { role: "status", text: input ? "Answered." : "Declined." }));
     actions.refreshApprovals();
   } catch (e) {
     host.appendChild(el("p", { class: "error-text", role: "alert", text: /** @type {Error} */ (e).message }));
@@ -114,9 +117,9 @@ async function answer(conversationId, callId, input, host) {
 
 /**
  * The buttons that answer a waiting call: approve, deny, always, never (with a reason), or the
- * answer to a question.
+ * answer to a question (and, for a remote MCP server's question, declining it).
  * @param {string} conversationId
- * @param {{ id: string, name: string, state: string }} call
+ * @param {{ id: string, name: string, state: string, options?: string[] }} call
  */
 export function approvalControls(conversationId, call) {
   const host = el("div", { class: "actions" });
@@ -134,6 +137,15 @@ export function approvalControls(conversationId, call) {
         onclick: () => answer(conversationId, call.id, input, host),
       }),
     );
+    if (call.options?.includes(DECLINE_OPTION))
+      host.appendChild(
+        el("button", {
+          type: "button",
+          text: "Decline",
+          "aria-label": `Decline the question of ${call.name}`,
+          onclick: () => answer(conversationId, call.id, null, host),
+        }),
+      );
     return host;
   }
   const reason = /** @type {HTMLInputElement} */ (
@@ -219,7 +231,12 @@ export function renderApprovals(items) {
           " on ",
           i.agent_id,
         ),
-        el("pre", { text: question && i.call.args?.question ? i.call.args.question : json(i.call.args) }),
+        el("pre", {
+          text:
+            question && (i.call.question ?? i.call.args?.question)
+              ? (i.call.question ?? i.call.args.question)
+              : json(i.call.args),
+        }),
         approvalControls(i.conversation_id, i.call),
       ),
     );

@@ -364,7 +364,12 @@ function onEvent(e) {
           el("span", { class: "kind", text: "question" }),
           el("span", { class: "meta", text: "waiting for an answer" }),
           el("p", { class: "text", text: e.question }),
-          approvalControls(state.selected ?? "", { id: e.toolCallId, name: "question", state: "awaiting_answer" }),
+          approvalControls(state.selected ?? "", {
+            id: e.toolCallId,
+            name: "question",
+            state: "awaiting_answer",
+            ...(e.options ? { options: e.options } : {}),
+          }),
         ),
       );
       actions.refreshApprovals();
