@@ -1,11 +1,13 @@
-import { CATEGORY_TIMEOUTS, type ParameterSchema, type ToolManifest } from "@edgeloop/protocol";
+import { CATEGORY_TIMEOUTS, type ParameterSchema } from "@edgeloop/protocol";
+import { type KnownTool, tool } from "./node-command-tool.js";
+import { PHONE_DATA_COMMANDS } from "./phone-data-commands.js";
+
+export type { KnownTool } from "./node-command-tool.js";
 
 /**
  * The node commands edgeloop offers as tools (docs/openclaw-nodes.md#what-maps-to-what), each with
  * the tool's name (the command, `.` → `_`), description, timeouts and parameters. Pure: data.
  */
-
-export type KnownTool = Omit<ToolManifest, "binary" | "permissions" | "sandboxing" | "requires">;
 
 const TIMEOUT_PARAM: ParameterSchema = {
   type: "integer",
@@ -50,24 +52,6 @@ const KNOWN: Record<string, KnownTool> = {
     },
   },
 };
-
-/**
- * A command in the `other` category: its tool is named after it (`.` → `_`). With no properties it
- * is a read-only command with no parameters: the node answers JSON, which the model gets as text.
- */
-const tool = (
-  command: string,
-  description: string,
-  properties: Record<string, ParameterSchema> = {},
-  required: string[] = [],
-): KnownTool => ({
-  name: command.replaceAll(".", "_"),
-  description,
-  category: "other",
-  timeout_ms: other.timeout_ms,
-  max_timeout_ms: other.max_timeout_ms,
-  parameters: { type: "object", properties, required },
-});
 
 /** OpenClaw's gateway caps a recording at 5 minutes (MAX_RECORDING_DURATION_MS). */
 const MAX_RECORDING_MS = 300_000;
@@ -351,6 +335,7 @@ const DANGEROUS = new Set([
   "reminders.add",
   "sms.send",
   "sms.search",
+  "health.summary",
 ]);
 
 /** The tool for a command the node advertised, if edgeloop offers one. */
@@ -360,6 +345,8 @@ export function commandTool(command: string): KnownTool | undefined {
     ? KNOWN[command]
     : Object.hasOwn(DEVICE_COMMANDS, command)
       ? DEVICE_COMMANDS[command]
-      : undefined;
+      : Object.hasOwn(PHONE_DATA_COMMANDS, command)
+        ? PHONE_DATA_COMMANDS[command]
+        : undefined;
   return known && DANGEROUS.has(command) ? { ...known, policy: "requires_approval" } : known;
 }
