@@ -57,6 +57,12 @@ function answer(req: InvokeRequest) {
       payload: { format: "mp4", base64: Buffer.alloc(MAX_FRAME).toString("base64"), durationMs: 60_000 },
     };
   if (req.command === "sms.send") return { ok: true, payload: { ok: true, to: "+15555550123" } };
+  // As OpenClaw's Android app answers (CallLogHandler.kt): `callLogs`, newest first.
+  if (req.command === "callLog.search")
+    return {
+      ok: true,
+      payload: { callLogs: [{ number: "+15555550123", cachedName: "Mom", date: 1, duration: 0, type: 3 }] },
+    };
   if (req.command === "canvas.navigate") return { ok: true, payload: { ok: true } };
   if (req.command === "location.get")
     return { ok: true, payload: { lat: 52.52, lon: 13.405, accuracyMeters: 12, source: "gps" } };
@@ -118,6 +124,13 @@ beforeAll(async () => {
         ],
       },
       {
+        match: "who called",
+        turns: [
+          { tool_calls: [{ name: "callLog_search", arguments: { type: 3, limit: 5 } }] },
+          { content: "Missed: {{last_tool_result}}" },
+        ],
+      },
+      {
         match: "where is it",
         turns: [
           { tool_calls: [{ name: "location_get", arguments: { desiredAccuracy: "precise" } }] },
@@ -147,6 +160,7 @@ beforeAll(async () => {
       "screen.record",
       "canvas.navigate",
       "sms.send",
+      "callLog.search",
       "location.get",
       "system.execApprovals.get",
       "system.execApprovals.set",
@@ -225,6 +239,7 @@ describe("an OpenClaw phone's commands", () => {
       "screen_record",
       "canvas_navigate",
       "sms_send",
+      "callLog_search",
       "location_get",
     ]);
     // OpenClaw's dangerous commands wait for a person unless TOOL_POLICIES says otherwise.
@@ -355,5 +370,13 @@ describe("an OpenClaw phone's commands", () => {
     expect(body.reply).toContain('"lat":52.52');
     const get = node.invokes.find((i) => i.command === "location.get")!;
     expect(JSON.parse(get.paramsJSON!)).toEqual({ desiredAccuracy: "precise" });
+  });
+
+  it("a call log search runs at once, with the model's filters, and reads as the node's JSON", async () => {
+    const { body } = await sendMessage(worker.url, { agent_id: AGENT, text: "who called" }, 60);
+    expect(body.status).toBe("completed");
+    expect(body.reply).toContain('"cachedName":"Mom"');
+    const search = node.invokes.find((i) => i.command === "callLog.search")!;
+    expect(JSON.parse(search.paramsJSON!)).toEqual({ type: 3, limit: 5 });
   });
 });
