@@ -110,7 +110,10 @@ export function measureFile(file: { source: string; mutants: ReportMutant[] }, m
   };
 }
 
-/** The record after a run: the report's files replace their entries; files no longer mutated are dropped. */
+/**
+ * The record after a run: the report's files replace their entries (unless nothing but the time changed); files
+ * no longer mutated are dropped.
+ */
 export function mergeReport(
   record: MutationRecord,
   report: StrykerReport,
@@ -118,7 +121,14 @@ export function mergeReport(
   mutated: readonly string[],
 ): MutationRecord {
   const next: MutationRecord = { ...record };
-  for (const [file, data] of Object.entries(report.files)) next[file] = measureFile(data, measuredAt);
+  for (const [file, data] of Object.entries(report.files)) {
+    const measure = measureFile(data, measuredAt);
+    // An incremental run's report also carries the files it did not re-run, unchanged: keep when they were measured.
+    const before = record[file];
+    const same =
+      before && JSON.stringify({ ...before, measured_at: "" }) === JSON.stringify({ ...measure, measured_at: "" });
+    next[file] = same ? before : measure;
+  }
   return Object.fromEntries(
     mutated.filter((file) => next[file] !== undefined).map((file) => [file, next[file]!] as const),
   );

@@ -110,6 +110,8 @@ describe("the mutation doc's generator", () => {
     expect(Object.keys(merged)).toEqual(["a.ts", "b.ts"]);
     expect(merged["a.ts"]!.measured_at).toBe("2026-11-28 15:00");
     expect(merged["b.ts"]).toBe(old);
+    // The same figures again (a file an incremental run carried over): measured when they first were.
+    expect(mergeReport(merged, report, "2026-11-29 09:00", ["a.ts"])["a.ts"]!.measured_at).toBe("2026-11-28 15:00");
   });
 
   it("finds a file changed since its run, and one that is gone", () => {
