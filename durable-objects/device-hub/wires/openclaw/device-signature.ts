@@ -41,8 +41,12 @@ export function signaturePayloads(p: SignedFields, token: string): { v3: string;
   };
 }
 
+/**
+ * Base64url or plain base64 (a PEM's body is plain base64, and OpenClaw's decoder takes either), padded or
+ * not; null for anything else.
+ */
 export function base64UrlToBytes(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return null;
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   try {
     const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
