@@ -114,6 +114,8 @@ describe("Meta's (WhatsApp's) webhook signature", () => {
     expect(await answerVerifyHandshake(url({ ...ok, "hub.verify_token": "tok2" }), "tok")).toEqual(wrong);
     const { "hub.verify_token": __, ...noToken } = ok;
     expect(await answerVerifyHandshake(url(noToken), "tok")).toEqual(wrong);
+    // A missing token is no token at all, not the text "null" nor an empty one.
+    expect(await answerVerifyHandshake(url(noToken), "null")).toEqual(wrong);
   });
 });
 
