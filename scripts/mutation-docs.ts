@@ -6,7 +6,6 @@ import {
   mergeReport,
   renderMutationDoc,
   type StrykerReport,
-  sha256,
   withGeneratedPart,
 } from "./docs/mutation-report.js";
 import { MUTATION_DOC, MUTATION_RECORD, mutatedFiles, readRecord, readSource } from "./docs/mutation-sources.js";
@@ -29,17 +28,25 @@ for (const path of reports) {
     continue;
   }
   const at = `${statSync(resolve(root, path)).mtime.toISOString().slice(0, 16).replace("T", " ")}`;
+  // Only figures for the code as it is now, from the files the run mutated: an incremental run's report also
+  // carries earlier runs' results for other files, and a file changed since the run is not taken.
+  const ran = report.config?.mutate;
+  const current: StrykerReport = { files: {} };
   for (const [file, data] of Object.entries(report.files)) {
+    if (ran && !ran.includes(file)) continue;
     if (!mutated.includes(file)) console.warn(`${path}: ${file} is not in stryker.config.json's mutate list, left out`);
-    else if (readSource(root, file) !== null && sha256(data.source) !== sha256(readSource(root, file)!))
-      console.warn(`${path}: ${file} changed since this run; its figures will show as drifted until it is re-run`);
+    else if (data.source !== readSource(root, file)) console.warn(`${path}: ${file} changed since this run, not taken`);
+    else current.files[file] = data;
   }
-  record = mergeReport(record, report, at, mutated);
+  record = mergeReport(record, current, at, mutated);
   console.log(`${path}: ${Object.keys(report.files).join(", ")}`);
 }
+// A file changed since its figures were taken is shown as not measured until it is run again.
+const drifted = driftedFiles(record, (file) => readSource(root, file));
+if (drifted.length > 0)
+  console.warn(`changed since measured, now shown as not measured (re-run them): ${drifted.join(", ")}`);
+record = Object.fromEntries(Object.entries(record).filter(([file]) => !drifted.includes(file)));
 writeFileSync(resolve(root, MUTATION_RECORD), `${JSON.stringify(record, null, 2)}\n`);
 const doc = readFileSync(resolve(root, MUTATION_DOC), "utf8");
 writeFileSync(resolve(root, MUTATION_DOC), withGeneratedPart(doc, renderMutationDoc(record, EQUIVALENTS, mutated)));
 console.log(`wrote ${MUTATION_RECORD} and ${MUTATION_DOC}`);
-const drifted = driftedFiles(record, (file) => readSource(root, file));
-if (drifted.length > 0) console.warn(`changed since measured (re-run them): ${drifted.join(", ")}`);

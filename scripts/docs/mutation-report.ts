@@ -53,7 +53,11 @@ type ReportMutant = {
   status: string;
   location: { start: { line: number; column: number }; end: { line: number; column: number } };
 };
-export type StrykerReport = { files: Record<string, { source: string; mutants: ReportMutant[] }> };
+export type StrykerReport = {
+  files: Record<string, { source: string; mutants: ReportMutant[] }>;
+  /** The run's configuration: `mutate` is what `--mutate` named, when it was given. */
+  config?: { mutate?: string[] };
+};
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
