@@ -6,13 +6,65 @@ import type { Equivalent } from "./mutation-report.js";
  * elsewhere in the file; `context` tells apart the same mutation of the same text on different lines. A
  * reason that matches no survivor of a measured file fails test/unit/docs/mutation-doc.test.ts.
  */
+
+/** Web Crypto's `extractable` flag on a key that is only ever used to sign or verify. */
+const EXTRACTABLE =
+  "`extractable` only lets `crypto.subtle.exportKey` read the key's bytes back out; the key lives only inside this call and is used to sign or verify, never exported, so what it signs and verifies is the same.";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
     file: "runtime/hmac-hex.ts",
     mutator: "BooleanLiteral",
     original: "false",
     replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "durable-objects/channels/platforms/discord/verify.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "durable-objects/channels/platforms/discord/verify.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
     reason:
-      "`extractable` only allows exporting the key's bytes with `crypto.subtle.exportKey`; the key never leaves `key()`'s two callers, which only sign and verify with it.",
+      'the stand-in for a missing X-Signature-Ed25519 header goes to `hexBytes`; `""` and that text are both not hex (its regex needs one or more pairs of hex digits), so both give null and the same refusal.',
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: "header ??",
+    reason:
+      'the stand-in for a missing webhook-signature header is split into parts that must start with `v1,`; neither `""` nor any word of that text does, so both find no signature and give the same refusal.',
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "BlockStatement",
+    original: "{ return null; }",
+    replacement: "{}",
+    reason:
+      "`base64ToBytes`'s catch then returns undefined instead of null; both of its callers only test the result for truthiness (`if (decoded)`, `if (bytes)`), and both are falsy.",
+  },
+  {
+    file: "worker/hooks/verify-hook.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: "x-grafana-alerting-signature",
+    reason:
+      'the stand-in for a missing X-Grafana-Alerting-Signature goes to `verifyHmacSha256Hex`, which refuses anything but 64 hex digits before it computes anything; `""` and that text are both refused, with the same reason.',
   },
 ];

@@ -176,5 +176,9 @@ describe("a token hook", () => {
     expect(await verifyHook(h, ["tok"], req({}, BODY))).toEqual(refused);
     expect(await verifyHook(h, [""], req({}, BODY))).toEqual(refused);
     expect(await verifyHook(h, ["", "tok"], req({ "x-token": "" }, BODY))).toEqual(refused);
+    expect(await verifyHook(hook({ verify: "token" }), ["", "tok"], req({}, BODY))).toEqual({
+      ok: false,
+      reason: "authorization: missing or not the hook's secret",
+    });
   });
 });
