@@ -34,6 +34,13 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: EXTRACTABLE,
   },
   {
+    file: "durable-objects/device-hub/wires/openclaw/device-signature.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
     file: "durable-objects/channels/platforms/discord/verify.ts",
     mutator: "StringLiteral",
     original: '""',

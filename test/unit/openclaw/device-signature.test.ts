@@ -61,6 +61,9 @@ describe("a node's key, in the forms OpenClaw sends it", () => {
     const shifted = Buffer.from(SPKI_PREFIX);
     shifted[0] = 0x31;
     expect(rawEd25519Key(b64url(Buffer.concat([shifted, publicRaw])))).toBeNull();
+    // The SPKI prefix followed by anything but exactly 32 bytes.
+    expect(rawEd25519Key(b64url(Buffer.concat([SPKI_PREFIX, publicRaw, Buffer.from([0])])))).toBeNull();
+    expect(rawEd25519Key(b64url(Buffer.concat([SPKI_PREFIX, publicRaw.slice(1)])))).toBeNull();
     expect(rawEd25519Key(`${b64url(publicRaw)}!`)).toBeNull();
     expect(rawEd25519Key(`!${b64url(publicRaw)}`)).toBeNull();
   });
@@ -69,6 +72,9 @@ describe("a node's key, in the forms OpenClaw sends it", () => {
     expect([...(base64UrlToBytes("-_8") ?? [])]).toEqual([0xfb, 0xff]);
     expect([...(base64UrlToBytes("-_8=") ?? [])]).toEqual([0xfb, 0xff]);
     expect([...(base64UrlToBytes("AA==") ?? [])]).toEqual([0]);
+    expect([...(base64UrlToBytes("AA") ?? [])]).toEqual([0]);
+    expect([...(base64UrlToBytes("AAA") ?? [])]).toEqual([0, 0]);
+    expect([...(base64UrlToBytes("AAA=") ?? [])]).toEqual([0, 0]);
     expect([...(base64UrlToBytes("") ?? [1])]).toEqual([]);
     // Plain base64's two symbols too: a PEM's body is plain base64.
     expect([...(base64UrlToBytes("+/8") ?? [])]).toEqual([0xfb, 0xff]);
@@ -77,6 +83,7 @@ describe("a node's key, in the forms OpenClaw sends it", () => {
     expect(bytesToBase64Url(new Uint8Array([0xfb, 0xff]))).toBe("-_8");
     expect(bytesToBase64Url(new Uint8Array([0xfb, 0xef, 0xbe]))).toBe("----");
     expect(bytesToBase64Url(new Uint8Array([0x3f, 0xff, 0xff, 0]))).toBe("P___AA");
+    expect(bytesToBase64Url(new Uint8Array([0, 0]))).toBe("AAA");
   });
 });
 
@@ -91,6 +98,7 @@ describe("the signature over the challenge", () => {
   });
 
   it("may be signed up to two minutes either side of the challenge, not more", async () => {
+    expect(SIGNATURE_SKEW_MS).toBe(120_000);
     for (const skew of [SIGNATURE_SKEW_MS, -SIGNATURE_SKEW_MS]) {
       const { fields } = await node({ signedAt: 1_000_000 + skew });
       expect((await verifyConnectSignature(fields, "t", "n1", 1_000_000)).ok, String(skew)).toBe(true);
