@@ -172,6 +172,13 @@ export function unusedEquivalents(record: MutationRecord, equivalents: readonly 
   });
 }
 
+/** A markdown table with its columns padded, as the formatter (biome) writes it. */
+function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+}
+
 const code = (text: string) => (text === "" ? "(empty)" : `\`${text.replaceAll("`", "'")}\``);
 
 /** The generated part of docs/mutation.md. */
@@ -189,18 +196,18 @@ export function renderMutationDoc(
     "changed says so and shows no figure.",
     "",
   );
-  out.push("| file | score | killed | timed out | survived | no coverage | measured (UTC) | source sha256 |");
-  out.push("| ---- | ----- | ------ | --------- | -------- | ----------- | -------------- | ------------- |");
-  for (const file of mutated) {
+  const rows = mutated.map((file) => {
     const m = record[file];
-    if (!m) {
-      out.push(`| ${file} | not measured | | | | | | |`);
-      continue;
-    }
-    out.push(
-      `| ${file} | ${score(m).toFixed(1)}% | ${m.killed} | ${m.timeout} | ${m.survived} | ${m.no_coverage} | ${m.measured_at} | ${m.sha256.slice(0, 12)} |`,
-    );
-  }
+    if (!m) return [file, "not measured", "", "", "", "", "", ""];
+    const counts = [m.killed, m.timeout, m.survived, m.no_coverage].map(String);
+    return [file, `${score(m).toFixed(1)}%`, ...counts, m.measured_at, m.sha256.slice(0, 12)];
+  });
+  out.push(
+    ...table(
+      ["file", "score", "killed", "timed out", "survived", "no coverage", "measured (UTC)", "source sha256"],
+      rows,
+    ),
+  );
   out.push("");
   out.push("## Survivors", "");
   out.push(

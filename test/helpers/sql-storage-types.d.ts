@@ -16,8 +16,7 @@ interface SqlStorageCursor<T extends Record<string, SqlStorageValue>> {
 }
 
 interface SqlStorage {
-  // biome-ignore lint/suspicious/noExplicitAny: as workers-types declares it
-  exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: any[]): SqlStorageCursor<T>;
+  exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: unknown[]): SqlStorageCursor<T>;
   readonly databaseSize: number;
 }
 
