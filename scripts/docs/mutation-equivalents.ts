@@ -41,6 +41,15 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: EXTRACTABLE,
   },
   {
+    file: "durable-objects/device-hub/wires/openclaw/device-signature.ts",
+    mutator: "ArithmeticOperator",
+    original: "2 * 60_000",
+    replacement: "2 / 60_000",
+    killed_by: "test/unit/openclaw/device-signature.test.ts",
+    reason:
+      "a module-level constant is a static mutant, and the unit project shares one module cache between files (`isolate: false`), so Stryker's run keeps the module as first loaded and the mutant is never active in it.",
+  },
+  {
     file: "durable-objects/channels/platforms/discord/verify.ts",
     mutator: "StringLiteral",
     original: '""',

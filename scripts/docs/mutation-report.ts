@@ -45,6 +45,11 @@ export type Equivalent = {
   /** Text the survivor's line contains, when the same mutation of the same text occurs more than once. */
   context?: string;
   reason: string;
+  /**
+   * Set when the mutant is not equivalent but Stryker cannot see the test that kills it: the test named here
+   * fails with the mutation applied by hand, and `reason` says why Stryker's run misses it.
+   */
+  killed_by?: string;
 };
 
 type ReportMutant = {
@@ -222,9 +227,14 @@ export function renderMutationDoc(
     any = true;
     out.push(`### ${file}`, "");
     for (const s of m.survivors) {
-      const reason = equivalents.find((e) => matchesEquivalent(file, s, e))?.reason;
+      const stated = equivalents.find((e) => matchesEquivalent(file, s, e));
       const what = `line ${s.line}, ${s.mutator}${s.status === "NoCoverage" ? " (no coverage)" : ""}: ${code(s.original)} → ${code(s.replacement)}`;
-      out.push(`- ${what}. ${reason ? `Equivalent: ${reason}` : "**No reason stated: not shown equivalent.**"}`);
+      const verdict = !stated
+        ? "**No reason stated: not shown equivalent.**"
+        : stated.killed_by
+          ? `Not equivalent: killed by ${code(stated.killed_by)} with the change made by hand; ${stated.reason}`
+          : `Equivalent: ${stated.reason}`;
+      out.push(`- ${what}. ${verdict}`);
     }
     out.push("");
   }

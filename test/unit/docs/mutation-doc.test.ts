@@ -149,6 +149,10 @@ describe("the mutation doc's generator", () => {
     expect(text).toContain("- line 1, EqualityOperator: `x > 1` → `x >= 1`. Equivalent: R.");
     expect(text).toContain("- line 1, ConditionalExpression (no coverage): `x > 1` → `true`. **No reason stated");
     expect(unusedEquivalents(rec, [reason])).toEqual([]);
+    const byHand = renderMutationDoc(rec, [{ ...reason, killed_by: "t.test.ts" }], ["a.ts"]);
+    expect(byHand).toContain(
+      "`x > 1` → `x >= 1`. Not equivalent: killed by `t.test.ts` with the change made by hand; R.",
+    );
     expect(unusedEquivalents(rec, [{ ...reason, context: "y >" }])).toHaveLength(1);
   });
 
