@@ -11,6 +11,10 @@ import type { Equivalent } from "./mutation-report.js";
 const EXTRACTABLE =
   "`extractable` only lets `crypto.subtle.exportKey` read the key's bytes back out; the key lives only inside this call and is used to sign or verify, never exported, so what it signs and verifies is the same.";
 
+/** Why Stryker's run reports a module-level constant's mutant survived although a test kills it. */
+const STATIC =
+  "a module-level constant is a static mutant, and the unit project shares one module cache between files (`isolate: false`), so Stryker's run keeps the module as first loaded and the mutant is never active in it.";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
     file: "runtime/hmac-hex.ts",
@@ -46,8 +50,15 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     original: "2 * 60_000",
     replacement: "2 / 60_000",
     killed_by: "test/unit/openclaw/device-signature.test.ts",
-    reason:
-      "a module-level constant is a static mutant, and the unit project shares one module cache between files (`isolate: false`), so Stryker's run keeps the module as first loaded and the mutant is never active in it.",
+    reason: STATIC,
+  },
+  {
+    file: "durable-objects/device-hub/storage/redact.ts",
+    mutator: "StringLiteral",
+    original: '"[REDACTED]"',
+    replacement: '""',
+    killed_by: "test/unit/security/audit-redaction.test.ts",
+    reason: STATIC,
   },
   {
     file: "durable-objects/channels/platforms/discord/verify.ts",

@@ -6,6 +6,11 @@ import { isSecretKey, REDACTED, redact, redactString } from "../../../durable-ob
  * (test/worker/front-door-audit.test.ts) sees it only through a stored row.
  */
 describe("audit redaction", () => {
+  it("writes [REDACTED] where a secret was", () => {
+    expect(REDACTED).toBe("[REDACTED]");
+    expect(redact({ password: "x" })).toEqual({ password: "[REDACTED]" });
+  });
+
   it("knows a secret's key by its letters and digits, whatever the case or separators", () => {
     for (const key of [
       "token",
@@ -82,6 +87,12 @@ describe("audit redaction", () => {
     let walked = redact(deep);
     for (let i = 0; i < 20; i++) walked = (walked as unknown[])[0];
     expect(walked).toEqual([REDACTED]);
+    // Objects count toward the depth as arrays do.
+    let object: unknown = "Bearer abcdefgh";
+    for (let i = 0; i < 21; i++) object = { a: object };
+    let inner = redact(object);
+    for (let i = 0; i < 20; i++) inner = (inner as { a: unknown }).a;
+    expect(inner).toEqual({ a: REDACTED });
     let shallow: unknown = "plain";
     for (let i = 0; i < 20; i++) shallow = [shallow];
     let kept = redact(shallow);
