@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiKeyStore } from "../../../durable-objects/deployment/api-keys.js";
 import { DeviceTokens } from "../../../durable-objects/device-hub/storage/device-tokens.js";
 import { nodeSqlStorage } from "../../helpers/node-sql-storage.js";
@@ -97,6 +97,24 @@ describe("scoped API keys", () => {
       ["other", null],
       ["ci", 3_000],
     ]);
+  });
+
+  it("are logged when issued and revoked by id and name, never by the key itself", async () => {
+    // A spy that lets each line through: the lines are the operator's record of who holds which key.
+    const info = vi.spyOn(console, "info");
+    try {
+      const keys = new ApiKeyStore(nodeSqlStorage());
+      const issued = await keys.create(input, 1_000);
+      keys.revoke(issued.key_id, 2_000);
+      const lines = info.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+      expect(lines.map(({ ts: _, ...rest }) => rest)).toEqual([
+        { level: "info", msg: "api key issued", key_id: issued.key_id, name: "ci", agents: ["pi-1"], pools: ["lab"] },
+        { level: "info", msg: "api key revoked", key_id: issued.key_id, name: "ci" },
+      ]);
+      expect(JSON.stringify(lines)).not.toContain(issued.key);
+    } finally {
+      info.mockRestore();
+    }
   });
 
   it("forget a revoked key after 90 days, when the next key is made", async () => {
