@@ -61,6 +61,15 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: STATIC,
   },
   {
+    file: "runtime/guarded-fetch.ts",
+    mutator: "StringLiteral",
+    original: '"GET"',
+    replacement: '""',
+    context: "init.method ??",
+    reason:
+      'the default method is only compared with `POST` and `HEAD`; neither `GET` nor `""` is either, and the next request\'s method is taken from the request itself (left unset), not from this default.',
+  },
+  {
     file: "durable-objects/channels/platforms/discord/verify.ts",
     mutator: "StringLiteral",
     original: '""',
