@@ -118,5 +118,27 @@ export function describePairingStore(withStore: WithStore): void {
         expect(store.pending(NOW + TTL)).toHaveLength(1);
       });
     });
+
+    it("forgets an expired undecided request at the next open, a decided one only after 30 days", async () => {
+      await withStore(async (store) => {
+        const waiting = await open(store);
+        const decided = await open(store);
+        store.deny(decided.code, "admin", NOW + 1);
+        await open(store, "pi-other", NOW + TTL);
+        expect(store.get(waiting.code)).toBeNull();
+        expect(store.get(decided.code)).toMatchObject({ status: "denied" });
+        await open(store, "pi-late", NOW + TTL + 30 * 86_400_000);
+        expect(store.get(decided.code)).toMatchObject({ status: "denied" });
+        await open(store, "pi-later", NOW + TTL + 30 * 86_400_000 + 1);
+        expect(store.get(decided.code)).toBeNull();
+      });
+    });
+
+    it("decides no code it does not know", async () => {
+      await withStore(async (store) => {
+        expect(store.approve("ZZZZ-ZZZZ", ADMIN, NOW)).toEqual({ ok: false, reason: "not_found" });
+        expect(store.deny("ZZZZ-ZZZZ", "admin", NOW)).toEqual({ ok: false, reason: "not_found" });
+      });
+    });
   });
 }
