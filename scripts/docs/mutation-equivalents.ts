@@ -69,6 +69,14 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: STATIC,
   },
   {
+    file: "durable-objects/deployment/pairing-store.ts",
+    mutator: "ArithmeticOperator",
+    original: "30 * 86_400_000",
+    replacement: "30 / 86_400_000",
+    killed_by: "test/unit/deployment/pairing-store.test.ts",
+    reason: STATIC,
+  },
+  {
     file: "runtime/guarded-fetch.ts",
     mutator: "StringLiteral",
     original: '"GET"',

@@ -18,6 +18,11 @@ describe("missed ticks", () => {
     expect(missedTicks({ kind: "every", every_seconds: 60, anchor: 0 }, 5 * MIN, 5 * MIN)).toBe(0);
   });
 
+  it("are none for a one-off due later, or a tick not reached yet", () => {
+    expect(missedTicks({ kind: "at", at: 5 * MIN }, 0, 10 * MIN)).toBe(0);
+    expect(missedTicks({ kind: "every", every_seconds: 60, anchor: 0 }, 5 * MIN, 4 * MIN)).toBe(0);
+  });
+
   it("count whole intervals of an `every` schedule", () => {
     const every: Timing = { kind: "every", every_seconds: 60, anchor: 0 };
     expect(missedTicks(every, 0, 3 * MIN)).toBe(3);
