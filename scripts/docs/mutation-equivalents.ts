@@ -13,7 +13,7 @@ const EXTRACTABLE =
 
 /** Why Stryker's run reports a module-level constant's mutant survived although a test kills it. */
 const STATIC =
-  "a module-level constant (or arrow) is a static mutant, and the unit project shares one module cache between files (`isolate: false`), so Stryker's run keeps the module as first loaded and the mutant is never active in it.";
+  "Stryker's run reported it survived: the value is made once, when the module loads (a static mutant), and the unit project's files share one module cache (`isolate: false`), so the module may already be loaded, unmutated, when the tests that would kill it run.";
 
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
@@ -50,14 +50,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     original: "2 * 60_000",
     replacement: "2 / 60_000",
     killed_by: "test/unit/openclaw/device-signature.test.ts",
-    reason: STATIC,
-  },
-  {
-    file: "durable-objects/device-hub/storage/redact.ts",
-    mutator: "StringLiteral",
-    original: '"[REDACTED]"',
-    replacement: '""',
-    killed_by: "test/unit/security/audit-redaction.test.ts",
     reason: STATIC,
   },
   {
