@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import base from "./vitest.config.js";
 
 // The mutation run (stryker.config.json) uses the unit project only: pure logic in Node, no workerd,
@@ -18,10 +18,22 @@ const alias = [
 // fewer sequences, each mutant meets the same sequences and a score does not change from run to run.
 const properties = { LOOP_PROPERTIES_SEED: "1", LOOP_PROPERTIES_RUNS: "20" };
 
+// Tests that read the repository's source through git (house rules, the platform seam) judge layout, not
+// behaviour, and find no tracked files in Stryker's sandbox (it lies in the ignored .stryker-tmp/).
+const readsSourceThroughGit = ["test/unit/layout/**", "test/unit/channels/platform-list.test.ts"];
+
 export default defineConfig({
   test: {
     projects: projects
       .filter((p) => p.test?.name === "unit")
-      .map((p) => ({ ...p, resolve: { alias }, test: { ...p.test, env: { ...p.test?.env, ...properties } } })),
+      .map((p) => ({
+        ...p,
+        resolve: { alias },
+        test: {
+          ...p.test,
+          exclude: [...(p.test?.exclude ?? configDefaults.exclude), ...readsSourceThroughGit],
+          env: { ...p.test?.env, ...properties },
+        },
+      })),
   },
 });

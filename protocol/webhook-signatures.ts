@@ -109,10 +109,9 @@ export async function verifyStandardWebhook(
   const ts = checkTimestamp(timestamp, opts.nowMs, opts.toleranceSeconds);
   if (!ts.ok) return ts;
   const signatures: Uint8Array<ArrayBuffer>[] = [];
-  for (const part of (header ?? "").split(" ").filter(Boolean)) {
-    const comma = part.indexOf(",");
-    if (comma < 0 || part.slice(0, comma) !== "v1") continue; // other versions (v1a…) are not ours
-    const bytes = base64ToBytes(part.slice(comma + 1));
+  for (const part of (header ?? "").split(" ")) {
+    if (!part.startsWith("v1,")) continue; // other versions (v1a…) are not ours
+    const bytes = base64ToBytes(part.slice("v1,".length));
     if (bytes) signatures.push(bytes);
   }
   if (signatures.length === 0) return { ok: false, reason: "webhook-signature has no v1,<base64> signature" };
@@ -143,9 +142,7 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 function fromHex(hex: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  return Uint8Array.from({ length: hex.length / 2 }, (_, i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16));
 }
 
 export function bytesToBase64(bytes: Uint8Array): string {

@@ -26,8 +26,7 @@ export async function hmacSha256Hex(secret: string, content: string): Promise<st
  */
 export async function verifyHmacSha256Hex(secrets: readonly string[], hex: string, content: string): Promise<boolean> {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return false;
-  const signature = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) signature[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  const signature = Uint8Array.from({ length: 32 }, (_, i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16));
   const data = enc.encode(content);
   let match = false;
   for (const secret of secrets) {
@@ -42,7 +41,6 @@ export async function sameSecret(given: string, expected: string): Promise<boole
   const [a, b] = await Promise.all([given, expected].map((s) => crypto.subtle.digest("SHA-256", enc.encode(s))));
   const x = new Uint8Array(a!);
   const y = new Uint8Array(b!);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
+  // Every byte is looked at whatever the earlier ones were (no early exit).
+  return x.reduce((diff, byte, i) => diff | (byte ^ y[i]!), 0) === 0;
 }

@@ -47,17 +47,14 @@ function isLoopbackAddress(address: string): boolean {
   return v6 !== null && (classifyIpv6(v6)?.includes("loopback") ?? false);
 }
 
-/** The name part of a `Host` header (`[::1]:8787` → `[::1]`, `a.example:80` → `a.example`). */
+/**
+ * The name part of a `Host` header (`[::1]:8787` → `[::1]`, `a.example:80` → `a.example`): a bracketed
+ * IPv6 address ends in `]`, so only a port can end in `:<digits>`.
+ */
 function hostnameOf(host: string): string {
-  const bracket = host.match(/^(\[[^\]]*\])(?::\d+)?$/);
-  if (bracket) return bracket[1]!;
   return host.replace(/:\d+$/, "");
 }
 
 function hostOfOrigin(origin: string): string | null {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return null;
-  }
+  return URL.canParse(origin) ? new URL(origin).host : null;
 }

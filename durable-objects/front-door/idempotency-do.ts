@@ -1,33 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
+import {
+  type BeginResult,
+  beginWith,
+  forgetAt,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyEntry,
+  type StoredResponse,
+} from "./idempotency-rules.js";
 
-/** How long a key is remembered: a repeat within this window gets the first response back. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/**
- * An `in_progress` key older than this is taken to be abandoned (the worker that held it died)
- * and may be claimed again. Claiming it while its first request is in fact still going (a slow
- * one, or one waiting with `?wait`) is harmless: a keyed message's ids derive from its key and
- * the conversation takes a message id once, so both requests post the same message and store the
- * same answer. So this only needs to outlast an ordinary request, not the longest wait: a client
- * whose request died with the runtime is not kept waiting for minutes.
- */
-export const IN_PROGRESS_STALE_MS = 15 * 1000;
-
-export type StoredResponse = { status: number; body: string; content_type: string };
-
-export type BeginResult =
-  | { state: "new" }
-  | { state: "in_progress"; retry_after_s: number }
-  | { state: "done"; response: StoredResponse }
-  | { state: "mismatch" };
-
-type Row = {
-  state: string;
-  fingerprint: string;
-  status: number | null;
-  body: string | null;
-  content_type: string | null;
-  started_at: number;
-};
+export type { BeginResult, StoredResponse } from "./idempotency-rules.js";
 
 /**
  * One per (sender, idempotency key), from `idFromName(sender + "\n" + key)`. The key is recorded
@@ -46,15 +27,8 @@ export class IdempotencyDO extends DurableObject<unknown> {
   /** Claim the key for a request whose body hashes to `fingerprint`, or say why not. */
   async begin(fingerprint: string): Promise<BeginResult> {
     const now = Date.now();
-    const row = this.row();
-    if (row && now - row.started_at < IDEMPOTENCY_TTL_MS) {
-      if (row.fingerprint !== fingerprint) return { state: "mismatch" };
-      if (row.state === "done")
-        return { state: "done", response: { status: row.status!, body: row.body!, content_type: row.content_type! } };
-      if (now - row.started_at < IN_PROGRESS_STALE_MS) {
-        return { state: "in_progress", retry_after_s: 1 };
-      }
-    }
+    const answer = beginWith(this.row(), fingerprint, now);
+    if (answer.state !== "new") return answer;
     this.ctx.storage.sql.exec(
       `INSERT INTO entry (k, state, fingerprint, started_at) VALUES (1, 'in_progress', ?, ?)
        ON CONFLICT(k) DO UPDATE SET state = 'in_progress', fingerprint = excluded.fingerprint,
@@ -82,15 +56,15 @@ export class IdempotencyDO extends DurableObject<unknown> {
   }
 
   override async alarm(): Promise<void> {
-    const row = this.row();
-    if (row && Date.now() - row.started_at < IDEMPOTENCY_TTL_MS) {
-      await this.ctx.storage.setAlarm(row.started_at + IDEMPOTENCY_TTL_MS);
+    const at = forgetAt(this.row(), Date.now());
+    if (at !== null) {
+      await this.ctx.storage.setAlarm(at);
       return;
     }
     await this.ctx.storage.deleteAll();
   }
 
-  private row(): Row | null {
-    return this.ctx.storage.sql.exec<Row>("SELECT * FROM entry WHERE k = 1").toArray()[0] ?? null;
+  private row(): IdempotencyEntry | null {
+    return this.ctx.storage.sql.exec<IdempotencyEntry>("SELECT * FROM entry WHERE k = 1").toArray()[0] ?? null;
   }
 }

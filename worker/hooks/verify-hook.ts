@@ -30,8 +30,8 @@ const bodyKey = async (rawBody: string) => `body:${await sha256Hex(rawBody)}`;
 export async function verifyHook(hook: Hook, secrets: readonly string[], req: HookRequest): Promise<HookVerdict> {
   switch (hook.verify) {
     case "github": {
-      const signature = req.header("x-hub-signature-256")?.trim() ?? "";
-      if (!signature.startsWith("sha256=")) return { ok: false, reason: "X-Hub-Signature-256 is not sha256=<hex>" };
+      const signature = req.header("x-hub-signature-256")?.trim();
+      if (!signature?.startsWith("sha256=")) return { ok: false, reason: "X-Hub-Signature-256 is not sha256=<hex>" };
       if (!(await verifyHmacSha256Hex(secrets, signature.slice(7), req.rawBody)))
         return { ok: false, reason: "X-Hub-Signature-256 does not match" };
       const delivery = req.header("x-github-delivery");
@@ -64,8 +64,8 @@ export async function verifyHook(hook: Hook, secrets: readonly string[], req: Ho
       return { ok: true, deliveryId: await bodyKey(req.rawBody) };
     }
     case "token": {
-      let given = req.header(hook.token_header)?.trim() ?? "";
-      if (hook.token_header.toLowerCase() === "authorization") given = given.replace(/^Bearer\s+/i, "");
+      let given = req.header(hook.token_header)?.trim();
+      if (given && hook.token_header.toLowerCase() === "authorization") given = given.replace(/^Bearer\s+/i, "");
       let match = false;
       for (const secret of secrets) if (given && (await sameSecret(given, secret))) match = true;
       if (!match) return { ok: false, reason: `${hook.token_header}: missing or not the hook's secret` };

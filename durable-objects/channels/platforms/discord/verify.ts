@@ -5,9 +5,7 @@ const enc = new TextEncoder();
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
+  return Uint8Array.from({ length: hex.length / 2 }, (_, i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16));
 }
 
 /**
@@ -26,7 +24,8 @@ export async function verifyDiscordRequest(
   const timestamp = headers.get("x-signature-timestamp");
   const fresh = checkTimestamp(timestamp, nowMs, DISCORD_TOLERANCE_SECONDS);
   if (!fresh.ok) return { ok: false, reason: `X-Signature-Timestamp: ${fresh.reason}` };
-  const signature = hexBytes(headers.get("x-signature-ed25519")?.trim() ?? "");
+  // Headers has already stripped the value's surrounding whitespace.
+  const signature = hexBytes(headers.get("x-signature-ed25519") ?? "");
   if (signature?.length !== 64) return { ok: false, reason: "X-Signature-Ed25519 is not 64 hex bytes" };
   const publicKey = hexBytes(publicKeyHex);
   if (!publicKey) return { ok: false, reason: "DISCORD_PUBLIC_KEY is not hex" };

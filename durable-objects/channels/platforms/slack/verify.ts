@@ -16,8 +16,9 @@ export async function verifySlackRequest(
   const timestamp = headers.get("x-slack-request-timestamp");
   const fresh = checkTimestamp(timestamp, nowMs, SLACK_TOLERANCE_SECONDS);
   if (!fresh.ok) return { ok: false, reason: `X-Slack-Request-Timestamp: ${fresh.reason}` };
-  const signature = headers.get("x-slack-signature")?.trim() ?? "";
-  if (!signature.startsWith("v0=")) return { ok: false, reason: "X-Slack-Signature is not v0=<hex>" };
+  // Headers has already stripped the value's surrounding whitespace.
+  const signature = headers.get("x-slack-signature");
+  if (!signature?.startsWith("v0=")) return { ok: false, reason: "X-Slack-Signature is not v0=<hex>" };
   const ok = await verifyHmacSha256Hex([signingSecret], signature.slice(3), `v0:${timestamp}:${rawBody}`);
   return ok ? { ok: true } : { ok: false, reason: "X-Slack-Signature does not match" };
 }

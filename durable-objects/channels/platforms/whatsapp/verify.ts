@@ -11,8 +11,9 @@ export async function verifyMetaSignature(
   rawBody: string,
   appSecret: string,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const header = headers.get("x-hub-signature-256")?.trim() ?? "";
-  if (!header.startsWith("sha256=")) return { ok: false, reason: "X-Hub-Signature-256 is not sha256=<hex>" };
+  // Headers has already stripped the value's surrounding whitespace.
+  const header = headers.get("x-hub-signature-256");
+  if (!header?.startsWith("sha256=")) return { ok: false, reason: "X-Hub-Signature-256 is not sha256=<hex>" };
   const ok = await verifyHmacSha256Hex([appSecret], header.slice(7), rawBody);
   return ok ? { ok: true } : { ok: false, reason: "X-Hub-Signature-256 does not match" };
 }
@@ -23,11 +24,11 @@ export async function verifyMetaSignature(
  */
 export async function answerVerifyHandshake(url: URL, verifyToken: string): Promise<InboundResult> {
   const mode = url.searchParams.get("hub.mode");
-  const token = url.searchParams.get("hub.verify_token") ?? "";
+  const token = url.searchParams.get("hub.verify_token");
   const challenge = url.searchParams.get("hub.challenge");
   if (mode !== "subscribe" || challenge === null)
     return { ok: false, status: 400, reason: "not a subscribe handshake" };
-  if (!(await sameSecret(token, verifyToken)))
+  if (token === null || !(await sameSecret(token, verifyToken)))
     return { ok: false, status: 403, reason: "hub.verify_token does not match" };
   return { ok: true, events: [], immediate: { status: 200, body: challenge } };
 }

@@ -41,11 +41,15 @@ export function signaturePayloads(p: SignedFields, token: string): { v3: string;
   };
 }
 
+/**
+ * Base64url or plain base64 (a PEM's body is plain base64, and OpenClaw's decoder takes either), padded or
+ * not; null for anything else.
+ */
 export function base64UrlToBytes(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return null;
   try {
-    const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+    // atob takes base64 with or without its padding; the test above keeps out the whitespace it would skip.
+    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
     return Uint8Array.from(bin, (c) => c.charCodeAt(0));
   } catch {
     return null;
@@ -55,13 +59,13 @@ export function base64UrlToBytes(text: string): Uint8Array<ArrayBuffer> | null {
 export function bytesToBase64Url(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replaceAll("=", "");
 }
 
 /** The raw 32-byte key from OpenClaw's forms: raw base64/base64url, or an SPKI PEM. */
 export function rawEd25519Key(publicKey: string): Uint8Array<ArrayBuffer> | null {
   const pem = /-----BEGIN PUBLIC KEY-----([\s\S]+?)-----END PUBLIC KEY-----/.exec(publicKey);
-  const bytes = base64UrlToBytes((pem ? pem[1]! : publicKey).replace(/\s+/g, ""));
+  const bytes = base64UrlToBytes((pem ? pem[1]! : publicKey).replace(/\s/g, ""));
   if (!bytes) return null;
   if (bytes.length === 32) return bytes;
   // SPKI for Ed25519: a fixed 12-byte prefix, then the key.

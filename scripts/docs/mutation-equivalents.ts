@@ -1,0 +1,114 @@
+import type { Equivalent } from "./mutation-report.js";
+
+/**
+ * Why a mutant that survived is equivalent: no input tells it from the code. Named by file, mutator, the
+ * mutated text and its replacement (as docs/mutation.md shows them), not by line, so a reason outlives edits
+ * elsewhere in the file; `context` tells apart the same mutation of the same text on different lines. A
+ * reason that matches no survivor of a measured file fails test/unit/docs/mutation-doc.test.ts.
+ */
+
+/** Web Crypto's `extractable` flag on a key that is only ever used to sign or verify. */
+const EXTRACTABLE =
+  "`extractable` only lets `crypto.subtle.exportKey` read the key's bytes back out; the key lives only inside this call and is used to sign or verify, never exported, so what it signs and verifies is the same.";
+
+/** Why Stryker's run reports a module-level constant's mutant survived although a test kills it. */
+const STATIC =
+  "Stryker's run reported it survived: the value is made once, when the module loads (a static mutant), and the unit project's files share one module cache (`isolate: false`), so the module may already be loaded, unmutated, when the tests that would kill it run.";
+
+export const EQUIVALENTS: readonly Equivalent[] = [
+  {
+    file: "runtime/hmac-hex.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "durable-objects/channels/platforms/discord/verify.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "durable-objects/device-hub/wires/openclaw/device-signature.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "durable-objects/device-hub/wires/openclaw/device-signature.ts",
+    mutator: "ArithmeticOperator",
+    original: "2 * 60_000",
+    replacement: "2 / 60_000",
+    killed_by: "test/unit/openclaw/device-signature.test.ts",
+    reason: STATIC,
+  },
+  {
+    file: "runtime/access.ts",
+    mutator: "ArrowFunction",
+    original: '(p: Pick<Principal, "id" | "scoped" | "reach">): Owner => ({ … coped: p.scoped, reach: p.reach, })',
+    replacement: "() => undefined",
+    killed_by: "test/unit/security/origin-and-access-edges.test.ts",
+    reason: STATIC,
+  },
+  {
+    file: "durable-objects/deployment/pairing-store.ts",
+    mutator: "ArithmeticOperator",
+    original: "30 * 86_400_000",
+    replacement: "30 / 86_400_000",
+    killed_by: "test/unit/deployment/pairing-store.test.ts",
+    reason: STATIC,
+  },
+  {
+    file: "runtime/guarded-fetch.ts",
+    mutator: "StringLiteral",
+    original: '"GET"',
+    replacement: '""',
+    context: "init.method ??",
+    reason:
+      'the default method is only compared with `POST` and `HEAD`; neither `GET` nor `""` is either, and the next request\'s method is taken from the request itself (left unset), not from this default.',
+  },
+  {
+    file: "durable-objects/channels/platforms/discord/verify.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    reason:
+      'the stand-in for a missing X-Signature-Ed25519 header goes to `hexBytes`; `""` and that text are both not hex (its regex needs one or more pairs of hex digits), so both give null and the same refusal.',
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: "header ??",
+    reason:
+      'the stand-in for a missing webhook-signature header is split into parts that must start with `v1,`; neither `""` nor any word of that text does, so both find no signature and give the same refusal.',
+  },
+  {
+    file: "protocol/webhook-signatures.ts",
+    mutator: "BlockStatement",
+    original: "{ return null; }",
+    replacement: "{}",
+    reason:
+      "`base64ToBytes`'s catch then returns undefined instead of null; both of its callers only test the result for truthiness (`if (decoded)`, `if (bytes)`), and both are falsy.",
+  },
+  {
+    file: "worker/hooks/verify-hook.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: "x-grafana-alerting-signature",
+    reason:
+      'the stand-in for a missing X-Grafana-Alerting-Signature goes to `verifyHmacSha256Hex`, which refuses anything but 64 hex digits before it computes anything; `""` and that text are both refused, with the same reason.',
+  },
+];
