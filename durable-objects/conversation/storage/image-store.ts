@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { ImageRef } from "@edgeloop/protocol";
+import { readChunks, writeChunks } from "../../chunked-bytes.js";
 import type { StoredImage } from "../conversation-rpc.js";
 import { imageSize } from "../core/image-size.js";
 
@@ -15,9 +16,6 @@ import { imageSize } from "../core/image-size.js";
  * This is the API the rest of the conversation (and channels that send photos) use: `put` and
  * `putBase64` to store, `get` to read the bytes back, `ref` for the reference clients see.
  */
-
-/** Far below the 2 MB value limit, so a row never nears it. */
-const CHUNK_BYTES = 512 * 1024;
 
 /** Where clients fetch a conversation's image (worker/routes/conversation-images.ts). */
 export function imageUrl(conversationId: string, sha256: string): string {
@@ -49,17 +47,7 @@ export class ImageStore {
     if (existing) return existing;
     const size = imageSize(bytes);
     const media_type = size?.media_type ?? declaredType;
-    const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
-    for (let n = 0; n < chunks; n++) {
-      const part = bytes.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES);
-      this.sql.exec(
-        "INSERT OR IGNORE INTO image_chunks (sha256, n, data) VALUES (?, ?, ?)",
-        sha256,
-        n,
-        // A copy of exactly this chunk: a Buffer's `slice` and `buffer` share (and expose) its whole pool.
-        Uint8Array.from(part).buffer,
-      );
-    }
+    const chunks = writeChunks(this.sql, "image_chunks", sha256, bytes);
     this.sql.exec(
       "INSERT OR IGNORE INTO images (sha256, media_type, bytes, width, height, chunks, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       sha256,
@@ -101,17 +89,8 @@ export class ImageStore {
       .exec<{ media_type: string; bytes: number }>("SELECT media_type, bytes FROM images WHERE sha256 = ?", sha256)
       .toArray()[0];
     if (!head) return null;
-    const out = new Uint8Array(head.bytes);
-    let at = 0;
-    for (const row of this.sql.exec<{ data: ArrayBuffer }>(
-      "SELECT data FROM image_chunks WHERE sha256 = ? ORDER BY n",
-      sha256,
-    )) {
-      if (at + row.data.byteLength > head.bytes) return null;
-      out.set(new Uint8Array(row.data), at);
-      at += row.data.byteLength;
-    }
-    return at === head.bytes ? { media_type: head.media_type, bytes: out } : null;
+    const bytes = readChunks(this.sql, "image_chunks", sha256, head.bytes);
+    return bytes ? { media_type: head.media_type, bytes } : null;
   }
 
   getBase64(sha256: string): string | null {

@@ -1,12 +1,13 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
+import { readChunks, writeChunks } from "../../chunked-bytes.js";
 
 /**
  * Video clips an OpenClaw node recorded (`camera.clip`, `screen.record`), kept in the device's hub
  * where they arrive, served at GET /v1/devices/:agent_id/clips/:sha256 (docs/openclaw-nodes.md#clips).
  * A Worker has no video decoder, so a clip is only stored and linked, never shown to the model.
  * Stored the way the conversation stores images (storage/image-store.ts there): once by SHA-256,
- * in chunks far below the 2 MB SQLite value limit. Not in the conversation: the bytes arrive in
+ * in chunks (chunked-bytes.ts). Not in the conversation: the bytes arrive in
  * the node's frame here, and another copy of up to DEVICE_MAX_FRAME_BYTES through an RPC buys
  * nothing. Bounded: the newest clips up to MAX_TOTAL_BYTES stay, older ones are dropped.
  *
@@ -14,7 +15,6 @@ import { createHash } from "node:crypto";
  * clip), by the call's request id, so a hub that hibernates meanwhile still finishes the call.
  */
 
-const CHUNK_BYTES = 512 * 1024;
 /** What one device's clips may take, in total; the oldest go first. */
 export const MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 
@@ -51,15 +51,7 @@ export class ClipStore {
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const known = this.sql.exec("SELECT 1 FROM clips WHERE sha256 = ?", sha256).toArray().length > 0;
     if (!known) {
-      const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
-      for (let n = 0; n < chunks; n++)
-        this.sql.exec(
-          "INSERT OR IGNORE INTO clip_chunks (sha256, n, data) VALUES (?, ?, ?)",
-          sha256,
-          n,
-          // A copy of exactly this chunk: a Buffer's `buffer` is its whole pool.
-          Uint8Array.from(bytes.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES)).buffer,
-        );
+      const chunks = writeChunks(this.sql, "clip_chunks", sha256, bytes);
       this.sql.exec(
         "INSERT INTO clips (sha256, media_type, bytes, chunks, at) VALUES (?, ?, ?, ?, ?)",
         sha256,
@@ -93,17 +85,8 @@ export class ClipStore {
       .exec<{ media_type: string; bytes: number }>("SELECT media_type, bytes FROM clips WHERE sha256 = ?", sha256)
       .toArray()[0];
     if (!head) return null;
-    const out = new Uint8Array(head.bytes);
-    let at = 0;
-    for (const row of this.sql.exec<{ data: ArrayBuffer }>(
-      "SELECT data FROM clip_chunks WHERE sha256 = ? ORDER BY n",
-      sha256,
-    )) {
-      if (at + row.data.byteLength > head.bytes) return null;
-      out.set(new Uint8Array(row.data), at);
-      at += row.data.byteLength;
-    }
-    return at === head.bytes ? { media_type: head.media_type, bytes: out } : null;
+    const bytes = readChunks(this.sql, "clip_chunks", sha256, head.bytes);
+    return bytes ? { media_type: head.media_type, bytes } : null;
   }
 
   awaitPoster(p: PendingPoster): void {
