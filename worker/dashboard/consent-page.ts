@@ -2,6 +2,7 @@ import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import { KEY_SCOPES, type KeyScope } from "@edgeloop/protocol/api-keys";
 import { DEFAULT_CONSENT_SCOPES } from "../oauth/consent-form.js";
 import { escapeHtml } from "./html-escape.js";
+import { singlePage } from "./single-page.js";
 
 /** What the consent page offers: the devices the registry knows and the configured pools. */
 export type ConsentChoices = { devices: { agent_id: string; online: boolean }[]; pools: string[] };
@@ -17,23 +18,6 @@ const SCOPE_TEXT: Record<KeyScope, string> = {
   schedules: "make schedules",
   approval_rules: "set approval rules for its runs on the chosen devices",
 };
-
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dashboard/dashboard.css">
-<link rel="stylesheet" href="/dashboard/login.css">
-</head>
-<body>
-<main id="main" class="single">
-${body}
-</main>
-</body>
-</html>`;
 
 /**
  * The dashboard's OAuth consent page: which client asks (its name, which it chose itself, and where
@@ -55,7 +39,7 @@ export function consentPage(d: ConsentDescription, handle: string, choices: Cons
     (s) =>
       `<label><input type="checkbox" name="scopes" value="${s}"${DEFAULT_CONSENT_SCOPES.includes(s) ? " checked" : ""}> <code>${s}</code>: ${escapeHtml(SCOPE_TEXT[s])}</label>`,
   ).join("\n");
-  return page(
+  return singlePage(
     `edgeloop — allow ${d.clientName}?`,
     `<form class="login consent" method="post" action="/oauth/authorize">
   <h1>Allow ${name} to use your devices?</h1>
@@ -81,7 +65,7 @@ export function consentPage(d: ConsentDescription, handle: string, choices: Cons
 
 /** A refused consent request, shown here and never redirected (the client or its redirect is not trusted). */
 export function consentErrorPage(message: string, errors: readonly string[] = []): string {
-  return page(
+  return singlePage(
     "edgeloop — authorization refused",
     `<section class="login">
   <h1>Not authorized</h1>

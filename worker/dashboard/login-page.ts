@@ -1,23 +1,14 @@
 import { escapeHtml } from "./html-escape.js";
+import { singlePage } from "./single-page.js";
 
 /**
  * The admin login form. The token is posted once, checked, and exchanged for a signed session
  * cookie. `next`: where to go after (the OAuth consent page that sent the admin here; safeNext).
  */
 export function loginPage(error?: string, next?: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>edgeloop — log in</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/dashboard/dashboard.css">
-<link rel="stylesheet" href="/dashboard/login.css">
-</head>
-<body>
-<main id="main" class="single">
-<form class="login" method="post" action="/login">
+  return singlePage(
+    "edgeloop — log in",
+    `<form class="login" method="post" action="/login">
   <h1>edgeloop</h1>
   <p>Operator dashboard. Log in with the deployment's admin token.</p>
   ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
@@ -25,10 +16,8 @@ export function loginPage(error?: string, next?: string): string {
   <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
   ${next ? `<input type="hidden" name="next" value="${escapeHtml(next)}">` : ""}
   <button class="primary" type="submit">Log in</button>
-</form>
-</main>
-</body>
-</html>`;
+</form>`,
+  );
 }
 
 /**
