@@ -1,5 +1,4 @@
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startForwardingProxy } from "./forwarding-proxy.js";
 
 /**
  * A loopback HTTP proxy whose target is set after it starts: the worker is configured with this
@@ -11,37 +10,20 @@ export type RetargetProxy = { url: string; retarget: (target: string | null) => 
 
 export async function startRetargetProxy(): Promise<RetargetProxy> {
   let to: URL | null = null;
-  const server: Server = createServer((req, res) => {
-    if (!to) return void res.writeHead(503).end("no target yet");
-    const target = to;
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        // The target's path in place of ours: the scenario's server may not serve /mcp.
-        path: `${target.pathname}${new URL(req.url ?? "/", "http://x").search}`,
-        headers: { ...req.headers, host: target.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", (e) => res.destroy(e));
-    req.pipe(upstream);
+  const proxy = await startForwardingProxy((req) => {
+    if (!to) return "no target yet";
+    return {
+      host: to.hostname,
+      port: to.port,
+      // The target's path in place of ours: the scenario's server may not serve /mcp.
+      path: `${to.pathname}${new URL(req.url ?? "/", "http://x").search}`,
+      headers: { ...req.headers, host: to.host },
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...proxy,
     retarget: (target) => {
       to = target ? new URL(target) : null;
     },
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
