@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { freePort } from "./free-port.js";
+import { canListen, freePort } from "./free-port.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
@@ -37,13 +37,23 @@ export async function startLocalWorker(opts: {
 }): Promise<LocalWorker> {
   // A free port can be taken by another process between freePort() and wrangler binding it (the
   // suite runs many servers at once): then wrangler says so and exits, and a port of our own
-  // choosing is simply chosen again.
+  // choosing is simply chosen again. A given port (a restart on the old one, as a user's 8787) is
+  // waited for instead: the killed runtime's sockets may take a moment to go.
   for (let attempt = 1; ; attempt++) {
+    if (opts.port !== undefined) await waitForPort(opts.port);
     const started = await startOnce(opts);
     if (started !== "port taken") return started;
-    if (opts.port !== undefined || attempt === 3)
+    if (attempt === (opts.port === undefined ? 3 : 5))
       throw new Error(`port ${opts.port ?? "(free)"} taken, ${attempt} tries`);
   }
+}
+
+async function waitForPort(port: number): Promise<void> {
+  await waitUntil(
+    () => canListen(port),
+    (free) => free,
+    { timeoutMs: 30_000, what: `port ${port} to be free` },
+  );
 }
 
 async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<LocalWorker | "port taken"> {
