@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import type { InlineConfig } from "vitest/node";
+import LongFilesFirst from "./test/helpers/long-files-first.js";
 
 // Three suites: pure logic in Node, the worker inside workerd, and real processes end to end.
 // The last reporter closes the run with "vitest: N passed, N failed, N skipped" and fails it on any skip.
@@ -38,6 +39,7 @@ export default defineConfig({
     // pending call. It comes after every test in the runtime ended, so it fails none of them.
     onUnhandledError: (error) => !isRuntimeClosingWithWorkInFlight(error),
     maxWorkers: MAX_WORKERS,
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       {
         test: {
