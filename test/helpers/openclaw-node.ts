@@ -50,7 +50,7 @@ export type NodeOptions = {
   commands?: string[];
   caps?: string[];
   auth?: { token?: string; deviceToken?: string; bootstrapToken?: string };
-  onInvoke?: (req: InvokeRequest) => InvokeAnswer | Promise<InvokeAnswer> | null;
+  onInvoke?: (req: InvokeRequest) => InvokeAnswer | Promise<InvokeAnswer | null> | null;
   /** sign a different payload than the protocol says (for refusals) */
   tamper?: (payload: string) => string;
   protocols?: { min: number; max: number };
