@@ -50,10 +50,13 @@ export type NodeOptions = {
   commands?: string[];
   caps?: string[];
   auth?: { token?: string; deviceToken?: string; bootstrapToken?: string };
-  onInvoke?: (req: InvokeRequest) => InvokeAnswer | Promise<InvokeAnswer> | null;
+  onInvoke?: (req: InvokeRequest) => InvokeAnswer | Promise<InvokeAnswer | null> | null;
   /** sign a different payload than the protocol says (for refusals) */
   tamper?: (payload: string) => string;
   protocols?: { min: number; max: number };
+  /** what it says it runs on (default linux, no device family): an iPhone says iOS and iPhone */
+  platform?: string;
+  deviceFamily?: string;
 };
 
 /** A node on an open WebSocket (the socket the test got from the worker or from `ws`). */
@@ -109,7 +112,17 @@ export function openclawNode(ws: WebSocket, opts: NodeOptions) {
     const { nonce, ts } = challenge.payload as { nonce: string; ts: number };
     const auth = { ...opts.auth, ...(deviceToken ? { deviceToken } : {}) };
     const signed = auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? "";
-    const client = { id: "node-host", version: "2026.9.6", platform: "linux", mode: "node", displayName: "test node" };
+    const platform = opts.platform ?? "linux";
+    const client = {
+      id: "node-host",
+      version: "2026.9.6",
+      platform,
+      ...(opts.deviceFamily ? { deviceFamily: opts.deviceFamily } : {}),
+      mode: "node",
+      displayName: "test node",
+    };
+    // OpenClaw signs both labels lower-cased, ASCII only (normalizeDeviceMetadataForAuth).
+    const signedLabel = (v: string | undefined) => (v ?? "").trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
     const v3 = [
       "v3",
       opts.key.deviceId,
@@ -120,8 +133,8 @@ export function openclawNode(ws: WebSocket, opts: NodeOptions) {
       String(ts),
       signed,
       nonce,
-      "linux",
-      "",
+      signedLabel(platform),
+      signedLabel(opts.deviceFamily),
     ].join("|");
     const payload = opts.tamper ? opts.tamper(v3) : v3;
     const signature = new Uint8Array(

@@ -14,6 +14,7 @@ const deps = (commands: string[] = ["system.run", "mcp.tools.call.v1"]) => {
     savePublished: (p: Partial<Published>) => {
       published = { ...published, ...p };
     },
+    output: { append: () => {}, take: () => "" },
     device: () => ({ skills: [], capabilities: ["system"] }),
     now: 0,
   };

@@ -23,7 +23,8 @@ export function readNodeRequest(text: string): Parsed<RequestFrame> {
 }
 
 /**
- * The hub's frame for a node (`nodeId` once it signed in; `tools`, what the hub knows it has): a
+ * The hub's frame for a node (`nodeId` once it signed in; `tools`, what the hub knows it has;
+ * `executionId`, its connection's Computer Use execution): a
  * command as `node.invoke.request` or `node.invoke.cancel`; null for a frame a node has no use for
  * (acks, refusals: it keeps no results); false for a command it cannot take (not signed in, or a
  * tool it no longer has, which then ends `not_sent` at its deadline).
@@ -32,16 +33,19 @@ export function nodeEventFor(
   frame: HubFrame,
   nodeId: string | undefined,
   tools: ToolManifest[],
+  executionId?: string,
 ): string | null | false {
   if (frame.type !== "command") return null;
   if (!nodeId) return false;
   if (frame.command === "cancel")
     return JSON.stringify(event("node.invoke.cancel", { invokeId: frame.request_id, nodeId }));
   const { tool, parameters, timeout_ms } = frame.payload;
+  const computer = tools.some((t) => t.binary === "computer.act");
   const invoke = invokeFor(
     tools.find((t) => t.name === tool),
     parameters,
     timeout_ms,
+    executionId ? { executionId, computer } : {},
   );
   if (!invoke) return false;
   return JSON.stringify(

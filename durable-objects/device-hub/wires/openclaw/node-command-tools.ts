@@ -1,4 +1,5 @@
 import { CATEGORY_TIMEOUTS, type ParameterSchema } from "@edgeloop/protocol";
+import { CONTROL_COMMANDS, CONTROL_DANGEROUS } from "./control-commands.js";
 import { type KnownTool, tool } from "./node-command-tool.js";
 import { PHONE_DATA_COMMANDS } from "./phone-data-commands.js";
 
@@ -336,6 +337,7 @@ const DANGEROUS = new Set([
   "sms.send",
   "sms.search",
   "health.summary",
+  ...CONTROL_DANGEROUS,
 ]);
 
 /** The tool for a command the node advertised, if edgeloop offers one. */
@@ -347,6 +349,8 @@ export function commandTool(command: string): KnownTool | undefined {
       ? DEVICE_COMMANDS[command]
       : Object.hasOwn(PHONE_DATA_COMMANDS, command)
         ? PHONE_DATA_COMMANDS[command]
-        : undefined;
+        : Object.hasOwn(CONTROL_COMMANDS, command)
+          ? CONTROL_COMMANDS[command]
+          : undefined;
   return known && DANGEROUS.has(command) ? { ...known, policy: "requires_approval" } : known;
 }

@@ -18,7 +18,14 @@ import { outcomeOf, skillsFor } from "./node-tools.js";
  */
 
 /** What this reads of a ledger row (ledger.ts), typed here so the pure code needs no Workers types. */
-type CommandRow = { tool: string; created_at: number; frame: { payload: { timeout_ms: number } } };
+type CommandRow = {
+  tool: string;
+  created_at: number;
+  frame: { payload: { timeout_ms: number; parameters?: Record<string, unknown> } };
+};
+
+/** Commands whose output comes only as progress: the hub keeps it for the result (control-results.ts). */
+const OUTPUT_IN_PROGRESS = new Set(["agent.cli.claude.run.v1"]);
 
 type Deps = {
   ledger: { get(requestId: string): CommandRow | null };
@@ -27,6 +34,8 @@ type Deps = {
   /** what it published since (tools, skills), and keeping an update of it */
   published: () => Published;
   savePublished: (p: Partial<Published>) => void;
+  /** a command's progress text, kept for its result */
+  output: { append(requestId: string, chunk: string): void; take(requestId: string): string };
   /** what the hub knows of the node: its tools and capabilities */
   device: () => { skills: SkillManifest[]; capabilities: string[] };
   now: number;
@@ -54,6 +63,14 @@ function manifestUpdate(id: string, d: Deps, p: Published): NodeAnswer {
   };
 }
 
+/** The node command a tool runs (its manifest's `binary`, up to a published tool's `#…`). */
+const commandOf = (d: Deps, tool: string) =>
+  d
+    .device()
+    .skills.flatMap((s) => s.tools)
+    .find((t) => t.name === tool)
+    ?.binary.split("#")[0] ?? "";
+
 export function answerNodeRequest(req: RequestFrame, d: Deps): NodeAnswer {
   const { id, method, params } = req;
   switch (method) {
@@ -63,13 +80,10 @@ export function answerNodeRequest(req: RequestFrame, d: Deps): NodeAnswer {
       const row = d.ledger.get(r.data.id);
       // Unknown ids go to the hub, which refuses and counts them like any device's.
       const tool = row?.tool ?? "unknown";
-      const manifest = d
-        .device()
-        .skills.flatMap((s) => s.tools)
-        .find((t) => t.name === tool);
-      const command = manifest?.binary.split("#")[0] ?? "";
+      const command = commandOf(d, tool);
       const timing = { timeoutMs: row?.frame.payload.timeout_ms ?? 0, elapsedMs: row ? d.now - row.created_at : 0 };
-      const outcome = outcomeOf(tool, command, r.data, timing);
+      const stdout = OUTPUT_IN_PROGRESS.has(command) ? d.output.take(r.data.id) : "";
+      const outcome = outcomeOf(tool, command, r.data, timing, { args: row?.frame.payload.parameters, stdout });
       return {
         response: responseOk(id, { ok: true }),
         frame: { ok: true, value: { type: "result", request_id: r.data.id, ...outcome } as DeviceFrame },
@@ -79,6 +93,8 @@ export function answerNodeRequest(req: RequestFrame, d: Deps): NodeAnswer {
       const p = NodeInvokeProgressParams.safeParse(params);
       if (!p.success) return invalid(id, `invalid node.invoke.progress: ${issue(p.error)}`);
       const { invokeId, chunk } = p.data;
+      const row = chunk ? d.ledger.get(invokeId) : null;
+      if (row && OUTPUT_IN_PROGRESS.has(commandOf(d, row.tool))) d.output.append(invokeId, chunk);
       // An empty chunk is the node's heartbeat for a running command: it has taken it.
       const frame: DeviceFrame = chunk
         ? { type: "progress", request_id: invokeId, content: [{ type: "text", text: chunk }] }

@@ -14,6 +14,11 @@ export type NodeSocketState = {
   origin?: string;
   /** the negotiated protocol (4, or 3 for an older node) */
   protocol?: number;
+  /**
+   * the Computer Use execution this connection's `computer.act` and `screen.snapshot` share (a
+   * UUID): the node binds a screenshot's frame to it, and closes it when the connection drops
+   */
+  execution_id?: string;
 };
 
 /** A node sends no pings, only its host stats every 60 s: silence shorter than this is not death. */

@@ -8,6 +8,7 @@ import {
   type ToolManifest,
   type ToolOutcome,
 } from "@edgeloop/protocol";
+import { computerHint, controlOutcome, controlParams, type InvokeContext } from "./control-results.js";
 import type { NodeInvokeResultParams, NodePluginTool, NodeSkill } from "./gateway-frames.js";
 import { commandTool, type KnownTool } from "./node-command-tools.js";
 
@@ -107,8 +108,11 @@ export function invokeFor(
   tool: ToolManifest | undefined,
   parameters: Record<string, unknown>,
   timeoutMs: number,
+  ctx: InvokeContext = {},
 ): NodeInvoke | null {
   if (!tool) return null;
+  const control = controlParams(tool.binary, parameters, timeoutMs, ctx);
+  if (control) return { command: tool.binary, params: control };
   if (tool.binary.startsWith(`${MCP_COMMAND}#`)) {
     const [, server, mcpTool] = tool.binary.split("#");
     return { command: MCP_COMMAND, params: { server, tool: mcpTool, arguments: parameters } };
@@ -180,6 +184,9 @@ export function payloadOf(r: NodeInvokeResultParams): unknown {
 
 export type Timing = { timeoutMs: number; elapsedMs: number };
 
+/** What else a result may need: the call's arguments, and what the node printed as progress. */
+export type ResultExtra = { args?: Record<string, unknown>; stdout?: string };
+
 function runOutcome(tool: string, p: RunPayload, { timeoutMs, elapsedMs }: Timing): ToolOutcome {
   const stderr = p.stderr ?? "";
   if (p.timedOut)
@@ -230,8 +237,16 @@ export function pictureBlocks(p: Record<string, unknown>): ContentBlock[] | null
   if (!mimeType || typeof p.base64 !== "string" || !p.base64) return null;
   const size = typeof p.width === "number" && typeof p.height === "number" ? ` ${p.width}x${p.height}` : "";
   const when = typeof p.createdAt === "string" ? `, taken ${p.createdAt}` : "";
+  // A Computer Use screenshot: its frame is what computer_act's coordinates refer to.
+  const frame =
+    typeof p.displayFrameId === "string" && p.displayFrameId
+      ? ` For computer_act: displayFrameId ${JSON.stringify(p.displayFrameId)}` +
+        (typeof p.width === "number" ? `, refWidth ${p.width}` : "") +
+        (typeof p.screenIndex === "number" ? `, screenIndex ${p.screenIndex}` : "") +
+        "."
+      : "";
   return [
-    { type: "text", text: `Picture from the node (${format}${size}${when}).` },
+    { type: "text", text: `Picture from the node (${format}${size}${when}).${frame}` },
     { type: "image", data: p.base64, mimeType },
   ];
 }
@@ -254,13 +269,22 @@ function pictureOutcome(tool: string, command: string, p: Record<string, unknown
 }
 
 /** A node's `node.invoke.result` as the tool call's outcome. */
-export function outcomeOf(tool: string, command: string, result: NodeInvokeResultParams, timing: Timing): ToolOutcome {
+export function outcomeOf(
+  tool: string,
+  command: string,
+  result: NodeInvokeResultParams,
+  timing: Timing,
+  extra: ResultExtra = {},
+): ToolOutcome {
   if (!result.ok) {
     const code = result.error?.code;
-    const message = result.error?.message ?? "the node reported an error";
+    const hint = command === "computer.act" && code === "INVALID_REQUEST" ? computerHint(extra.args?.action) : "";
+    const message = (result.error?.message ?? "the node reported an error") + hint;
     return { status: "error", tool, error: code ? `${code}: ${message}` : message, error_type: errorTypeOf(code) };
   }
   const payload = payloadOf(result);
+  const control = controlOutcome(tool, command, payload, timing.elapsedMs, extra.stdout);
+  if (control) return control;
   if (command === "system.run" && payload && typeof payload === "object")
     return runOutcome(tool, payload as RunPayload, timing);
   if (command === MCP_COMMAND && payload && typeof payload === "object")

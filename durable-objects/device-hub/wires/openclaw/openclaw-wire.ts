@@ -22,6 +22,7 @@ import { answerNodeRequest } from "./node-requests.js";
 import { NODE_SILENCE_MS, type NodeSocketState } from "./node-socket-state.js";
 import { skillsFor } from "./node-tools.js";
 import { type PairingDesk, pairingDesk } from "./pairing-desk.js";
+import { offeredCommands } from "./phone-data-commands.js";
 
 /** The node must send `connect` within this long of the challenge, as OpenClaw's gateway requires. */
 export const CONNECT_TIMEOUT_MS = 15_000;
@@ -133,6 +134,10 @@ export class OpenClawWire implements DeviceWire {
       commands: () => this.d.credentials.commands(),
       published: () => this.d.credentials.published(),
       savePublished: (p) => this.d.credentials.savePublished(p),
+      output: {
+        append: (requestId, chunk) => this.d.credentials.appendOutput(requestId, chunk),
+        take: (requestId) => this.d.credentials.takeOutput(requestId),
+      },
       device: () => this.d.store.load(att.agent_id),
       now,
     });
@@ -167,13 +172,20 @@ export class OpenClawWire implements DeviceWire {
       return null;
     }
     credentials.noteTokenUse(admission.tokenId, admission.deviceId);
-    const state: NodeSocketState = { ...att.openclaw!, device_id: admission.deviceId, protocol: admission.protocol };
+    const state: NodeSocketState = {
+      ...att.openclaw!,
+      device_id: admission.deviceId,
+      protocol: admission.protocol,
+      execution_id: crypto.randomUUID(),
+    };
     const signedIn: NodeAttachment = { ...att, token_id: admission.tokenId, openclaw: state };
     this.d.sockets.attach(ws, signedIn);
     // One node per agent id: a newer sign-in replaces the older socket, as for edgeloop's agent.
     for (const other of this.d.sockets.open())
       if (other.ws !== ws && other.att?.hello) this.d.sockets.close(other.ws, CLOSE.REPLACED);
-    credentials.saveCommands(p.commands);
+    // What it advertised that edgeloop offers (`watch.*` only from an iPhone, as OpenClaw's gateway).
+    const commands = offeredCommands(p.commands, p.client);
+    credentials.saveCommands(commands);
     const hello = helloOk({
       protocol: admission.protocol,
       connId: randomHex(8),
@@ -200,7 +212,7 @@ export class OpenClawWire implements DeviceWire {
       agent_id: att.agent_id,
       version: `openclaw ${p.client.version ?? "unknown"}`.slice(0, 64),
       capabilities: p.caps,
-      skills: skillsFor(p.commands),
+      skills: skillsFor(commands),
       held: [],
       filtered: [],
     };
@@ -214,7 +226,7 @@ export class OpenClawWire implements DeviceWire {
       frame.type === "command" && frame.command === "tool" && att
         ? this.d.store.load(att.agent_id).skills.flatMap((s) => s.tools)
         : [];
-    return nodeEventFor(frame, att?.openclaw?.device_id, tools);
+    return nodeEventFor(frame, att?.openclaw?.device_id, tools, att?.openclaw?.execution_id);
   }
 
   /**

@@ -59,3 +59,22 @@ export const PHONE_DATA_COMMANDS: Record<string, KnownTool> = {
     ["title", "body"],
   ),
 };
+
+/** How OpenClaw compares a node's labels (device-metadata-normalization.ts): trimmed, accents dropped, lower case. */
+const label = (v: string | undefined) => (v ?? "").trim().normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+
+/**
+ * Whether a node relays to an Apple Watch as OpenClaw's gateway decides it
+ * (node-command-policy.ts: `watch.*` only for the platform `ios` with the device family `iphone`):
+ * an iPhone, by its platform (`iOS`, `iOS 18.2`, `iPadOS 18`, or none) and its family `iPhone`.
+ */
+export function relaysToWatch(client: { platform?: string; deviceFamily?: string }): boolean {
+  const platform = label(client.platform);
+  if (label(client.deviceFamily) !== "iphone") return false;
+  return platform === "" || platform === "ios" || /^(?:ios|ipados) \d+(?:\.\d+){0,2}$/.test(platform);
+}
+
+/** The commands a node advertised that edgeloop may offer: `watch.*` only from an iPhone. */
+export function offeredCommands(commands: string[], client: { platform?: string; deviceFamily?: string }): string[] {
+  return relaysToWatch(client) ? commands : commands.filter((c) => !c.startsWith("watch."));
+}
