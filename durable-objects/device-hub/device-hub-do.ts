@@ -29,6 +29,7 @@ import { type DeviceLoad, deviceLoad } from "./views/device-load.js";
 import { deviceView } from "./views/device-view.js";
 import { RegistryReporter } from "./views/registry-reporter.js";
 import { EdgeloopWire } from "./wires/edgeloop-wire.js";
+import { NodeCommandOutput } from "./wires/openclaw/node-command-output.js";
 import { NodeCredentials, type NodeSetupSecret, type RevokedKey } from "./wires/openclaw/node-credentials.js";
 import { OpenClawWire } from "./wires/openclaw/openclaw-wire.js";
 import { WireSet } from "./wires/wire-set.js";
@@ -81,6 +82,7 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
         store,
         tokens,
         credentials: this.nodeCredentials,
+        output: new NodeCommandOutput(sql),
         outcomes,
         alarms,
         sockets,

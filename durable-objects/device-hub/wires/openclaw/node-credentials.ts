@@ -30,8 +30,6 @@ export class NodeCredentials {
       "CREATE TABLE IF NOT EXISTS openclaw_pin (k TEXT PRIMARY KEY, device_id TEXT NOT NULL, public_key TEXT NOT NULL, paired_at INTEGER NOT NULL, paired_by TEXT NOT NULL)",
     );
     sql.exec("CREATE TABLE IF NOT EXISTS openclaw_state (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
-    // What a command printed as progress, for the commands whose result leaves it out (a Claude CLI turn).
-    sql.exec("CREATE TABLE IF NOT EXISTS openclaw_output (request_id TEXT PRIMARY KEY, text TEXT NOT NULL)");
     sql.exec(
       "CREATE TABLE IF NOT EXISTS openclaw_claim (device_id TEXT PRIMARY KEY, code TEXT NOT NULL, claim_secret TEXT NOT NULL, expires_at INTEGER NOT NULL)",
     );
@@ -96,27 +94,6 @@ export class NodeCredentials {
   saveCommands(commands: string[]): void {
     this.sql.exec("INSERT OR REPLACE INTO openclaw_state (k, v) VALUES ('commands', ?)", JSON.stringify(commands));
     this.sql.exec("DELETE FROM openclaw_state WHERE k IN ('plugin_tools', 'skills')");
-    // A sign-in ends what the node was running (openclaw-wire.ts cutOff): its output goes too.
-    this.sql.exec("DELETE FROM openclaw_output");
-  }
-
-  /** Keep a command's progress text, up to what the node itself keeps of an output (200 000 bytes). */
-  appendOutput(requestId: string, chunk: string): void {
-    this.sql.exec(
-      "INSERT INTO openclaw_output (request_id, text) VALUES (?, substr(?, 1, 200000)) " +
-        "ON CONFLICT(request_id) DO UPDATE SET text = substr(text || excluded.text, 1, 200000)",
-      requestId,
-      chunk,
-    );
-  }
-
-  /** A command's kept progress text, once: it is dropped as it is read. */
-  takeOutput(requestId: string): string {
-    const row = this.sql
-      .exec<{ text: string }>("SELECT text FROM openclaw_output WHERE request_id = ?", requestId)
-      .toArray()[0];
-    if (row) this.sql.exec("DELETE FROM openclaw_output WHERE request_id = ?", requestId);
-    return row?.text ?? "";
   }
 
   /** What the node published since it signed in: its tools and its skills, each replaced whole by an update. */

@@ -17,6 +17,7 @@ import { ConnectParams, event, helloOk, responseError, responseOk } from "./gate
 import { admit } from "./node-admission.js";
 import { POSTER_SUFFIX } from "./node-clips.js";
 import { nodeEventFor, readNodeRequest } from "./node-codec.js";
+import type { NodeCommandOutput } from "./node-command-output.js";
 import type { NodeCredentials } from "./node-credentials.js";
 import { answerNodeRequest } from "./node-requests.js";
 import { NODE_SILENCE_MS, type NodeSocketState } from "./node-socket-state.js";
@@ -40,6 +41,8 @@ type Deps = {
   store: DeviceStore;
   tokens: DeviceTokens;
   credentials: NodeCredentials;
+  /** progress text kept for the commands whose result leaves it out */
+  output: NodeCommandOutput;
   outcomes: CommandOutcomes;
   alarms: AlarmSchedule;
   /** the hub's sockets: attachments are read and written, and frames written, through them */
@@ -134,10 +137,7 @@ export class OpenClawWire implements DeviceWire {
       commands: () => this.d.credentials.commands(),
       published: () => this.d.credentials.published(),
       savePublished: (p) => this.d.credentials.savePublished(p),
-      output: {
-        append: (requestId, chunk) => this.d.credentials.appendOutput(requestId, chunk),
-        take: (requestId) => this.d.credentials.takeOutput(requestId),
-      },
+      output: this.d.output,
       device: () => this.d.store.load(att.agent_id),
       now,
     });
@@ -186,6 +186,7 @@ export class OpenClawWire implements DeviceWire {
     // What it advertised that edgeloop offers (`watch.*` only from an iPhone, as OpenClaw's gateway).
     const commands = offeredCommands(p.commands, p.client);
     credentials.saveCommands(commands);
+    this.d.output.clear();
     const hello = helloOk({
       protocol: admission.protocol,
       connId: randomHex(8),
