@@ -201,7 +201,13 @@ export class McpServer {
     const call = this.running.find((c) => !questions.asking(c.requestId)) ?? this.running[0];
     if (!call) return { action: "cancel" };
     const schema = params.requestedSchema as unknown as Record<string, unknown>;
-    const both = AbortSignal.any([signal, call.ended.signal]);
+    // Either ends the question: the server withdrew it, or the call ended. (AbortSignal.any needs Node 20.3.)
+    const ended = new AbortController();
+    for (const s of [signal, call.ended.signal]) {
+      if (s.aborted) ended.abort();
+      else s.addEventListener("abort", () => ended.abort(), { once: true });
+    }
+    const both = ended.signal;
     return questions.ask(call.requestId, this.skill, { message: params.message, requestedSchema: schema }, both);
   }
 
