@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ContentBlock, type OutcomeBlock } from "./content-blocks.js";
+import { ElicitationAnswerFrame, ElicitationFrame } from "./elicitation-frames.js";
 import { ErrorType } from "./error-types.js";
 import { Identifier, ToolName } from "./ids.js";
 import { type Parsed, parseJsonPreferring } from "./parse.js";
@@ -74,6 +75,7 @@ export const HubFrame = z.discriminatedUnion("type", [
   z.discriminatedUnion("command", [ToolCommandFrame, CancelCommandFrame]),
   AckFrame,
   RejectedFrame,
+  ElicitationAnswerFrame,
 ]);
 export type HubFrame = z.infer<typeof HubFrame>;
 
@@ -182,6 +184,7 @@ export const DeviceFrame = z.discriminatedUnion("type", [
   ProgressFrame,
   ManifestUpdateFrame,
   AcceptedFrame,
+  ElicitationFrame,
 ]);
 export type DeviceFrame = z.infer<typeof DeviceFrame>;
 

@@ -1,5 +1,6 @@
 export * from "./content-blocks.js";
 export * from "./device-frames.js";
+export * from "./elicitation-frames.js";
 export * from "./error-types.js";
 export * from "./events.js";
 export * from "./front-door.js";

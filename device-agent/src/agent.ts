@@ -97,10 +97,17 @@ export async function startAgent(
     hiddenPaths: [config.stateDir, ...(config.configFile ? [config.configFile] : [])],
     baseEnv: env,
   });
+  let connection: AgentConnection;
+  // Device MCP servers' questions reach a person through the hub's socket; MQTT has no frame for them.
+  const questions =
+    loaded.mcp.length > 0 && config.transport !== "mqtt"
+      ? new (await import("./mcp/device-questions.js")).DeviceQuestions((frame) => connection.send(frame), log)
+      : null;
   // Only agents with an `[mcp]` skill load the MCP SDK (every tool spawn forks the agent's memory).
   const mcp =
     loaded.mcp.length > 0
       ? new (await import("./mcp/mcp-skills.js")).McpSkills({
+          ...(questions ? { questions } : {}),
           loaded,
           workspace: config.workspace,
           sandboxing: config.sandboxing,
@@ -115,7 +122,6 @@ export async function startAgent(
       : null;
   await mcp?.start();
   const version = agentVersion();
-  let connection: AgentConnection;
   const dispatcher = new Dispatcher({
     executor: mcp ? mcp.executorOver(executor) : executor,
     store,
@@ -140,11 +146,13 @@ export async function startAgent(
       }),
     onOpen: () => {
       for (const result of dispatcher.unackedResults()) connection.send(result);
+      questions?.resend();
     },
     onFrame: (frame: HubFrame) => {
       if (frame.type === "ack") dispatcher.onAck(frame.request_ids);
       else if (frame.type === "command" && frame.command === "tool") dispatcher.onCommand(frame);
       else if (frame.type === "command" && frame.command === "cancel") dispatcher.onCancel(frame.request_id);
+      else if (frame.type === "elicitation_answer") questions?.onAnswer(frame);
     },
   };
   // Loaded only when used: the mqtt package adds megabytes to the agent's memory, and every tool

@@ -83,6 +83,8 @@ export class MqttTransport {
     }
     // Not part of the MQTT contract: dropped, as offline (the bridge says `accepted` on the PUBACK).
     if (frame.type === "progress" || frame.type === "accepted") return true;
+    // Nor are a device MCP server's questions: the agent asks none over MQTT (agent.ts).
+    if (frame.type === "elicitation") return false;
     const { type: _type, ...report } = frame;
     client.publish(this.topics.reports, JSON.stringify(report), { qos: 1 }, (err) => {
       if (err) this.opts.log.warn("report not published", { request_id: frame.request_id, error: err.message });

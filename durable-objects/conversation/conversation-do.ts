@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ContentBlock, ConversationEvent, ToolOutcome, WaitReply } from "@edgeloop/protocol";
+import type { ContentBlock, ConversationEvent, ElicitationReply, ToolOutcome, WaitReply } from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import { log } from "../../runtime/log.js";
@@ -12,6 +12,7 @@ import type {
   AnswerInput,
   ConversationRpc,
   ConversationView,
+  DeviceQuestion,
   DirectCallInput,
   DirectCallReply,
   FoundApplied,
@@ -24,6 +25,7 @@ import { advance, initialState, type LoopEvent, type LoopState } from "./core/in
 import { EffectRunner } from "./effects/effect-runner.js";
 import { ModelCalls } from "./effects/model-calls.js";
 import { deploymentTokens } from "./mcp/deployment-tokens.js";
+import { deviceLink } from "./mcp/device-link.js";
 import { RemoteMcpTools } from "./mcp/remote-mcp-tools.js";
 import { answerText, ServerQuestions } from "./mcp/server-questions.js";
 import {
@@ -96,9 +98,8 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     });
     this.modelCalls = new ModelCalls(env, (delta) => this.deltas.add(delta), this.store.images);
     this.events = new EventStream(this.store);
-    this.serverQuestions = new ServerQuestions(this.store, (tool_call_id, question, options) =>
-      this.apply({ type: "server_question", tool_call_id, question, options }),
-    );
+    const devices = deviceLink(env, () => this.state);
+    this.serverQuestions = new ServerQuestions(this.store, (e) => this.apply(e), devices);
     this.remoteMcp = new RemoteMcpTools(this.store, this.serverQuestions, undefined, deploymentTokens(env));
     this.traces = new RunTracer(this.store, () => traceOptions(env, this.settings().traceToolContent));
     this.runner = new EffectRunner({
@@ -204,7 +205,7 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async answer(toolCallId: string, answer: AnswerInput): Promise<AnswerApplied> {
     this.writeWaiting();
-    // A remote MCP server's question during this call: the answer goes to the server.
+    // A remote or device MCP server's question during this call: the answer goes to the server.
     if (this.serverQuestions.has(toolCallId)) return this.serverQuestions.answer(toolCallId, answer);
     const call = this.state?.run?.round?.find((c) => c.id === toolCallId);
     if (!call) return { found: false, applied: false };
@@ -287,6 +288,10 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
 
   async deliverProgress(toolCallId: string, _requestId: string, content: ContentBlock[]): Promise<void> {
     this.apply({ type: "tool_progress", tool_call_id: toolCallId, partial: content });
+  }
+
+  async askFromDevice(toolCallId: string, question: DeviceQuestion): Promise<ElicitationReply | null> {
+    return this.serverQuestions.askDevice(toolCallId, question);
   }
 
   // ---- the commit --------------------------------------------------------------------------

@@ -1,4 +1,11 @@
-import type { ContentBlock, ConversationEvent, ImageInput, ToolOutcome, WaitReply } from "@edgeloop/protocol";
+import type {
+  ContentBlock,
+  ConversationEvent,
+  ElicitationReply,
+  ImageInput,
+  ToolOutcome,
+  WaitReply,
+} from "@edgeloop/protocol";
 import type { ApprovalRuleMatch } from "@edgeloop/protocol/approval-rules";
 import type { HistoryPageQuery } from "@edgeloop/protocol/history-page";
 import type { ReplyTarget } from "@edgeloop/protocol/run-output";
@@ -36,6 +43,11 @@ export interface ConversationRpc {
   /** a device result for a call that had already ended (docs/architecture.md#late-results) */
   deliverLateResult(toolCallId: string, requestId: string, outcome: ToolOutcome): Promise<void>;
   deliverProgress(toolCallId: string, requestId: string, content: ContentBlock[]): Promise<void>;
+  /**
+   * A device MCP server's question during the call (docs/protocol.md#elicitation): null once it is
+   * asked (the answer goes to the device's hub later), or the reply the device gives at once.
+   */
+  askFromDevice(toolCallId: string, question: DeviceQuestion): Promise<ElicitationReply | null>;
   /**
    * One of the device's tools called directly (the fleet's MCP server), as a run of its own:
    * validation, hooks, approval, ledger and audit as for a model's call. Idempotent by message id.
@@ -97,7 +109,20 @@ export type PostMessageAnswer = { ok: true; agent_id?: string } | { ok: false; s
 export type FoundApplied = { found: boolean; applied: boolean };
 /** An answer as text, or a decision not to give one. */
 export type AnswerInput = { text: string } | { action: "decline" | "cancel" };
-export type AnswerApplied = FoundApplied & { error?: string };
+/** `error`: the answer does not fit the form; `unavailable`: it cannot reach the asker now (the question stays open). */
+export type AnswerApplied = FoundApplied & { error?: string; unavailable?: string };
+
+/** A device MCP server's question, as its hub passes it on: the frame's fields and the call's deadline. */
+export type DeviceQuestion = {
+  agent_id: string;
+  request_id: string;
+  elicitation_id: string;
+  server: string;
+  message: string;
+  requested_schema: Record<string, unknown>;
+  /** the hub's deadline for the call: the question cannot outlive it */
+  expires_at: number;
+};
 
 /** One of the conversation's images (docs/images.md): its bytes and type. */
 export type StoredImage = { media_type: string; bytes: Uint8Array };
@@ -117,7 +142,7 @@ export type ConversationView = {
     name: string;
     state: string;
     args: Record<string, unknown> | null;
-    /** a remote MCP server's question waiting during the call (state `awaiting_answer`) */
+    /** a remote or device MCP server's question waiting during the call (state `awaiting_answer`) */
     question?: string;
     options?: string[];
     /** a fleet's call: what approval rules match it by (null agent: edgeloop picks the device) */

@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  type ElicitationReply,
+  elicitationAnswerFrame,
   PING_FRAME,
   PONG_FRAME,
   type SkillManifest,
@@ -12,7 +14,13 @@ import { AlarmSchedule } from "../alarm-schedule.js";
 import type { DurableObjectBindings } from "../bindings.js";
 import type { PairingVars } from "../deployment/pairing-settings.js";
 import type { DeviceReport } from "../registry/registry-rpc.js";
-import type { DeviceHubRpc, DeviceView, DispatchAnswer, DispatchCommand } from "./device-hub-rpc.js";
+import type {
+  DeviceHubRpc,
+  DeviceView,
+  DispatchAnswer,
+  DispatchCommand,
+  ElicitationDelivery,
+} from "./device-hub-rpc.js";
 import { FrameIntake } from "./frame-intake.js";
 import { HubChecks } from "./hub-checks.js";
 import { frameOverLimit, type HubVars, hubSettings } from "./hub-settings.js";
@@ -236,6 +244,18 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
     this.ledger.markDeliveredLater(requestId);
     this.outcomes.complete(row, outcome, true);
     this.ledger.flush();
+  }
+
+  async answerElicitation(
+    requestId: string,
+    elicitationId: string,
+    reply: ElicitationReply,
+  ): Promise<ElicitationDelivery> {
+    const row = this.ledger.get(requestId);
+    if (!row || row.state === "done") return "ended";
+    const ws = this.sockets.live();
+    const frame = elicitationAnswerFrame({ request_id: requestId, elicitation_id: elicitationId }, reply);
+    return ws && this.wires.send(ws, frame) ? "sent" : "offline";
   }
 
   async getDevice(agentId: string): Promise<DeviceView> {

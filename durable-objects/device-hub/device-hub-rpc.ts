@@ -1,4 +1,4 @@
-import type { ImageFit, SkillManifest } from "@edgeloop/protocol";
+import type { ElicitationReply, ImageFit, SkillManifest } from "@edgeloop/protocol";
 import type { DeviceReport } from "../registry/registry-rpc.js";
 import type { AuditEntry, AuditQuery, DenialRecord, ToolStats } from "./storage/audit-log.js";
 import type { StoredClip } from "./storage/clip-store.js";
@@ -19,6 +19,12 @@ export interface DeviceHubRpc {
   /** One model response's parallel calls in one event: one commit for all of them. */
   dispatchBatch(cmds: DispatchCommand[]): Promise<DispatchAnswer[]>;
   cancel(requestId: string): Promise<void>;
+  /**
+   * A person's answer to the device MCP server's question `elicitationId` during call `requestId`,
+   * sent to the device (docs/protocol.md#elicitation): `sent`; `offline` (no socket now: the
+   * question stays open, and the agent asks again when it is back); `ended` (the call is over).
+   */
+  answerElicitation(requestId: string, elicitationId: string, reply: ElicitationReply): Promise<ElicitationDelivery>;
   getDevice(agentId: string): Promise<DeviceView>;
   /** Online, calls in flight, last alive: what fleet routing needs, without getDevice's whole-ledger count. */
   getLoad(agentId: string): Promise<DeviceLoad>;
@@ -65,6 +71,8 @@ export type DispatchCommand = {
   /** what the model is shown of an image, passed on so the device fits its pictures (docs/images.md) */
   image_limits?: ImageFit;
 };
+
+export type ElicitationDelivery = "sent" | "offline" | "ended";
 
 export type DispatchAnswer = { accepted: boolean; state: string };
 

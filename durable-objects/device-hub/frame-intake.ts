@@ -1,11 +1,13 @@
-import type {
-  DeviceFrame,
-  HelloFrame,
-  ManifestUpdateFrame,
-  Parsed,
-  ProgressFrame,
-  ResultFrame,
-  ToolOutcome,
+import {
+  type DeviceFrame,
+  type ElicitationFrame,
+  elicitationAnswerFrame,
+  type HelloFrame,
+  type ManifestUpdateFrame,
+  type Parsed,
+  type ProgressFrame,
+  type ResultFrame,
+  type ToolOutcome,
 } from "@edgeloop/protocol";
 import { log } from "../../runtime/log.js";
 import { conversationFor } from "../addresses.js";
@@ -33,8 +35,9 @@ type Deps = {
 /**
  * What the hub does with a device's frame once its wire decoded it, the same for every wire:
  * `hello` (manifest, re-sending what the device never got), `manifest_update`, `result`
- * (exactly once, into the ledger and on to the conversation), `progress`, `accepted`; and the
- * refusal of anything else, counted, which closes a socket that keeps sending bad frames.
+ * (exactly once, into the ledger and on to the conversation), `progress`, `accepted`,
+ * `elicitation` (a device MCP server's question, on to the conversation); and the refusal of
+ * anything else, counted, which closes a socket that keeps sending bad frames.
  */
 export class FrameIntake {
   constructor(private readonly d: Deps) {}
@@ -50,6 +53,7 @@ export class FrameIntake {
     if (frame.type === "result") return this.onResult(ws, att, frame);
     // The device (or its broker) took the command; unknown or finished ids are ignored (a hint).
     if (frame.type === "accepted") return this.d.ledger.markAccepted(frame.request_id);
+    if (frame.type === "elicitation") return this.onElicitation(ws, att, frame);
     return this.onProgress(ws, att, frame);
   }
 
@@ -160,6 +164,35 @@ export class FrameIntake {
       );
     } catch (e) {
       log("warn", "progress not delivered", { request_id: row.request_id, error: String(e) });
+    }
+  }
+
+  /**
+   * A device MCP server's question during a call (docs/protocol.md#elicitation): asked for the
+   * call the request id names, by its conversation; what the conversation answers at once (a
+   * form no person can be asked) goes straight back. A call that has ended asks nobody: the agent
+   * has answered the server `cancel` itself.
+   */
+  private async onElicitation(ws: WebSocket, att: SocketAttachment, frame: ElicitationFrame): Promise<void> {
+    const row = this.d.ledger.get(frame.request_id);
+    if (!row || row.state === "queued")
+      return this.reject(ws, att, `elicitation for unknown request_id '${frame.request_id}'`, frame.request_id);
+    if (row.state === "done") return;
+    const { request_id, elicitation_id, server, message, requested_schema } = frame;
+    try {
+      const now = await conversationFor(this.d.env, row.conversation_id).askFromDevice(row.tool_call_id, {
+        agent_id: att.agent_id,
+        request_id,
+        elicitation_id,
+        server,
+        message,
+        requested_schema,
+        expires_at: row.deadline,
+      });
+      if (now) this.d.wires.send(ws, elicitationAnswerFrame(frame, now));
+    } catch (e) {
+      // Not asked: the agent asks again after its next reconnect, or the call's end cancels it.
+      log("warn", "device question not delivered", { request_id, elicitation_id, error: String(e) });
     }
   }
 }

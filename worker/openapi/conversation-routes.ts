@@ -74,10 +74,13 @@ export const CONVERSATION_ROUTES: Route[] = [
     method: "POST",
     path: "/v1/conversations/:id/answers/:call",
     summary:
-      "Answer a `question` (the model's, or a remote MCP server's) with `{answer}`, or `{action}` decline/cancel; 422: the answer does not fit the server's form",
+      "Answer a `question` (the model's, or a remote or device MCP server's) with `{answer}`, or `{action}` decline/cancel; 422: the answer does not fit the server's form",
     tag: "conversations",
     auth: api("conversations:write"),
-    responses: { 200: json("answered", Decision) },
+    responses: {
+      200: json("answered", Decision),
+      503: problem("a device MCP server's question whose device is offline: not answered, still open"),
+    },
   },
   {
     method: "GET",

@@ -136,8 +136,9 @@ conversations.post("/:id/approvals/:call", async (c) => {
 
 /**
  * POST /v1/conversations/:id/answers/:tool_call_id `{answer}` or `{action: "decline"|"cancel"}` —
- * the user's answer to a `question`: the model's, or a remote MCP server's during a call, which
- * is checked against the server's form first (422 with why, and the question stays open).
+ * the user's answer to a `question`: the model's, or a remote or device MCP server's during a
+ * call, which is checked against the server's form first (422 with why, and the question stays
+ * open; 503 when the device that asked is offline, and it stays open too).
  */
 conversations.post("/:id/answers/:call", async (c) => {
   const id = c.req.param("id");
@@ -149,6 +150,8 @@ conversations.post("/:id/answers/:call", async (c) => {
   const answer = "answer" in body.value ? { text: body.value.answer } : { action: body.value.action };
   const res = await conversationFor(c.env, id).answer(c.req.param("call"), answer);
   if (res.error) return problemResponse(422, "Answer does not fit the question", res.error);
+  // A device server's question whose device is offline: still open, for an answer once it is back.
+  if (res.unavailable) return problemResponse(503, "Service Unavailable", res.unavailable);
   if (!res.found)
     return problemResponse(404, "Not found", `no pending call '${c.req.param("call")}' in conversation '${id}'`);
   if (!res.applied) return problemResponse(409, "Conflict", "that call is not waiting for an answer");

@@ -29,6 +29,7 @@ export async function callMcpTool(
   });
   try {
     const result = await server.call(route.tool, call.parameters, {
+      requestId: call.requestId,
       timeoutMs,
       ...(call.signal ? { signal: call.signal } : {}),
       ...(call.onProgress ? { onProgress: call.onProgress } : {}),

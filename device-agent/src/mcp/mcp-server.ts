@@ -2,9 +2,17 @@ import { backoffDelay } from "@edgeloop/edge-client/backoff";
 import type { Logger } from "@edgeloop/edge-client/log";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { McpDeclaration } from "../skills/loaded-tool.js";
 import { agentVersion } from "../version.js";
+import type { DeviceQuestions } from "./device-questions.js";
 
 export type McpServerState = "starting" | "ready" | "down" | "stopped";
 
@@ -23,7 +31,15 @@ export type McpServerOptions = {
   /** up this long, the next crash restarts at the shortest delay again */
   stableAfterMs?: number;
   random?: () => number;
+  /**
+   * where the server's questions go (form-mode elicitation, declared only when given): the hub,
+   * over the agent's WebSocket. Without it the server gets "method not found", as before.
+   */
+  questions?: DeviceQuestions;
 };
+
+/** A call in flight: the one a question the server asks is asked for. */
+type Running = { requestId: string; ended: AbortController };
 
 /** Pages of tools/list followed at most: a server that keeps handing out cursors is cut off. */
 const MAX_LIST_PAGES = 100;
@@ -48,6 +64,8 @@ export class McpServer {
   private stderrTail = "";
   private listing: Promise<void> = Promise.resolve();
   private listedOnce = false;
+  /** calls in flight, oldest first */
+  private readonly running: Running[] = [];
 
   constructor(private readonly opts: McpServerOptions) {}
 
@@ -79,7 +97,17 @@ export class McpServer {
     transport.stderr?.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
     });
-    const client = new Client({ name: "edgeloop-agent", version: agentVersion() }, { capabilities: {} });
+    const questions = this.opts.questions;
+    const client = new Client(
+      { name: "edgeloop-agent", version: agentVersion() },
+      { capabilities: questions ? { elicitation: { form: {} } } : {} },
+    );
+    if (questions) {
+      // The SDK refuses URL mode before this runs: only form mode is declared.
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        this.onQuestion(questions, request.params as ElicitRequestFormParams, extra.signal),
+      );
+    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client === client) await this.relist(client, "list_changed");
     });
@@ -115,18 +143,33 @@ export class McpServer {
   async call(
     name: string,
     args: Record<string, unknown>,
-    opts: { timeoutMs: number; signal?: AbortSignal; onProgress?: (text: string) => void; traceparent?: string },
+    opts: {
+      /** the command's request id: what a question the server asks during the call is tied to */
+      requestId: string;
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onProgress?: (text: string) => void;
+      traceparent?: string;
+    },
   ): Promise<CallToolResult> {
     const client = this.ready();
     if (!client) throw new ServerDown(this.downReason());
     // The trace context as MCP carries it: `params._meta.traceparent` (docs/tracing.md).
     const meta = opts.traceparent ? { _meta: { traceparent: opts.traceparent } } : {};
-    return (await client.callTool({ name, arguments: args, ...meta }, undefined, {
-      timeout: opts.timeoutMs,
-      maxTotalTimeout: opts.timeoutMs,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      onprogress: (p) => opts.onProgress?.(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-    })) as CallToolResult;
+    const running: Running = { requestId: opts.requestId, ended: new AbortController() };
+    this.running.push(running);
+    try {
+      return (await client.callTool({ name, arguments: args, ...meta }, undefined, {
+        timeout: opts.timeoutMs,
+        maxTotalTimeout: opts.timeoutMs,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onprogress: (p) => opts.onProgress?.(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
+      })) as CallToolResult;
+    } finally {
+      // Its question, if one is still open (a timeout, a cancel), is answered `cancel`.
+      running.ended.abort();
+      this.running.splice(this.running.indexOf(running), 1);
+    }
   }
 
   downReason(): string {
@@ -143,6 +186,29 @@ export class McpServer {
     const client = this.client;
     this.client = null;
     await client?.close().catch(() => undefined);
+  }
+
+  /**
+   * The server's question, asked for its call in flight. The request does not say which call it
+   * belongs to (stdio carries no link), so with several calls in flight it goes to the oldest
+   * without a question open; a question outside any call (while listing) is answered `cancel`.
+   */
+  private async onQuestion(
+    questions: DeviceQuestions,
+    params: ElicitRequestFormParams,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
+    const call = this.running.find((c) => !questions.asking(c.requestId)) ?? this.running[0];
+    if (!call) return { action: "cancel" };
+    const schema = params.requestedSchema as unknown as Record<string, unknown>;
+    // Either ends the question: the server withdrew it, or the call ended. (AbortSignal.any needs Node 20.3.)
+    const ended = new AbortController();
+    for (const s of [signal, call.ended.signal]) {
+      if (s.aborted) ended.abort();
+      else s.addEventListener("abort", () => ended.abort(), { once: true });
+    }
+    const both = ended.signal;
+    return questions.ask(call.requestId, this.skill, { message: params.message, requestedSchema: schema }, both);
   }
 
   /** Lists serially: a list_changed during a listing waits for it, then lists again. */

@@ -7,6 +7,7 @@ import { type BwrapStatus, bwrapArgs } from "../sandbox/bubblewrap.js";
 import { checkCommand, type DenyRule } from "../sandbox/deny-list.js";
 import type { LoadedSkills } from "../skills/load-skills.js";
 import type { McpDeclaration } from "../skills/loaded-tool.js";
+import type { DeviceQuestions } from "./device-questions.js";
 import { callMcpTool } from "./mcp-call.js";
 import { buildMcpManifest, type McpManifest } from "./mcp-manifest.js";
 import { substitute } from "./mcp-section.js";
@@ -28,6 +29,8 @@ export type McpSkillsOptions = {
   log: Logger;
   restartMinMs?: number;
   restartMaxMs?: number;
+  /** where the servers' questions go (mcp-server.ts); none over MQTT, which has no frame for them */
+  questions?: DeviceQuestions;
 };
 
 export type ToolRunner = Pick<ToolExecutor, "run" | "knows">;
@@ -61,6 +64,7 @@ export class McpSkills {
           onToolsChanged: () => this.rebuild(),
           ...(opts.restartMinMs !== undefined ? { restartMinMs: opts.restartMinMs } : {}),
           ...(opts.restartMaxMs !== undefined ? { restartMaxMs: opts.restartMaxMs } : {}),
+          ...(opts.questions ? { questions: opts.questions } : {}),
         }),
     );
     this.manifest = this.build();

@@ -70,8 +70,14 @@ export async function handleButton(ctx: ThreadContext, event: ButtonEvent): Prom
   } else {
     const text = card.options[press.option]!;
     const res = await conversationFor(env, card.conversation_id).answer(card.tool_call_id, { text });
-    if (!res.applied) store.overwriteDecision(card.card_id, "No longer waiting for an answer.");
-    toast = res.applied ? "Answered." : "That question is no longer waiting.";
+    // A device that is offline keeps its question open: the card is open again, to be pressed later.
+    if (res.unavailable) store.reopenCard(card.card_id);
+    else if (!res.applied) store.overwriteDecision(card.card_id, "No longer waiting for an answer.");
+    toast = res.applied
+      ? "Answered."
+      : res.unavailable
+        ? "The device is offline; try again when it is back."
+        : "That question is no longer waiting.";
   }
   store.enqueue(`card_edit:${card.card_id}`, { type: "card_edit", card_id: card.card_id }, now);
   await client.answerButton(event, toast).catch(() => {});

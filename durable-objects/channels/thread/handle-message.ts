@@ -80,10 +80,13 @@ async function answerMessage(ctx: ThreadContext, event: MessageEvent): Promise<b
     const res = await conversationFor(env, question.conversation_id).answer(question.tool_call_id, {
       text: event.text,
     });
-    if (res.error) {
-      // Not an answer the server's form takes (docs/mcp.md#a-servers-questions): still open.
+    if (res.error || res.unavailable) {
+      // Not an answer the server's form takes, or its device is offline (docs/mcp.md#a-servers-questions): still open.
       store.reopenCard(question.card_id);
-      return notice(ctx, `answer:${event.eventId}`, `That answer does not fit the question: ${res.error}`);
+      const why = res.error
+        ? `That answer does not fit the question: ${res.error}`
+        : `Not answered: ${res.unavailable}`;
+      return notice(ctx, `answer:${event.eventId}`, why);
     }
     store.enqueue(`card_edit:${question.card_id}`, { type: "card_edit", card_id: question.card_id }, Date.now());
     if (res.applied) return false;

@@ -85,7 +85,8 @@ export function advance(prev: LoopState, event: LoopEvent, now: number): Advance
     case "server_question": {
       // Shown as the loop's own questions are; the answer goes to the server, not into the loop.
       const call = findCall(run, event.tool_call_id);
-      if (call && call.kind === "builtin" && call.state === "dispatched") {
+      // A remote server's (a built-in call) or a device server's (a device call) while it runs.
+      if (call && (call.kind === "builtin" || call.kind === "device") && call.state === "dispatched") {
         const { tool_call_id: toolCallId, question, options } = event;
         effects.push({
           type: "emit_event",

@@ -246,7 +246,7 @@ export type LoopEvent =
   | { type: "compacted"; call_id: string; summary: string; open_todos?: string[] }
   | { type: "compaction_failed"; call_id: string; error: string }
   | { type: "answer"; tool_call_id: string; text: string }
-  /** a remote MCP server asks the person a question while its tool call runs (mcp/elicitations.ts) */
+  /** a remote or device MCP server asks the person a question while its tool call runs (mcp/server-questions.ts) */
   | { type: "server_question"; tool_call_id: string; question: string; options: string[] }
   | { type: "cancel"; reason?: string }
   /** run one tool call as its own run, without the model (see `Run.direct`) */

@@ -113,7 +113,7 @@ describe("advance(): events for calls", () => {
     expect(advance(answered, { type: "answer", tool_call_id: "q1", text: "again" }, NOW).effects).toEqual([]);
   });
 
-  it("a remote server's question is shown for its running built-in call only", () => {
+  it("an MCP server's question is shown for its running built-in (remote) or device call only", () => {
     const remote = { ...spec("srv__ask", {}), kind: "builtin" as const };
     const a = advance(
       initialState("conv-1", "pi-1"),
@@ -132,8 +132,14 @@ describe("advance(): events for calls", () => {
     expect(noOptions).toEqual([
       { type: "emit_event", event: { type: "question", toolCallId: "r1", question: "[srv] Sure?" } },
     ]);
-    // A device call, an unknown call, a call that has ended: nothing to show.
-    expect(advance(s, { ...ask, tool_call_id: "c2" }, NOW).effects).toEqual([]);
+    // A device MCP server's question, during its device call.
+    expect(advance(s, { ...ask, tool_call_id: "c2" }, NOW).effects).toEqual([
+      {
+        type: "emit_event",
+        event: { type: "question", toolCallId: "c2", question: "[srv] Sure?", options: ["yes", "no"] },
+      },
+    ]);
+    // An unknown call, a call that has ended: nothing to show.
     expect(advance(s, { ...ask, tool_call_id: "zz" }, NOW).effects).toEqual([]);
     const ended = advance(
       s,

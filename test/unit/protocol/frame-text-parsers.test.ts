@@ -34,6 +34,10 @@ const hubTexts: [string, string][] = [
   ["a tool command with a bad id", JSON.stringify({ ...command, request_id: "has space" })],
   ["a cancel", JSON.stringify({ type: "command", command: "cancel", request_id: "req-1" })],
   ["an ack", JSON.stringify({ type: "ack", request_ids: ["a", "b"] })],
+  [
+    "an elicitation answer",
+    JSON.stringify({ type: "elicitation_answer", request_id: "r", elicitation_id: "e", action: "accept", content: {} }),
+  ],
   ["an unknown type", JSON.stringify({ type: "tool", command: "tool" })],
   ["an array", "[]"],
   ["null", "null"],
@@ -54,6 +58,17 @@ const deviceTexts: [string, string][] = [
   ["a result without a tool", JSON.stringify({ ...success, tool: undefined })],
   ["a progress", JSON.stringify({ type: "progress", request_id: "r", content: [{ type: "text", text: "1" }] })],
   ["a hello", JSON.stringify({ type: "hello", protocol: 1, agent_id: "pi-1", version: "1" })],
+  [
+    "an elicitation",
+    JSON.stringify({
+      type: "elicitation",
+      request_id: "r",
+      elicitation_id: "e",
+      server: "s",
+      message: "?",
+      requested_schema: {},
+    }),
+  ],
   ["null", "null"],
   ["malformed JSON", '{"type":"result"'],
 ];
