@@ -5,6 +5,7 @@ import { z } from "zod";
 import { deploymentOf } from "../../durable-objects/addresses.js";
 import { forgetKey } from "../../durable-objects/deployment/in-force.js";
 import type { Env } from "../env.js";
+import { isMetadataDocumentUrl } from "./client-metadata-document.js";
 import type { ConsentGrant } from "./consent-form.js";
 import { GRANT_USER } from "./oauth-names.js";
 
@@ -33,7 +34,9 @@ const GrantMetadata = z.object({
 /**
  * Issue the key and complete the authorization. An earlier grant of the same client is replaced by
  * the library (it revokes the user's grants for that client and resource); their keys are revoked
- * here first, so a replaced grant leaves no live key behind.
+ * here first, so a replaced grant leaves no live key behind. An app named by its metadata
+ * document's URL shares that client_id with every installation of it, so, as the library does,
+ * only its grant to the same redirect URI is replaced.
  */
 export async function approveGrant(
   env: Env,
@@ -42,7 +45,7 @@ export async function approveGrant(
   clientName: string,
   grant: ConsentGrant,
 ): Promise<string> {
-  for (const old of await grantsOfClient(oauth, request.clientId)) await revokeGrantKey(env, old);
+  for (const old of await grantsReplacedBy(oauth, request)) await revokeGrantKey(env, old);
   const key = await deploymentOf(env).createKey(grant);
   const metadata: z.infer<typeof GrantMetadata> = {
     key_id: key.key_id,
@@ -73,8 +76,11 @@ async function allGrants(oauth: OAuthHelpers): Promise<GrantSummary[]> {
   return out;
 }
 
-async function grantsOfClient(oauth: OAuthHelpers, clientId: string): Promise<GrantSummary[]> {
-  return (await allGrants(oauth)).filter((g) => g.clientId === clientId);
+async function grantsReplacedBy(oauth: OAuthHelpers, request: AuthRequest): Promise<GrantSummary[]> {
+  const byUrl = isMetadataDocumentUrl(request.clientId);
+  return (await allGrants(oauth)).filter(
+    (g) => g.clientId === request.clientId && (!byUrl || g.redirectUri === request.redirectUri),
+  );
 }
 
 export function grantView(g: GrantSummary): McpGrantView | null {
