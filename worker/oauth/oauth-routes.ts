@@ -15,8 +15,9 @@ import { authorizationServerFor, oauthNotConfigured } from "./authorization-serv
 import { isMetadataDocumentUrl } from "./client-metadata-document.js";
 import { ConsentForm, grantFromForm, keyNameFor } from "./consent-form.js";
 import { approveGrant } from "./grants.js";
-import { resolveMetadataClient } from "./metadata-clients.js";
+import { fetchMetadataClient, metadataClientIsFresh } from "./metadata-clients.js";
 import { AUTHORIZE_PATH, REGISTER_PATH, RESOURCE_METADATA_PATH, resourceMetadata, TOKEN_PATH } from "./oauth-names.js";
+import { admitRegistration, tooManyRegistrations } from "./registration-limit.js";
 
 /**
  * The OAuth endpoints (docs/mcp.md#add-the-fleet-to-claude-or-chatgpt):
@@ -56,10 +57,18 @@ oauth.get("/.well-known/oauth-authorization-server", needKv, async (c) => {
     headers: res.headers,
   });
 });
-oauth.on(["POST", "OPTIONS"], REGISTER_PATH, countRejections(REGISTER_PATH), needKv, library);
+/** Registration takes a token from the caller address's bucket (registration-limit.ts); a preflight does not. */
+const limitRegistrations = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.method !== "POST") return next();
+  const admitted = await admitRegistration(c);
+  return admitted.ok ? next() : tooManyRegistrations(admitted);
+});
+oauth.on(["POST", "OPTIONS"], REGISTER_PATH, countRejections(REGISTER_PATH), needKv, limitRegistrations, library);
 oauth.on(["POST", "OPTIONS"], TOKEN_PATH, countRejections(TOKEN_PATH), needKv, library);
 
-function html(body: string, status: 200 | 400 | 401 | 403 = 200, formTarget?: string): Response {
+type PageStatus = 200 | 400 | 401 | 403 | 429;
+
+function html(body: string, status: PageStatus = 200, formTarget?: string): Response {
   const headers = pageHeaders("text/html; charset=utf-8");
   // The form's answer redirects to the client: a browser holds a redirect after a form post to the
   // form's CSP form-action, so the client's redirect origin is allowed there, and only it.
@@ -74,7 +83,7 @@ function html(body: string, status: 200 | 400 | 401 | 403 = 200, formTarget?: st
 /** A refused consent request: shown and counted, never redirected. */
 async function refused(
   c: Context<AppEnv>,
-  status: 400 | 401 | 403,
+  status: Exclude<PageStatus, 200>,
   code: string,
   message: string,
   errors: string[] = [],
@@ -117,11 +126,20 @@ async function authorizationFailure(c: Context<AppEnv>, error: unknown): Promise
 
 oauth.get(AUTHORIZE_PATH, needKv, async (c) => {
   const api = authorizationServerFor(origin(c)).getOAuthApi(c.env);
-  // An app named by the URL of its metadata document: fetched (or still fresh) before the library reads it.
+  // An app named by the URL of its metadata document: fetched unless still fresh, before the library reads it.
   const clientId = c.req.query("client_id") ?? "";
   const byUrl = isMetadataDocumentUrl(clientId);
-  if (byUrl) {
-    const resolved = await resolveMetadataClient(c.env, outboundPolicy(c.var.config), clientId);
+  if (byUrl && !(await metadataClientIsFresh(c.env, clientId))) {
+    // Fetching a document registers the app as POST /oauth/register does: the same bucket.
+    const admitted = await admitRegistration(c);
+    if (!admitted.ok) {
+      const page = await refused(c, 429, "too_many_registrations", "Too many new apps from your address.", [
+        `Try again in ${admitted.retry_after_s} s.`,
+      ]);
+      page.headers.set("retry-after", String(admitted.retry_after_s));
+      return page;
+    }
+    const resolved = await fetchMetadataClient(c.env, outboundPolicy(c.var.config), clientId);
     if (!resolved.ok) {
       log("info", "client metadata document refused", { client_id: clientId, reason: resolved.reason });
       return refused(c, 400, "invalid_client", "This app's metadata document could not be used.", [resolved.reason]);

@@ -30,6 +30,7 @@ export const OAUTH_ROUTES: Route[] = [
     responses: {
       201: json("the client's registration"),
       400: problem("`invalid_client_metadata` or `invalid_redirect_uri`"),
+      429: problem("too many registrations from this address (RATE_LIMIT_REGISTER_*), with `Retry-After`"),
     },
   },
   {
@@ -52,6 +53,10 @@ export const OAUTH_ROUTES: Route[] = [
       400: text(
         "a refused request (unknown client, unregistered redirect URI, an app's metadata document that cannot be " +
           "used): shown, never redirected",
+        "text/html",
+      ),
+      429: text(
+        "an app's metadata document to fetch, over the address's registration bucket (RATE_LIMIT_REGISTER_*)",
         "text/html",
       ),
     },
