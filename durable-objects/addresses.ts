@@ -45,9 +45,11 @@ export const registryOf = (env: Bindings<"REGISTRY">) => stub<RegistryRpc>(env.R
 export const poolRegistryFor = (env: Bindings<"REGISTRY">, pool: string) =>
   stub<RegistryRpc>(env.REGISTRY, `pool:${pool}`);
 
-/** One rate limiter per sender and per agent. */
-export const limiterFor = (env: Bindings<"LIMITER">, subject: `sender:${string}` | `agent:${string}`) =>
-  stub<LimiterDO>(env.LIMITER, subject);
+/** One rate limiter per sender, per agent, and per address registering OAuth apps (worker/oauth/registration-limit.ts). */
+export const limiterFor = (
+  env: Bindings<"LIMITER">,
+  subject: `sender:${string}` | `agent:${string}` | `register:${string}`,
+) => stub<LimiterDO>(env.LIMITER, subject);
 
 /** One object per (sender, idempotency key). */
 export const idempotencyFor = (env: Bindings<"IDEMPOTENCY">, sender: string, key: string) =>

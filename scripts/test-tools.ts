@@ -25,6 +25,7 @@ export const TEST_TOOLS = {
     aptPackage: "chromium",
   },
   mosquitto: { why: "the MQTT bridge", commands: ["mosquitto"], aptPackage: "mosquitto" },
+  openssl: { why: "https stand-ins' certificates", commands: ["openssl"], aptPackage: "openssl" },
 } as const satisfies Record<string, TestTool>;
 export type TestToolName = keyof typeof TEST_TOOLS;
 

@@ -10,6 +10,7 @@ import { ApiKeyStore, type NewKey } from "./api-keys.js";
 import { ApprovalRuleStore, type NewApprovalRule, type RuleQuery } from "./approval-rules.js";
 import { ChatAccessStore, type NewGrant } from "./chat-access.js";
 import type { DeploymentRpc } from "./deployment-rpc.js";
+import { GrantKeyStore } from "./grant-keys.js";
 import { type McpAuthEnv, McpOAuthStore } from "./mcp-oauth-store.js";
 import type { ConnectOutcome, FinishOutcome, McpServerAuthStatus, TokenOutcome } from "./mcp-oauth-types.js";
 import type { PairingSettings } from "./pairing-settings.js";
@@ -25,7 +26,8 @@ import { RejectionCounts } from "./rejection-counts.js";
 type DeploymentEnv = Pick<DurableObjectBindings, "DEVICE_HUB"> & McpAuthEnv;
 
 /**
- * The deployment's control plane (one object, `"global"`): scoped API keys, approval rules, chat
+ * The deployment's control plane (one object, `"global"`): scoped API keys (and which carry an
+ * OAuth grant: grant-keys.ts), approval rules, chat
  * grants and chat pairing codes, devices' pairing requests, refusal counts, and remote MCP servers'
  * OAuth connections (mcp-oauth-store.ts), each a store over
  * this object's SQLite. None of it is on a message's or a tool round's path: the hot reads (keys,
@@ -36,6 +38,7 @@ type DeploymentEnv = Pick<DurableObjectBindings, "DEVICE_HUB"> & McpAuthEnv;
  */
 export class DeploymentDO extends DurableObject<DeploymentEnv> implements DeploymentRpc {
   private readonly keys: ApiKeyStore;
+  private readonly keyGrants: GrantKeyStore;
   private readonly rules: ApprovalRuleStore;
   private readonly chat: ChatAccessStore;
   private readonly pairing: PairingStore;
@@ -46,6 +49,7 @@ export class DeploymentDO extends DurableObject<DeploymentEnv> implements Deploy
     super(ctx, env);
     const sql = ctx.storage.sql;
     this.keys = new ApiKeyStore(sql);
+    this.keyGrants = new GrantKeyStore(sql);
     this.rules = new ApprovalRuleStore(sql);
     this.chat = new ChatAccessStore(sql);
     this.pairing = new PairingStore(sql);
@@ -83,6 +87,12 @@ export class DeploymentDO extends DurableObject<DeploymentEnv> implements Deploy
   }
   async revokeKey(keyId: string): Promise<{ found: boolean; revoked: boolean }> {
     return this.keys.revoke(keyId);
+  }
+  async linkGrantKey(keyId: string, grantId: string): Promise<void> {
+    this.keyGrants.link(keyId, grantId);
+  }
+  async grantKeys(): Promise<{ key_id: string; grant_id: string }[]> {
+    return this.keyGrants.active();
   }
 
   async createRule(input: NewApprovalRule): Promise<ApprovalRule> {

@@ -24,6 +24,10 @@ export interface DeploymentRpc extends McpOAuthRpc {
   /** The active key whose SHA-256 this is, or null (unknown or revoked). Marks it used. */
   verifyKey(hash: string): Promise<ApiKeyView | null>;
   revokeKey(keyId: string): Promise<{ found: boolean; revoked: boolean }>;
+  /** The key carries this OAuth grant (worker/oauth/grant-links.ts). */
+  linkGrantKey(keyId: string, grantId: string): Promise<void>;
+  /** The active keys that carry an OAuth grant, with the grant's id. */
+  grantKeys(): Promise<{ key_id: string; grant_id: string }[]>;
 
   // Remembered approval decisions (`/v1/approval-rules`; approval-rules.ts).
   createRule(input: NewApprovalRule): Promise<ApprovalRule>;

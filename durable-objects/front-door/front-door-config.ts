@@ -138,6 +138,15 @@ export const WorkerVarsSchema = z
       .default(60)
       .describe("Token bucket per device, across senders: refill per minute."),
     RATE_LIMIT_AGENT_BURST: intVar(1, 1_000_000).default(30).describe("Token bucket per device: burst size."),
+    RATE_LIMIT_REGISTER_PER_MIN: intVar(1, 1_000_000)
+      .default(10)
+      .describe(
+        "Token bucket per caller address for registering an OAuth app with `/mcp`'s authorization server " +
+          "(`POST /oauth/register`, or an app's metadata document fetched): refill per minute; 429 + `Retry-After`.",
+      ),
+    RATE_LIMIT_REGISTER_BURST: intVar(1, 1_000_000)
+      .default(20)
+      .describe("Token bucket per caller address for registering an OAuth app: burst size."),
     MAX_OPEN_CONVERSATIONS_PER_AGENT: intVar(1, 1_000_000)
       .default(100)
       .describe(

@@ -5,7 +5,8 @@
  * (Chromium), who logs in and allows two devices; the client then lists and calls a device tool.
  * A second app allowed one device is refused the other; hostile requests are refused with the
  * spec's errors and counted; a grant revoked in the dashboard stops; a refresh works after a
- * runtime restart; a grant revoked from the CLI stops.
+ * runtime restart; a grant revoked from the CLI stops. A grant the library ends by itself (a
+ * replayed code, an app revoking its refresh token) takes its key with it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -279,6 +280,9 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
       body: "{}",
     });
     expect(afterReplay.status).toBe(401);
+    // The library removed that grant by itself; the key made for it follows, as the keys list shows.
+    const keys = (await admin("/v1/keys")).body.keys as { name: string; revoked_at: number | null }[];
+    expect(keys.find((k) => k.name === "mcp: Probe")?.revoked_at).toEqual(expect.any(Number));
 
     // A token issued at one origin is not valid at another (its audience is the first one's /mcp).
     const tokens = first.provider.saved!;
@@ -364,5 +368,21 @@ describe("the fleet added to an MCP client by URL (OAuth)", () => {
     );
     expect(refused.status).toBe(401);
     expect((await runCli(["mcp", "grants"], asAdmin(worker.url))).stdout).toContain("No app is allowed");
+  });
+
+  it("an app that revokes its own refresh token (RFC 7009) ends its grant, and the grant's key follows", async () => {
+    const app = await addFleet("Cursor e2e", ["pi-a"]);
+    const { grants } = (await admin("/v1/mcp/grants")).body as { grants: { client_name: string; key_id: string }[] };
+    const keyId = grants.find((g) => g.client_name === "Cursor e2e")?.key_id;
+    expect(keyId).toBeTruthy();
+    const revoked = await token({
+      token: app.provider.saved!.refresh_token!,
+      token_type_hint: "refresh_token",
+      client_id: app.provider.client!.client_id,
+    });
+    expect(revoked.status).toBe(200);
+    const keys = (await admin("/v1/keys")).body.keys as { key_id: string; revoked_at: number | null }[];
+    expect(keys.find((k) => k.key_id === keyId)?.revoked_at).toEqual(expect.any(Number));
+    expect((await admin("/v1/mcp/grants")).body.grants).toEqual([]);
   });
 });

@@ -5,12 +5,15 @@
  * `wrangler dev`, the CLI the packed one. The admin connects with `edgeloop mcp connect`, opens the
  * link it prints (here: fetched, following the redirects a browser would), the conversation calls
  * the tool; the token stops working and is renewed; renewal is refused and the call ends with the
- * error that says what to run; the admin connects again; and the connection outlives a restart.
+ * error that says what to run; the admin connects again, this time with the dashboard's Connect
+ * button (Chromium); and the connection outlives a restart.
  */
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { asAdmin, runCli } from "../helpers/cli.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type OAuthMcpStandin, startOAuthMcpStandin } from "../helpers/oauth-mcp-standin.js";
@@ -25,6 +28,9 @@ let worker: LocalWorker;
 let agent: AgentProcess;
 let conversationId: string | undefined;
 let vars: Record<string, string>;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
   standin = await startOAuthMcpStandin();
@@ -44,9 +50,12 @@ beforeAll(async () => {
     vars,
   }));
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: TOKEN });
+  browser = await launchChromium();
+  page = await dashboardPage(browser, pageErrors);
 }, 300_000);
 
 afterAll(async () => {
+  await browser?.close();
   await agent?.stop();
   await worker?.stop();
   await llm?.close();
@@ -133,9 +142,22 @@ describe("a remote MCP server that requires OAuth", () => {
     expect(run.stdout).toContain("run: edgeloop mcp connect gh");
   });
 
-  it("the admin connects again and the same conversation's calls work", async () => {
+  it("the admin connects again from the dashboard, and the same conversation's calls work", async () => {
     standin.refuseRefresh = false;
-    await connectAsAdmin();
+    await logIn(page, worker.url);
+    // The remote servers panel says what is wrong and offers the same flow as `edgeloop mcp connect gh`.
+    const panel = page.locator("#mcp-servers");
+    await panel.getByRole("cell", { name: "needs consent" }).waitFor();
+    await panel.getByRole("button", { name: "Connect gh" }).click();
+    // The tab goes to the server's authorization link, which (approving at once, as a consenting
+    // admin would) sends it back to the worker's callback.
+    await page.waitForURL((u) => u.pathname === "/v1/mcp-oauth/callback");
+    await page.getByRole("heading", { name: "Connected" }).waitFor();
+    expect(await page.textContent("body")).toContain("MCP server 'gh' is connected");
+    await page.goto(`${worker.url}/`);
+    await page.locator("#mcp-servers").getByRole("cell", { name: "connected", exact: true }).waitFor();
+    expect(await page.locator("#mcp-servers").getByRole("button", { name: "Reconnect gh" }).count()).toBe(1);
+    expect(pageErrors).toEqual([]);
     const body = await whoAmI();
     expect(body.reply).toBe("Server: you are edgeloop, authorized");
     expect(standin.counts.authorizationCodes).toBe(2);

@@ -13,9 +13,14 @@ export class ConnectorProvider implements OAuthClientProvider {
   saved?: OAuthTokens;
   verifier = "";
   authorizationUrl?: URL;
+  /**
+   * `clientMetadataUrl`: the app names itself by the URL of its metadata document (when the server
+   * takes them) instead of registering.
+   */
   constructor(
     private readonly name: string,
     readonly redirectUrl: string,
+    readonly clientMetadataUrl?: string,
   ) {}
   get clientMetadata(): OAuthClientMetadata {
     return {

@@ -44,7 +44,7 @@ export function consentPage(d: ConsentDescription, handle: string, choices: Cons
     `<form class="login consent" method="post" action="/oauth/authorize">
   <h1>Allow ${name} to use your devices?</h1>
   <p><strong id="client-name">${name}</strong> asks to use this fleet's MCP server.
-  ${d.clientDomain ? `It is published by <strong>${escapeHtml(d.clientDomain)}</strong>.` : "It registered itself: its name is not verified."}</p>
+  ${d.clientDomain ? `It is published by <strong id="client-domain">${escapeHtml(d.clientDomain)}</strong>, where its metadata document is.` : "It registered itself: its name is not verified."}</p>
   <p>Access will be sent to <strong id="redirect-uri">${escapeHtml(d.redirectUri)}</strong>.</p>
   ${d.redirectIsLoopback ? '<p class="error">This sends access to an app on your computer. Continue only if you just started connecting from it.</p>' : ""}
   <fieldset><legend>Devices it may reach</legend>

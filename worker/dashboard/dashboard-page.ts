@@ -113,6 +113,11 @@ export const DASHBOARD_HTML = `<!doctype html>
     <div id="mcp-grant-status" role="status" aria-live="polite"></div>
     <div id="mcp-grants"><p class="empty">Loading…</p></div>
   </section>
+  <section class="panel wide" aria-labelledby="h-mcp-servers">
+    <h2 id="h-mcp-servers">Remote MCP servers <span class="count" id="mcp-servers-count">0</span></h2>
+    <div id="mcp-server-status" role="status" aria-live="polite"></div>
+    <div id="mcp-servers"><p class="empty">Loading…</p></div>
+  </section>
   <section class="panel wide" aria-labelledby="h-channels">
     <h2 id="h-channels">Chat channels <span class="count" id="pairings-count">0</span></h2>
     <div id="channel-platforms"><p class="empty">Loading…</p></div>

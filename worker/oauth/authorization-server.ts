@@ -2,17 +2,19 @@ import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
 import { KEY_SCOPES } from "@edgeloop/protocol/api-keys";
 import { log } from "../../runtime/log.js";
 import { problemResponse } from "../../runtime/problem.js";
-import { AUTHORIZE_PATH, REGISTER_PATH, resourceFor, TOKEN_PATH } from "./oauth-names.js";
+import { AUTHORIZE_PATH, GRANT_TTL_S, REGISTER_PATH, resourceFor, TOKEN_PATH } from "./oauth-names.js";
 
 /**
  * The fleet's MCP server (`/mcp`) as an OAuth 2.1 protected resource, with this worker as its own
  * authorization server (docs/mcp.md#add-the-fleet-to-claude-or-chatgpt). The protocol — metadata,
  * dynamic client registration, PKCE, codes, refresh-token rotation, audience binding, token storage
  * in the `OAUTH_KV` binding — is `@cloudflare/workers-oauth-provider`'s; edgeloop owns the consent
- * page (oauth-routes.ts) and what a grant reaches (grants.ts: a grant is a scoped key).
+ * page (oauth-routes.ts), what a grant reaches (grants.ts: a grant is a scoped key), and fetching
+ * the metadata documents of apps named by URL (metadata-clients.ts: the library's own fetching,
+ * `clientIdMetadataDocumentEnabled`, stays off).
  */
 
-/** An access token lives an hour; a grant 30 days after its code was exchanged, however often refreshed. */
+/** An access token lives an hour (a grant, GRANT_TTL_S). */
 const ACCESS_TOKEN_TTL_S = 3600;
 
 /**
@@ -37,6 +39,8 @@ export function authorizationServerFor(origin: string): OAuthAuthorizationServer
       clientRegistrationEndpoint: REGISTER_PATH,
       scopesSupported: [...KEY_SCOPES],
       accessTokenTTL: ACCESS_TOKEN_TTL_S,
+      // The library's default, named here because metadata-clients.ts keeps a client's record as long.
+      refreshTokenTTL: GRANT_TTL_S,
       // The library's default logs every refusal as a warning; edgeloop counts them (count-rejections.ts)
       // and logs the reason the library gives, which never reaches the wire.
       onError: ({ code, status, internal }) => {

@@ -4,8 +4,11 @@ import { GRANT_ID_PREFIX, type McpGrantView } from "@edgeloop/protocol/mcp-grant
 import { z } from "zod";
 import { deploymentOf } from "../../durable-objects/addresses.js";
 import { forgetKey } from "../../durable-objects/deployment/in-force.js";
+import { log } from "../../runtime/log.js";
 import type { Env } from "../env.js";
+import { isMetadataDocumentUrl } from "./client-metadata-document.js";
 import type { ConsentGrant } from "./consent-form.js";
+import { grantIdOfRedirect, grantRecordKey } from "./grant-links.js";
 import { GRANT_USER } from "./oauth-names.js";
 
 /**
@@ -13,7 +16,9 @@ import { GRANT_USER } from "./oauth-names.js";
  * chose; the key itself travels only inside the grant's `props`, which the library encrypts with a
  * key wrapped by each token, so only a token's holder can unwrap it. A request with an access
  * token is then judged as a request with that key (middleware/authorize.ts): the same principal,
- * the same checks, the same trusted copy. Revoking a grant revokes its key and deletes its tokens.
+ * the same checks, the same trusted copy. Revoking a grant revokes its key and deletes its tokens;
+ * a grant the library removes by itself takes its key with it when grants or keys are next listed
+ * (followGrants).
  */
 
 /** What the grant's tokens unwrap to. */
@@ -33,7 +38,9 @@ const GrantMetadata = z.object({
 /**
  * Issue the key and complete the authorization. An earlier grant of the same client is replaced by
  * the library (it revokes the user's grants for that client and resource); their keys are revoked
- * here first, so a replaced grant leaves no live key behind.
+ * here first, so a replaced grant leaves no live key behind. An app named by its metadata
+ * document's URL shares that client_id with every installation of it, so, as the library does,
+ * only its grant to the same redirect URI is replaced.
  */
 export async function approveGrant(
   env: Env,
@@ -42,7 +49,7 @@ export async function approveGrant(
   clientName: string,
   grant: ConsentGrant,
 ): Promise<string> {
-  for (const old of await grantsOfClient(oauth, request.clientId)) await revokeGrantKey(env, old);
+  for (const old of await grantsReplacedBy(oauth, request)) await revokeGrantKey(env, old);
   const key = await deploymentOf(env).createKey(grant);
   const metadata: z.infer<typeof GrantMetadata> = {
     key_id: key.key_id,
@@ -52,14 +59,43 @@ export async function approveGrant(
     pools: grant.pools,
     scopes: grant.scopes,
   };
-  const { redirectTo } = await oauth.completeAuthorization({
-    request,
-    userId: GRANT_USER,
-    metadata,
-    scope: grant.scopes,
-    props: { key: key.key } satisfies GrantProps,
-  });
+  let redirectTo: string;
+  try {
+    ({ redirectTo } = await oauth.completeAuthorization({
+      request,
+      userId: GRANT_USER,
+      metadata,
+      scope: grant.scopes,
+      props: { key: key.key } satisfies GrantProps,
+    }));
+  } catch (error) {
+    // No grant was made: its key goes too.
+    await deploymentOf(env).revokeKey(key.key_id);
+    throw error;
+  }
+  // The key follows its grant from now on (grant-links.ts).
+  const grantId = grantIdOfRedirect(redirectTo);
+  if (grantId) await deploymentOf(env).linkGrantKey(key.key_id, grantId);
+  else log("warn", "oauth grant id not found in the code: its key will not follow it", { key_id: key.key_id });
   return redirectTo;
+}
+
+/**
+ * Revoke the keys whose grant the library removed by itself (grant-links.ts): run before grants or
+ * keys are listed, so neither list shows a key nobody can use. One KV read per grant key.
+ */
+export async function followGrants(env: Env): Promise<void> {
+  const deployment = deploymentOf(env);
+  const linked = await deployment.grantKeys();
+  const gone = await Promise.all(
+    linked.map(async (k) => ((await env.OAUTH_KV.get(grantRecordKey(k.grant_id))) === null ? k.key_id : null)),
+  );
+  for (const keyId of gone) {
+    if (keyId === null) continue;
+    await deployment.revokeKey(keyId);
+    forgetKey(keyId);
+    log("info", "oauth grant gone: its key revoked", { key_id: keyId });
+  }
 }
 
 async function allGrants(oauth: OAuthHelpers): Promise<GrantSummary[]> {
@@ -73,8 +109,11 @@ async function allGrants(oauth: OAuthHelpers): Promise<GrantSummary[]> {
   return out;
 }
 
-async function grantsOfClient(oauth: OAuthHelpers, clientId: string): Promise<GrantSummary[]> {
-  return (await allGrants(oauth)).filter((g) => g.clientId === clientId);
+async function grantsReplacedBy(oauth: OAuthHelpers, request: AuthRequest): Promise<GrantSummary[]> {
+  const byUrl = isMetadataDocumentUrl(request.clientId);
+  return (await allGrants(oauth)).filter(
+    (g) => g.clientId === request.clientId && (!byUrl || g.redirectUri === request.redirectUri),
+  );
 }
 
 export function grantView(g: GrantSummary): McpGrantView | null {
@@ -99,6 +138,7 @@ export function grantView(g: GrantSummary): McpGrantView | null {
  * revoke`) is no longer in force, and is not listed.
  */
 export async function listGrants(env: Env, oauth: OAuthHelpers): Promise<McpGrantView[]> {
+  await followGrants(env);
   const active = new Set((await deploymentOf(env).listKeys()).filter((k) => !k.revoked_at).map((k) => k.key_id));
   return (await allGrants(oauth))
     .map(grantView)

@@ -13,6 +13,8 @@ export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MC
 export const GRANT_USER = "admin";
 /** What any access needs (the 401 names it); the rest of a grant's scopes are chosen on the consent page. */
 export const REQUIRED_SCOPES = ["mcp"] as const;
+/** A grant lasts 30 days from its code's exchange, however often its tokens are refreshed. */
+export const GRANT_TTL_S = 30 * 86_400;
 
 export function resourceFor(origin: string): string {
   return `${origin}${MCP_PATH}`;

@@ -14,7 +14,9 @@ export const OAUTH_ROUTES: Route[] = [
   {
     method: "GET",
     path: "/.well-known/oauth-authorization-server",
-    summary: "RFC 8414 metadata: the authorization, token and registration endpoints, PKCE S256, scopes",
+    summary:
+      "RFC 8414 metadata: the authorization, token and registration endpoints, PKCE S256, scopes, client ID " +
+      "metadata documents",
     tag: "oauth",
     auth: PUBLIC,
     responses: { 200: json("the authorization-server metadata") },
@@ -28,6 +30,7 @@ export const OAUTH_ROUTES: Route[] = [
     responses: {
       201: json("the client's registration"),
       400: problem("`invalid_client_metadata` or `invalid_redirect_uri`"),
+      429: problem("too many registrations from this address (RATE_LIMIT_REGISTER_*), with `Retry-After`"),
     },
   },
   {
@@ -47,7 +50,15 @@ export const OAUTH_ROUTES: Route[] = [
     responses: {
       200: text("the consent page, or the login form", "text/html"),
       302: { description: "back to the client with an error, when its redirect URI is registered" },
-      400: text("a refused request (unknown client, unregistered redirect URI): shown, never redirected", "text/html"),
+      400: text(
+        "a refused request (unknown client, unregistered redirect URI, an app's metadata document that cannot be " +
+          "used): shown, never redirected",
+        "text/html",
+      ),
+      429: text(
+        "an app's metadata document to fetch, over the address's registration bucket (RATE_LIMIT_REGISTER_*)",
+        "text/html",
+      ),
     },
   },
   {

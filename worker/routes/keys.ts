@@ -6,6 +6,7 @@ import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
+import { followGrants } from "../oauth/grants.js";
 import { readJsonBody } from "../read-body.js";
 
 /**
@@ -42,7 +43,11 @@ keys.post("/", async (c) => {
   return c.json(issued, 201, { "cache-control": "no-store" });
 });
 
-keys.get("/", async (c) => c.json({ keys: await deploymentOf(c.env).listKeys() }));
+keys.get("/", async (c) => {
+  // Keys made for OAuth grants the library has since removed are revoked first (oauth/grants.ts).
+  if (c.env.OAUTH_KV) await followGrants(c.env);
+  return c.json({ keys: await deploymentOf(c.env).listKeys() });
+});
 
 keys.delete("/:id", async (c) => {
   const id = c.req.param("id");

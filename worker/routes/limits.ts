@@ -18,6 +18,7 @@ limits.get("/", async (c) => {
       max_text_chars: k.MAX_TEXT_CHARS,
       sender: { per_minute: k.RATE_LIMIT_SENDER_PER_MIN, burst: k.RATE_LIMIT_SENDER_BURST },
       agent: { per_minute: k.RATE_LIMIT_AGENT_PER_MIN, burst: k.RATE_LIMIT_AGENT_BURST },
+      oauth_registration: { per_minute: k.RATE_LIMIT_REGISTER_PER_MIN, burst: k.RATE_LIMIT_REGISTER_BURST },
       open_conversations_per_agent: k.MAX_OPEN_CONVERSATIONS_PER_AGENT,
       conversation_idle_seconds: k.CONVERSATION_IDLE_SECONDS,
       webhook_tolerance_seconds: k.WEBHOOK_TOLERANCE_SECONDS,

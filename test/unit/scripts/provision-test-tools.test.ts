@@ -104,7 +104,7 @@ function stubMachine(opts: { sudo: boolean; aptGet: boolean; aptFails?: boolean;
 
 describe("provision (stub apt-get and sudo on PATH)", () => {
   it("as root: installs what is missing, and then finds it", () => {
-    const m = stubMachine({ sudo: false, aptGet: true, present: ["git"] });
+    const m = stubMachine({ sudo: false, aptGet: true, present: ["git", "openssl"] });
     expect(m.run(0)).toBe(0);
     expect(m.calls()).toEqual(["apt-get update -qq", "apt-get install -y -qq bubblewrap chromium mosquitto"]);
     expect(["bwrap", "chromium", "mosquitto"].every(m.has)).toBe(true);
@@ -112,14 +112,18 @@ describe("provision (stub apt-get and sudo on PATH)", () => {
   });
 
   it("with everything present: calls nothing", () => {
-    const m = stubMachine({ sudo: true, aptGet: true, present: ["git", "bwrap", "chromium-browser", "mosquitto"] });
+    const m = stubMachine({
+      sudo: true,
+      aptGet: true,
+      present: ["git", "bwrap", "chromium-browser", "mosquitto", "openssl"],
+    });
     expect(m.run(1000)).toBe(0);
     expect(m.calls()).toEqual([]);
     expect(m.lines).toEqual([]);
   });
 
   it("as a user with passwordless sudo: installs through sudo -n", () => {
-    const m = stubMachine({ sudo: true, aptGet: true, present: ["git", "bwrap", "mosquitto"] });
+    const m = stubMachine({ sudo: true, aptGet: true, present: ["git", "bwrap", "mosquitto", "openssl"] });
     expect(m.run(1000)).toBe(0);
     expect(m.calls()).toEqual([
       "sudo -n true",
@@ -131,7 +135,7 @@ describe("provision (stub apt-get and sudo on PATH)", () => {
   });
 
   it("as a user without sudo: stops with one line and installs nothing", () => {
-    const m = stubMachine({ sudo: false, aptGet: true, present: ["git", "mosquitto"] });
+    const m = stubMachine({ sudo: false, aptGet: true, present: ["git", "mosquitto", "openssl"] });
     expect(m.run(1000)).toBe(1);
     expect(m.calls()).toEqual([]);
     expect(m.lines).toHaveLength(1);
@@ -139,7 +143,12 @@ describe("provision (stub apt-get and sudo on PATH)", () => {
   });
 
   it("when apt-get fails: says which command failed", () => {
-    const m = stubMachine({ sudo: false, aptGet: true, aptFails: true, present: ["git", "bwrap", "chromium"] });
+    const m = stubMachine({
+      sudo: false,
+      aptGet: true,
+      aptFails: true,
+      present: ["git", "bwrap", "chromium", "openssl"],
+    });
     expect(m.run(0)).toBe(1);
     expect(m.lines.at(-1)).toBe("npm test: `apt-get install -y -qq mosquitto` failed (exit 100)");
   });
