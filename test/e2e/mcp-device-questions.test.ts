@@ -13,11 +13,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
-import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
+import { getConversation, sendMessage } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { mcpSkill } from "../helpers/mcp.js";
+import { pendingQuestions } from "../helpers/pending-questions.js";
 import { REPO_ROOT } from "../helpers/processes.js";
 import { scriptedVars, startScriptedStack } from "../helpers/scripted-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -32,39 +33,7 @@ let agent: AgentProcess;
 let vars: Record<string, string>;
 let answersFile: string;
 
-type Pending = { id: string; name: string; state: string; question?: string; options?: string[] };
-
-const auth = { authorization: `Bearer ${API_TOKEN}` };
-
-async function pendingQuestion(conversationId: string): Promise<Pending> {
-  const view = await waitUntil(
-    () =>
-      fetch(`${worker.url}/v1/conversations/${conversationId}`, { headers: auth }).then(
-        (r) => r.json() as Promise<{ pending_tool_calls?: Pending[] }>,
-      ),
-    (v) => (v.pending_tool_calls ?? []).some((c) => c.state === "awaiting_answer"),
-    { what: "the device server's question", timeoutMs: 30_000 },
-  );
-  return view.pending_tool_calls!.find((c) => c.state === "awaiting_answer")!;
-}
-
-function answer(conversationId: string, callId: string, body: unknown, token = API_TOKEN): Promise<Response> {
-  return fetch(`${worker.url}/v1/conversations/${conversationId}/answers/${callId}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-/** Sends `text` in a new conversation and waits for its reply meanwhile; the id is known at once. */
-function startRun(text: string): { conversationId: string; done: Promise<WaitReplyBody> } {
-  const conversationId = `conv-asks-${crypto.randomUUID()}`;
-  const done = sendMessage(worker.url, { agent_id: AGENT, conversation_id: conversationId, text }, 60).then((r) =>
-    // Not an assertion here: a failure would be an unhandled rejection until the test awaits it.
-    r.status === 200 ? r.body : ({ status: `HTTP ${r.status}`, reply: JSON.stringify(r.body) } as WaitReplyBody),
-  );
-  return { conversationId, done };
-}
+const { pendingQuestion, answer, startRun } = pendingQuestions(() => worker.url, AGENT, "conv-asks");
 
 /** The server's skill: `book_table` with time for a person; `pick_region` with four seconds. */
 function askingSkill(name: string, tool: string, timeoutMs: number): string {

@@ -13,11 +13,12 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
-import { getConversation, sendMessage, type WaitReplyBody } from "../helpers/api.js";
+import { getConversation, sendMessage } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
 import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { freePort } from "../helpers/free-port.js";
-import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { pendingQuestions } from "../helpers/pending-questions.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
 import { scriptedVars, startScriptedStack } from "../helpers/scripted-stack.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -29,39 +30,7 @@ let worker: LocalWorker;
 let server: Child;
 let vars: Record<string, string>;
 
-type Pending = { id: string; name: string; state: string; question?: string; options?: string[] };
-
-const auth = { authorization: `Bearer ${API_TOKEN}` };
-
-async function pendingQuestion(conversationId: string): Promise<Pending> {
-  const view = await waitUntil(
-    () =>
-      fetch(`${worker.url}/v1/conversations/${conversationId}`, { headers: auth }).then(
-        (r) => r.json() as Promise<{ pending_tool_calls: Pending[] }>,
-      ),
-    (v) => v.pending_tool_calls.some((c) => c.state === "awaiting_answer"),
-    { what: "the server's question", timeoutMs: 30_000 },
-  );
-  return view.pending_tool_calls.find((c) => c.state === "awaiting_answer")!;
-}
-
-function answer(conversationId: string, callId: string, body: unknown): Promise<Response> {
-  return fetch(`${worker.url}/v1/conversations/${conversationId}/answers/${callId}`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-/** Sends `text` in a new conversation and waits for its reply meanwhile; the id is known at once. */
-function startRun(text: string): { conversationId: string; done: Promise<WaitReplyBody> } {
-  const conversationId = `conv-asked-${crypto.randomUUID()}`;
-  const done = sendMessage(worker.url, { agent_id: AGENT, conversation_id: conversationId, text }, 60).then((r) =>
-    // Not an assertion here: a failure would be an unhandled rejection until the test awaits it.
-    r.status === 200 ? r.body : ({ status: `HTTP ${r.status}`, reply: JSON.stringify(r.body) } as WaitReplyBody),
-  );
-  return { conversationId, done };
-}
+const { pendingQuestion, answer, startRun } = pendingQuestions(() => worker.url, AGENT, "conv-asked");
 
 /** One server, twice: the second gives a person one second to answer. */
 function mcpVars(url: string): Record<string, string> {
