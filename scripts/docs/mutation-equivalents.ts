@@ -111,4 +111,39 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason:
       'the stand-in for a missing X-Grafana-Alerting-Signature goes to `verifyHmacSha256Hex`, which refuses anything but 64 hex digits before it computes anything; `""` and that text are both refused, with the same reason.',
   },
+  {
+    file: "durable-objects/conversation/llm/stream-assembler.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: "chunk.choices",
+    reason:
+      "a chunk without a `choices` array then loops over one string instead of over nothing; the loop's first line skips every choice that is not an object (`if (!isObject(choice)) continue`), so nothing is read and `sawChoice` stays false.",
+  },
+  {
+    file: "durable-objects/conversation/llm/stream-assembler.ts",
+    mutator: "ConditionalExpression",
+    original: 'typeof index === "number"',
+    replacement: "true",
+    reason:
+      '`Number.isInteger` is false for every value that is not a number, so `true && Number.isInteger(index)` is the same test as `typeof index === "number" && Number.isInteger(index)`.',
+  },
+  {
+    file: "durable-objects/conversation/llm/stream-assembler.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: "const slots",
+    reason:
+      "buildTurn skips a slot with neither a name nor arguments (`!slot.name && !slot.arguments`); the extra entry is a string, which has neither property, so it gives no call, and a call's position (for its generated id) counts calls pushed, not slots.",
+  },
+  {
+    file: "durable-objects/conversation/llm/stream-assembler.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: ": [];",
+    reason:
+      "a message with neither `tool_calls` nor `function_call` then gives one string as its raw calls instead of none; the loop skips every entry that is not an object (`if (!isObject(call)) continue`), so no slot is made.",
+  },
 ];
