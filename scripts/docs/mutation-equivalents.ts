@@ -19,6 +19,13 @@ const STATIC =
 const FENCE_SHORTCUT =
   "the test only saves work. A fenced body (trimmed) that starts with neither `{` nor `[` is either not JSON, and then `JSON.parse` fails and `CALL_ATTEMPT`, anchored at `{`, finds no attempt, so nothing is reported; or it is a JSON string, number, boolean or null, which `toCalls` reads as no call (`toCall` takes only objects). Either way the loop goes on to the next fence with nothing recorded, as the skip does.";
 
+/** Why what checkValue returns after it reported a problem is never seen (validate-arguments.ts). */
+const AFTER_A_PROBLEM =
+  "checkValue answers `{ ok: false }` only right after it pushed a problem, and validateArguments returns its error, built from the problems alone, whenever any problem was pushed, dropping every value built on the way; so what checkValue or a nested check returns once a problem is pushed is never seen.";
+
+/** checkValue runs wrongType first (validate-arguments.ts). */
+const TYPE_CHECKED = "checkValue returns before this line unless `wrongType` found the value of the schema's type:";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
     file: "runtime/hmac-hex.ts",
@@ -246,5 +253,102 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     replacement: "false",
     reason:
       "the removed ranges never overlap, so no range starts before the cursor: fenced ranges come from one `matchAll`, whose matches do not overlap; the bare scan skips fenced ranges and resumes after each call it takes; a Mistral marker taken with a bare call ends where the call starts and cannot reach back into an earlier range (one ends with a fence's backticks or with a JSON value's closing bracket, and JSON never ends in `[TOOL_CALLS]`); and a bare call cannot hold a fenced call, since the fence would lie in the JSON's strings, so the fenced call's quoted keys would be the JSON's unquoted text, and a call key such as `tool` is not valid unquoted JSON (tagged calls are taken alone).",
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "raw === null",
+    replacement: "false",
+    reason:
+      "null then goes on to `asObject`, whose first line answers null with the same `{ ok: true, value: {} }`; null is not a string, so nothing between the two reads it.",
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "checked.ok",
+    replacement: "true",
+    reason: `with it the key is set to undefined when the check failed; ${AFTER_A_PROBLEM}`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ObjectLiteral",
+    original: "{ ok: false }",
+    replacement: "{}",
+    reason: AFTER_A_PROBLEM,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    context: "{ ok: false };",
+    reason: AFTER_A_PROBLEM,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "problems.length === before",
+    replacement: "true",
+    reason: `it differs only when the nested check pushed a problem; ${AFTER_A_PROBLEM}`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "schema.minimum !== undefined",
+    replacement: "true",
+    reason:
+      "without a minimum, `value < schema.minimum` compares a number with undefined, which is false for every number, as the guard's false is.",
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "schema.maximum !== undefined",
+    replacement: "true",
+    reason:
+      "without a maximum, `value > schema.maximum` compares a number with undefined, which is false for every number, as the guard's false is.",
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: 'schema.type === "object"',
+    replacement: "true",
+    reason: `${TYPE_CHECKED} a plain object gets here only under type "object", so \`isPlainObject(value)\` alone is the same test.`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "LogicalOperator",
+    original: 'schema.type === "object" && isPlainObject(value)',
+    replacement: 'schema.type === "object" || isPlainObject(value)',
+    reason: `${TYPE_CHECKED} under type "object" the value is a plain object, and under any other type it is not, so \`||\` and \`&&\` agree.`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: 'schema.type === "array"',
+    replacement: "true",
+    reason: `${TYPE_CHECKED} an array gets here only under type "array", so \`Array.isArray(value)\` alone is the same test.`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "LogicalOperator",
+    original: 'schema.type === "array" && Array.isArray(value)',
+    replacement: 'schema.type === "array" || Array.isArray(value)',
+    reason: `${TYPE_CHECKED} under type "array" the value is an array, and under any other type it is not, so \`||\` and \`&&\` agree.`,
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: 'typeof value === "number"',
+    replacement: "true",
+    reason:
+      "`Number.isInteger` and `Number.isFinite` do not convert their argument: both are false for every value that is not a number, so the `typeof` before them decides nothing.",
+  },
+  {
+    file: "protocol/validate-arguments.ts",
+    mutator: "ConditionalExpression",
+    original: "alias !== key",
+    replacement: "true",
+    reason:
+      "the loop has already skipped keys the schema knows (`if (known.has(key)) continue`), so when an alias equals its key, `known.has(alias)` is false and the condition is false either way.",
   },
 ];
