@@ -90,6 +90,11 @@ describe("parseIpv6: the limits of each spelling", () => {
     expect(parseIpv6("::ffff:1.2.3.255")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x102, 0x3ff]);
   });
 
+  it("takes all eight groups written out, with or without a dotted tail", () => {
+    expect(parseIpv6("2001:db8:0:0:0:0:0:1")).toEqual([0x2001, 0xdb8, 0, 0, 0, 0, 0, 1]);
+    expect(parseIpv6("0:0:0:0:0:ffff:127.0.0.1")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
+  });
+
   it.each(["1:2:3:4:5:6:7:8::", "::1.2.3", "::1.2.3.256", "::1.2.3.a", "::1.2.3.a1", "::1.2.3.1a", "::1.2..4"])(
     "refuses %s",
     (text) => {
