@@ -26,6 +26,18 @@ const AFTER_A_PROBLEM =
 /** checkValue runs wrongType first (validate-arguments.ts). */
 const TYPE_CHECKED = "checkValue returns before this line unless `wrongType` found the value of the schema's type:";
 
+/** parseIpv4 of a host with nothing left (ip-address.ts). */
+const EMPTY_HOST =
+  'the check only answers early: an empty host splits into one empty part, and parseIpv4Part refuses "" (each of its digit patterns needs at least one digit), so the answer is null either way.';
+
+/** What parseIpv4 does with a part's value after parseIpv4Part (ip-address.ts). */
+const PART_BOUND =
+  "parseIpv4Part is only called by parseIpv4, which refuses any part but the last above 255 and a last part of 2^(8·bytes left) or more (at most 2^32): a value above 0xffffffff is refused there";
+
+/** parseIpv6's first line is a shortcut (ip-address.ts). */
+const V6_PREFILTER =
+  "the character test only refuses early: every character of the text ends up in a group checked against `/^[0-9a-f]{1,4}$/i`, a dotted tail's octet checked against `/^\\d{1,3}$/`, or a separator (`:`, `::`, the tail's dots), so a text with any other character is refused further down, and the empty text gives no groups and fails the group count.";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
     file: "runtime/hmac-hex.ts",
@@ -350,5 +362,111 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     replacement: "true",
     reason:
       "the loop has already skipped keys the schema knows (`if (known.has(key)) continue`), so when an alias equals its key, `known.has(alias)` is false and the condition is false either way.",
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "r.bits === 0",
+    replacement: "false",
+    reason:
+      "no range in `V4_BLOCKED` has 0 bits (the shortest is /4), so the `r.bits === 0` branch is never taken and the mask is always the shifted one.",
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: 'trimmed === ""',
+    replacement: "false",
+    reason: EMPTY_HOST,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: "trimmed ===",
+    reason: EMPTY_HOST,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "Regex",
+    original: "/^0x/i",
+    replacement: "/0x/i",
+    reason:
+      'a part with `0x` anywhere but at its start has an `x` at index 2 or later, so the hex branch\'s `part.slice(2)` keeps that `x` and fails `/^[0-9a-f]+$/i`; the decimal or octal pattern the code uses instead fails on the `x` too, so both answer null (and `digits === ""` needs a part of two characters, which then starts with `0x`).',
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "MethodExpression",
+    original: "part.slice(1)",
+    replacement: "part",
+    reason:
+      "the dropped character is the octal part's leading `0`: a leading 0 changes neither whether `/^[0-7]+$/` matches nor the value `parseInt(…, 8)` gives.",
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "Number.isSafeInteger(value) && value <= 0xffffffff",
+    replacement: "true",
+    reason: `${PART_BOUND} and an unsafe or infinite value is larger still.`,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "LogicalOperator",
+    original: "Number.isSafeInteger(value) && value <= 0xffffffff",
+    replacement: "Number.isSafeInteger(value) || value <= 0xffffffff",
+    reason: `${PART_BOUND} (an unsafe integer is above 2^53, so it fails both sides alike).`,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "value <= 0xffffffff",
+    replacement: "true",
+    reason: `${PART_BOUND}.`,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "!/^[0-9a-f:.]+$/i.test(text)",
+    replacement: "false",
+    reason: V6_PREFILTER,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "Regex",
+    original: "/^[0-9a-f:.]+$/i",
+    replacement: "/[0-9a-f:.]+$/i",
+    reason: V6_PREFILTER,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "Regex",
+    original: "/^[0-9a-f:.]+$/i",
+    replacement: "/^[0-9a-f:.]+/i",
+    reason: V6_PREFILTER,
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "lastColon < 0",
+    replacement: "false",
+    reason:
+      'a dotted tail with no colon is a bare IPv4 address; without the check it becomes two groups (`1.2.3.4` → `102:304`), and two groups without `::` fail the "exactly eight" rule, so the answer is null as before.',
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "EqualityOperator",
+    original: "lastColon < 0",
+    replacement: "lastColon <= 0",
+    reason:
+      "the only extra text refused is one whose only colon is its first character (`:1.2.3.4`); without the refusal it becomes `:102:304`, whose first group is empty and fails the group pattern, so the answer is null either way.",
+  },
+  {
+    file: "runtime/ip-address.ts",
+    mutator: "ConditionalExpression",
+    original: "halves.length === 2",
+    replacement: "true",
+    context: "const zeros",
+    reason:
+      "with no `::` (one half) the line above has already refused any count of groups but 8, so `8 - given` is 0 and `Array.from` gives the same empty list as `[]`.",
   },
 ];
