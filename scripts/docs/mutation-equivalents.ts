@@ -1,3 +1,5 @@
+import { ARGUMENT_AND_ADDRESS_EQUIVALENTS } from "./mutation-equivalents-arguments.js";
+import { LLM_EQUIVALENTS } from "./mutation-equivalents-llm.js";
 import type { Equivalent } from "./mutation-report.js";
 
 /**
@@ -111,4 +113,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason:
       'the stand-in for a missing X-Grafana-Alerting-Signature goes to `verifyHmacSha256Hex`, which refuses anything but 64 hex digits before it computes anything; `""` and that text are both refused, with the same reason.',
   },
+  ...LLM_EQUIVALENTS,
+  ...ARGUMENT_AND_ADDRESS_EQUIVALENTS,
 ];

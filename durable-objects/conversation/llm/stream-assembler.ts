@@ -69,19 +69,15 @@ export class StreamAssembler {
   }
 
   private applyDelta(delta: JsonObject): string {
-    let added = "";
     const text = readContent(delta.content);
-    if (text !== null) {
-      this.content += text;
-      added = text;
-    }
+    this.content += text;
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) if (isObject(call)) this.applyToolCallDelta(call);
     } else if (isObject(delta.function_call)) {
       // Legacy single function call: same as a tool call at index 0.
       this.applyToolCallDelta({ index: 0, function: delta.function_call });
     }
-    return added;
+    return text;
   }
 
   private applyToolCallDelta(call: JsonObject): void {
@@ -169,7 +165,7 @@ export function fromCompletion(json: unknown, idSeed: string): CompletionConvers
 }
 
 function buildTurn(
-  content: string | null,
+  content: string,
   slots: readonly CallSlot[],
   finishReason: string | null,
   usage: LlmUsage | undefined,
@@ -194,16 +190,14 @@ function buildTurn(
   return turn;
 }
 
-/** Content is a string normally; some servers send text parts. */
-function readContent(value: unknown): string | null {
+/**
+ * Content is a string normally; some servers send text parts. No text reads as "", which buildTurn
+ * turns into null: a separate "no content" value would be one more spelling of the same thing.
+ */
+function readContent(value: unknown): string {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    const texts = value
-      .map((part) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
-      .filter((t) => t !== "");
-    return texts.length > 0 ? texts.join("") : null;
-  }
-  return null;
+  if (!Array.isArray(value)) return "";
+  return value.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
 }
 
 function readUsage(value: unknown): LlmUsage | undefined {

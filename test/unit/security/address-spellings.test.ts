@@ -38,10 +38,9 @@ describe("blockedHost: names", () => {
     (name) => {
       const reason = blockedHost(name);
       expect(reason).not.toBeNull();
-      if (name.includes(".") && !name.endsWith(".internal")) {
-        expect(reason).toBe("a cloud metadata service");
-        expect(blockedHost(`x.${name}`)).toBe("a cloud metadata service");
-      }
+      // A name under it is refused as the service too, the dotless `instance-data` included.
+      if (!name.endsWith(".internal")) expect(blockedHost(`x.${name}`)).toBe("a cloud metadata service");
+      if (name.includes(".") && !name.endsWith(".internal")) expect(reason).toBe("a cloud metadata service");
     },
   );
 
@@ -88,6 +87,11 @@ describe("parseIpv6: the limits of each spelling", () => {
     expect(parseIpv6("1:2:3:4:5:6:7::")).toEqual([1, 2, 3, 4, 5, 6, 7, 0]);
     expect(parseIpv6("::ffff:10.20.30.40")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0a14, 0x1e28]);
     expect(parseIpv6("::ffff:1.2.3.255")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x102, 0x3ff]);
+  });
+
+  it("takes all eight groups written out, with or without a dotted tail", () => {
+    expect(parseIpv6("2001:db8:0:0:0:0:0:1")).toEqual([0x2001, 0xdb8, 0, 0, 0, 0, 0, 1]);
+    expect(parseIpv6("0:0:0:0:0:ffff:127.0.0.1")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
   });
 
   it.each(["1:2:3:4:5:6:7:8::", "::1.2.3", "::1.2.3.256", "::1.2.3.a", "::1.2.3.a1", "::1.2.3.1a", "::1.2..4"])(
