@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { conversationFor } from "../../durable-objects/addresses.js";
+import { REGION_FORM } from "../fixtures/mcp/asking-forms.mjs";
 import { API, call, connectDevice, type Frame, uid, waitFor } from "./support/front-door.js";
 
 /**
@@ -12,21 +13,7 @@ import { API, call, connectDevice, type Frame, uid, waitFor } from "./support/fr
 const AGENT = "pi-2";
 const TOKEN = "device-secret-2";
 
-const REGION = {
-  type: "object",
-  properties: {
-    region: {
-      type: "string",
-      oneOf: [
-        { const: "eu-1", title: "Europe" },
-        { const: "us-1", title: "America" },
-      ],
-    },
-  },
-  required: ["region"],
-};
-
-const question = (requestId: string, elicitationId: string, schema: object = REGION) =>
+const question = (requestId: string, elicitationId: string, schema: object = REGION_FORM) =>
   JSON.stringify({
     type: "elicitation",
     request_id: requestId,

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BOOKING_FORM } from "../../fixtures/mcp/asking-forms.mjs";
 import { AGENT_BIN, FakeHub, REPO, tempDir, toolCommand, waitFor } from "./helpers.js";
 
 const SERVER = join(REPO, "test/fixtures/mcp/asking-stdio-server.mjs");
@@ -69,15 +70,7 @@ describe("agent: a device MCP server's question", () => {
       elicitation_id: expect.any(String),
       server: "ask",
       message: "Who is the table for?",
-      requested_schema: {
-        type: "object",
-        properties: {
-          name: { type: "string", title: "Name", minLength: 1 },
-          guests: { type: "integer", minimum: 1, maximum: 12, default: 2 },
-          seating: { type: "string", enum: ["inside", "terrace"], default: "inside" },
-        },
-        required: ["name"],
-      },
+      requested_schema: BOOKING_FORM,
     });
     // An answer for another question is dropped; the right one is given to the server.
     hub.send({ type: "elicitation_answer", request_id: "q-1", elicitation_id: "not-asked", action: "decline" });
