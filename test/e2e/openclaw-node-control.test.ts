@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { getConversation, sendMessage } from "../helpers/api.js";
+import { approvedRun as approvedRunOf } from "../helpers/approved-run.js";
 import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import {
   type InvokeRequest,
@@ -217,7 +217,7 @@ afterAll(async () => {
   await llm?.close();
 });
 
-const api = (path: string, init: RequestInit = {}) =>
+const _api = (path: string, init: RequestInit = {}) =>
   fetch(`${worker.url}${path}`, {
     ...init,
     headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json", ...init.headers },
@@ -242,31 +242,14 @@ const lastRequest = (words: string) =>
     .at(-1)!.body as { messages: Json[] };
 
 /** A message whose call of `command` waits for a person: the node sees nothing of it until approved. */
-async function approvedRun(agent: string, node: OpenClawTestNode, text: string, command: string) {
-  const sent = () => node.invokes.filter((i) => i.command === command).length;
-  const before = sent();
-  const id = (await sendMessage(worker.url, { agent_id: agent, text })).body.conversation_id;
-  const call = await waitUntil(
-    () =>
-      api(`/v1/conversations/${id}`).then(
-        (r) => r.json() as Promise<{ pending_tool_calls: { id: string; state: string }[] }>,
-      ),
-    (v) => v.pending_tool_calls.some((c) => c.state === "awaiting_approval"),
-    { what: `a call awaiting approval in "${text}"` },
-  ).then((v) => v.pending_tool_calls.find((c) => c.state === "awaiting_approval")!);
-  expect(sent()).toBe(before);
-  const res = await api(`/v1/conversations/${id}/approvals/${call.id}`, {
-    method: "POST",
-    body: JSON.stringify({ approve: true }),
-  });
-  expect(res.status).toBe(200);
-  const done = await waitUntil(
-    () => getConversation(worker.url, id),
-    (c) => c.status === "completed",
-    { what: `"${text}" completed` },
-  );
-  return done.messages.filter((m) => m.role === "assistant").at(-1)!.content ?? "";
-}
+const approvedRun = async (agentId: string, node: OpenClawTestNode, text: string, command: string) =>
+  (
+    await approvedRunOf(worker.url, {
+      agentId,
+      text,
+      sent: () => node.invokes.filter((i) => i.command === command).length,
+    })
+  ).reply;
 
 describe("commands that act on an OpenClaw node", () => {
   it("become tools that ask a person first; watch tools only on the iPhone", async () => {

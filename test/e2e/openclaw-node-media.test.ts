@@ -12,7 +12,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageSize } from "../../durable-objects/conversation/core/image-size.js";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { getConversation, sendMessage } from "../helpers/api.js";
+import { sendMessage } from "../helpers/api.js";
+import { approvedRun as approvedRunOf } from "../helpers/approved-run.js";
 import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type InvokeRequest, makeNodeKey, type OpenClawTestNode, openclawNode } from "../helpers/openclaw-node.js";
 import { scriptedVars } from "../helpers/scripted-stack.js";
@@ -182,7 +183,7 @@ const lastRequest = (words: string) =>
     .filter((r) => JSON.stringify(r.body).includes(words))
     .at(-1)!.body as { messages: Json[]; tools: { function: { name: string } }[] };
 
-const api = (path: string, init: RequestInit = {}) =>
+const _api = (path: string, init: RequestInit = {}) =>
   fetch(`${worker.url}${path}`, {
     ...init,
     headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json", ...init.headers },
@@ -192,32 +193,12 @@ const api = (path: string, init: RequestInit = {}) =>
  * A message whose call of `command` waits for a person: the node sees nothing of it until it is
  * approved, then the run ends.
  */
-async function approvedRun(text: string, command: string) {
-  const sent = () => node.invokes.filter((i) => i.command === command).length;
-  const before = sent();
-  const accepted = await sendMessage(worker.url, { agent_id: AGENT, text });
-  const id = accepted.body.conversation_id;
-  const call = await waitUntil(
-    () =>
-      api(`/v1/conversations/${id}`).then(
-        (r) => r.json() as Promise<{ pending_tool_calls: { id: string; state: string }[] }>,
-      ),
-    (v) => v.pending_tool_calls.some((c) => c.state === "awaiting_approval"),
-    { what: `a call awaiting approval in "${text}"` },
-  ).then((v) => v.pending_tool_calls.find((c) => c.state === "awaiting_approval")!);
-  expect(sent()).toBe(before);
-  const res = await api(`/v1/conversations/${id}/approvals/${call.id}`, {
-    method: "POST",
-    body: JSON.stringify({ approve: true }),
+const approvedRun = (text: string, command: string) =>
+  approvedRunOf(worker.url, {
+    agentId: AGENT,
+    text,
+    sent: () => node.invokes.filter((i) => i.command === command).length,
   });
-  expect(res.status).toBe(200);
-  const done = await waitUntil(
-    () => getConversation(worker.url, id),
-    (c) => c.status === "completed",
-    { what: `"${text}" completed` },
-  );
-  return { id, reply: done.messages.filter((m) => m.role === "assistant").at(-1)!.content ?? "" };
-}
 
 describe("an OpenClaw phone's commands", () => {
   it("become tools, except the node's own exec approvals", async () => {
