@@ -243,4 +243,19 @@ describe("a device MCP server's question answered in a chat thread", () => {
     });
     await finish(back, asked.requestId);
   });
+
+  it("a button pressed after the call ended on the device: the card says it no longer waits, and the device is sent nothing", async () => {
+    const asked = await askedCall(REGION);
+    const thread = await threadWith("8103", asked);
+    await finish(asked.dev, asked.requestId);
+    const back = await connect(asked.agent);
+    back.hello();
+    await back.online();
+
+    const late = await thread.press(0);
+    expect(thread.toasts.at(-1)).toBe("That question is no longer waiting.");
+    expect(late.decided).toBe("No longer waiting for an answer.");
+    expect(back.received.filter((f) => f.type === "elicitation_answer")).toEqual([]);
+    back.ws.close(1000, "done");
+  });
 });
