@@ -3,7 +3,8 @@
  * over stdio) asks the person a question during a tool call (`elicitation/create`). A real
  * `edgeloop-agent` runs it; the agent's client asks the hub with an `elicitation` frame; the
  * question shows as the call's pending answer in the conversation's view (what the dashboard and
- * `edgeloop status` read); a person answers through the API or the CLI; the answer goes back to
+ * `edgeloop status` read); a person answers through the API, the CLI or the call's card in the
+ * dashboard (Chromium); the answer goes back to
  * the device in an `elicitation_answer` frame, and the server gets the checked answer with the
  * schema's defaults, which the tool's result shows. A key without the device's grant is refused;
  * a decline and a call that times out are told to the server as the spec says; a restart of the
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
+import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { mcpSkill } from "../helpers/mcp.js";
@@ -115,6 +117,29 @@ describe("a device MCP server's question during a tool call", () => {
     expect(cli.stderr).toBe("");
     expect(cli.stdout).toContain(`Declined ${call.id}`);
     expect((await run.done).reply).toBe("Server said: decline");
+  });
+
+  it("a person who answers on the call's card in the dashboard: the server on the device gets it", async () => {
+    const browser = await launchChromium();
+    const errors: string[] = [];
+    try {
+      const page = await dashboardPage(browser, errors);
+      await logIn(page, worker.url);
+      const run = startRun("book a table");
+      await pendingQuestion(run.conversationId);
+      const open = page.locator(`button[data-conversation="${run.conversationId}"]`);
+      await open.waitFor({ timeout: 20_000 });
+      await open.click();
+      const card = page.locator("#timeline li[data-question]", { hasText: "[ask] Who is the table for?" });
+      await card.getByRole("textbox", { name: "Answer for question" }).fill("name: Dee", { timeout: 20_000 });
+      await card.getByRole("button", { name: "Answer", exact: true }).click();
+      // Not "Answered." on the card: the call may end first, and its card then drops its controls.
+      expect((await run.done).reply).toBe('Server said: accept {"name":"Dee","guests":2,"seating":"inside"}');
+      await card.locator(".meta", { hasText: /^answered · / }).waitFor({ timeout: 20_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("a question nobody answers before the call times out: the server is told `cancel`, and the call ends `timeout`", async () => {
