@@ -10,9 +10,10 @@ import { notConfigured } from "../missing-settings.js";
 import { bearerChallenge } from "../oauth/oauth-names.js";
 import { principalForAccessToken } from "../oauth/token-principal.js";
 import { readRawBody } from "../read-body.js";
-import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";
+import { bearerToken, principalForBearer } from "./credentials.js";
 import { CSRF_HEADER, sessionOf, sessionRefusal } from "./dashboard-session.js";
 import { authenticateMessage } from "./message-sender.js";
+import { matchesAny, safeEqual } from "./safe-equal.js";
 
 /**
  * Who may use a route, in one place. Each factory lets a request through with `c.var.principal`
