@@ -17,7 +17,32 @@ const EXTRACTABLE =
 const STATIC =
   "Stryker's run reported it survived: the value is made once, when the module loads (a static mutant), and the unit project's files share one module cache (`isolate: false`), so the module may already be loaded, unmutated, when the tests that would kill it run.";
 
+/** The padding of the dashboard session's signature, which is always an HMAC-SHA-256: 32 bytes. */
+const ONE_PAD =
+  "the text is the base64 of an HMAC-SHA-256, always 32 bytes: 10 groups of three bytes and two left over, so 43 characters and then exactly one `=`; `=` is not in the base64 alphabet, so it occurs nowhere else. Removing the first run of `=`, or one `=` at the end, removes that same single character.";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "Regex",
+    original: "/=+$/",
+    replacement: "/=+/",
+    reason: ONE_PAD,
+  },
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "Regex",
+    original: "/=+$/",
+    replacement: "/=$/",
+    reason: ONE_PAD,
+  },
   {
     file: "runtime/hmac-hex.ts",
     mutator: "BooleanLiteral",
