@@ -6,11 +6,6 @@ import { sha256Hex } from "../../runtime/digest.js";
 import type { Env } from "../env.js";
 import { safeEqual } from "./safe-equal.js";
 
-export function bearerToken(header: string | undefined | null): string | null {
-  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return m ? m[1]! : null;
-}
-
 /**
  * The principal a bearer token stands for (runtime/access.ts has the rules), or null. The
  * configured tokens are both compared every time (constant time, so the time taken does not say
