@@ -23,6 +23,22 @@ const ONE_PAD =
 
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "durable-objects/device-hub/wires/openclaw/node-admission.ts",
+    mutator: "ConditionalExpression",
+    original: "!token",
+    replacement: "false",
+    reason:
+      "a missing or empty token then goes on to `tokens.match(sha256Hex(token))`: `TextEncoder` encodes both `undefined` and `\"\"` as no bytes, and the hub's token table holds only the SHA-256 of tokens it issued (`edl_` and 43 more characters, device-tokens.ts), so the SHA-256 of the empty string matches no row (short of a SHA-256 second preimage), `match` changes nothing on a miss, and the next line's `continue` follows as before.",
+  },
+  {
+    file: "durable-objects/device-hub/wires/openclaw/node-admission.ts",
+    mutator: "ConditionalExpression",
+    original: 'answer.claim.status === "denied"',
+    replacement: "true",
+    reason:
+      "reached only when the claim is neither pending nor approved (both returned above); an `ok` answer's claim is a `PairingClaim`, whose status is one of pending, denied and approved, and the deployment object answers `ok` only with one of those (deployment-do.ts `claimPairing`: unknown, expired and claimed are `ok: false`), so with `answer.ok` the status is always denied here.",
+  },
+  {
     file: "worker/middleware/dashboard-session.ts",
     mutator: "BooleanLiteral",
     original: "false",
