@@ -1,11 +1,12 @@
 import { KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
 import { hasScope, type Principal, unscoped } from "../../runtime/access.js";
+import { sha256Hex } from "../../runtime/digest.js";
 import { problemResponse } from "../../runtime/problem.js";
 import { sessionRefusal } from "./dashboard-session.js";
-import { safeEqual } from "./safe-equal.js";
+import { matchesAny, safeEqual } from "./safe-equal.js";
 
 /**
- * The verdict on the credentials a request shows, for `authorize` and `authorizeAdmin` (authorize.ts):
+ * The verdict on the credentials a request shows, for `authorize`, `authorizeAdmin` and `authorizeDevice` (authorize.ts):
  * the principal it may act as, or the problem that refuses it. Whatever needs the deployment (looking a
  * token up, saying which settings are missing) comes in as `Lookups`, so these rules are tested in Node.
  */
@@ -96,4 +97,20 @@ export async function adminVerdict(
     }
   }
   return unscoped("admin", true);
+}
+
+/**
+ * `authorizeDevice`: how the device proved itself, as headers for its hub: `x-edgeloop-token-id: env` for one
+ * of its `DEVICE_TOKENS` entries (checked here, every entry, in constant time), else the token's SHA-256 for the
+ * hub to check against the tokens issued through the admin API (it is the only place they are stored). A token
+ * of another device never matches: each hub holds only its own device's tokens.
+ */
+export async function deviceProof(
+  authorization: string | undefined,
+  envTokens: readonly string[],
+): Promise<Record<string, string> | Response> {
+  const token = bearerToken(authorization);
+  if (!token) return unauthorized("send Authorization: Bearer <device token>");
+  if (await matchesAny(token, envTokens)) return { "x-edgeloop-token-id": "env" };
+  return { "x-edgeloop-token-sha256": await sha256Hex(token) };
 }

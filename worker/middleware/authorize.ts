@@ -3,18 +3,15 @@ import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { roomForImages } from "../../durable-objects/front-door/message-images.js";
 import type { Principal } from "../../runtime/access.js";
-import { sha256Hex } from "../../runtime/digest.js";
-import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
 import { notConfigured } from "../missing-settings.js";
 import { bearerChallenge } from "../oauth/oauth-names.js";
 import { principalForAccessToken } from "../oauth/token-principal.js";
 import { readRawBody } from "../read-body.js";
-import { adminVerdict, apiVerdict, bearerToken, type Lookups, type Shown } from "./access-verdict.js";
+import { adminVerdict, apiVerdict, deviceProof, type Lookups, type Shown } from "./access-verdict.js";
 import { principalForBearer } from "./credentials.js";
 import { CSRF_HEADER, sessionOf } from "./dashboard-session.js";
 import { authenticateMessage } from "./message-sender.js";
-import { matchesAny } from "./safe-equal.js";
 
 /**
  * Who may use a route, in one place. Each factory lets a request through with `c.var.principal`
@@ -30,9 +27,6 @@ import { matchesAny } from "./safe-equal.js";
  * carry `X-Edgeloop-CSRF: 1` (dashboard-session.ts). A deployment without the token configured
  * refuses rather than running open.
  */
-const unauthorized = (detail: string) =>
-  problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" });
-
 /** What the request shows, for access-verdict.ts. */
 const shown = (c: Context<AppEnv>): Shown => ({
   authorization: c.req.header("authorization"),
@@ -94,22 +88,13 @@ export const authorizeSender = createMiddleware<SenderEnv>(async (c, next) => {
   return next();
 });
 
-/**
- * How the device proved itself, as headers for its hub: `x-edgeloop-token-id: env` for a
- * `DEVICE_TOKENS` entry (checked here), else the token's SHA-256 for the hub to check against the
- * tokens issued through the admin API (it is the only place they are stored). A token of another
- * device never matches: each hub holds only its own device's tokens.
- */
+/** How the device proved itself, as headers for its hub (access-verdict.ts `deviceProof`). */
 export type DeviceEnv = AppEnv & { Variables: { deviceProof: Record<string, string> } };
 
 export const authorizeDevice = createMiddleware<DeviceEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header("authorization"));
-  if (!token) return unauthorized("send Authorization: Bearer <device token>");
   const envTokens = c.var.config.DEVICE_TOKENS.get(c.req.param("agent_id") ?? "") ?? [];
-  const fromEnv = envTokens.length > 0 && (await matchesAny(token, envTokens));
-  c.set(
-    "deviceProof",
-    fromEnv ? { "x-edgeloop-token-id": "env" } : { "x-edgeloop-token-sha256": await sha256Hex(token) },
-  );
+  const proof = await deviceProof(c.req.header("authorization"), envTokens);
+  if (proof instanceof Response) return proof;
+  c.set("deviceProof", proof);
   return next();
 });

@@ -1,4 +1,5 @@
 import "../../helpers/workers-crypto.js";
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { scopedPrincipal, unscoped } from "../../../runtime/access.js";
 import {
@@ -6,10 +7,12 @@ import {
   adminVerdict,
   apiVerdict,
   bearerToken,
+  deviceProof,
   type Lookups,
   type Shown,
 } from "../../../worker/middleware/access-verdict.js";
 import { SESSION_TTL_MS, signSession } from "../../../worker/middleware/dashboard-session.js";
+import { matchesAny, safeEqual } from "../../../worker/middleware/safe-equal.js";
 
 /**
  * Who `authorize` and `authorizeAdmin` let through, in Node (workerd: test/worker/middleware/authorize.test.ts and
@@ -220,5 +223,52 @@ describe("authorizeAdmin: the admin token or its session only", () => {
         status: 503,
         text: "missing ADMIN_TOKEN",
       });
+  });
+});
+
+describe("authorizeDevice: how a device proved itself, for its hub", () => {
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  it("is a DEVICE_TOKENS entry of its agent id, whichever of them it is", async () => {
+    for (const token of ["env-1", "env-2", "env-3"])
+      expect(await deviceProof(`Bearer ${token}`, ["env-1", "env-2", "env-3"])).toEqual({
+        "x-edgeloop-token-id": "env",
+      });
+  });
+
+  it("is otherwise the token's SHA-256, for the hub to look up among the tokens it issued", async () => {
+    expect(await deviceProof("Bearer edl_issued", ["env-1"])).toEqual({
+      "x-edgeloop-token-sha256": sha256("edl_issued"),
+    });
+    expect(await deviceProof("Bearer env-1x", ["env-1"])).toEqual({ "x-edgeloop-token-sha256": sha256("env-1x") });
+    expect(await deviceProof("Bearer env-1", [])).toEqual({ "x-edgeloop-token-sha256": sha256("env-1") });
+  });
+
+  it("refuses a request without a bearer token (401)", async () => {
+    for (const header of [undefined, "Basic env-1"])
+      expect(await refusal(await deviceProof(header, ["env-1"]))).toMatchObject({
+        status: 401,
+        title: "Unauthorized",
+        detail: "send Authorization: Bearer <device token>",
+        challenge: "Bearer",
+      });
+  });
+});
+
+describe("comparing secrets", () => {
+  it("is equality, for any lengths", async () => {
+    expect(await safeEqual("secret", "secret")).toBe(true);
+    expect(await safeEqual("", "")).toBe(true);
+    expect(await safeEqual("secret", "secreT")).toBe(false);
+    expect(await safeEqual("secret", "secret-longer")).toBe(false);
+    expect(await safeEqual("", "x")).toBe(false);
+  });
+
+  it("finds a match anywhere in a list, and none in an empty one", async () => {
+    expect(await matchesAny("b", ["a", "b", "c"])).toBe(true);
+    expect(await matchesAny("a", ["a", "b"])).toBe(true);
+    expect(await matchesAny("c", ["a", "b", "c"])).toBe(true);
+    expect(await matchesAny("d", ["a", "b", "c"])).toBe(false);
+    expect(await matchesAny("a", [])).toBe(false);
   });
 });
