@@ -17,7 +17,48 @@ const EXTRACTABLE =
 const STATIC =
   "Stryker's run reported it survived: the value is made once, when the module loads (a static mutant), and the unit project's files share one module cache (`isolate: false`), so the module may already be loaded, unmutated, when the tests that would kill it run.";
 
+/** The padding of the dashboard session's signature, which is always an HMAC-SHA-256: 32 bytes. */
+const ONE_PAD =
+  "the text is the base64 of an HMAC-SHA-256, always 32 bytes: 10 groups of three bytes and two left over, so 43 characters and then exactly one `=`; `=` is not in the base64 alphabet, so it occurs nowhere else. Removing the first run of `=`, or one `=` at the end, removes that same single character.";
+
 export const EQUIVALENTS: readonly Equivalent[] = [
+  {
+    file: "durable-objects/device-hub/wires/openclaw/node-admission.ts",
+    mutator: "ConditionalExpression",
+    original: "!token",
+    replacement: "false",
+    reason:
+      "a missing or empty token then goes on to `tokens.match(sha256Hex(token))`: `TextEncoder` encodes both `undefined` and `\"\"` as no bytes, and the hub's token table holds only the SHA-256 of tokens it issued (`edl_` and 43 more characters, device-tokens.ts), so the SHA-256 of the empty string matches no row (short of a SHA-256 second preimage), `match` changes nothing on a miss, and the next line's `continue` follows as before.",
+  },
+  {
+    file: "durable-objects/device-hub/wires/openclaw/node-admission.ts",
+    mutator: "ConditionalExpression",
+    original: 'answer.claim.status === "denied"',
+    replacement: "true",
+    reason:
+      "reached only when the claim is neither pending nor approved (both returned above); an `ok` answer's claim is a `PairingClaim`, whose status is one of pending, denied and approved, and the deployment object answers `ok` only with one of those (deployment-do.ts `claimPairing`: unknown, expired and claimed are `ok: false`), so with `answer.ok` the status is always denied here.",
+  },
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "BooleanLiteral",
+    original: "false",
+    replacement: "true",
+    reason: EXTRACTABLE,
+  },
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "Regex",
+    original: "/=+$/",
+    replacement: "/=+/",
+    reason: ONE_PAD,
+  },
+  {
+    file: "worker/middleware/dashboard-session.ts",
+    mutator: "Regex",
+    original: "/=+$/",
+    replacement: "/=$/",
+    reason: ONE_PAD,
+  },
   {
     file: "runtime/hmac-hex.ts",
     mutator: "BooleanLiteral",

@@ -1,17 +1,16 @@
-import { KEY_PREFIX, type KeyScope } from "@edgeloop/protocol/api-keys";
-import type { Context } from "hono";
+import type { KeyScope } from "@edgeloop/protocol/api-keys";
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { roomForImages } from "../../durable-objects/front-door/message-images.js";
-import { hasScope, unscoped } from "../../runtime/access.js";
-import { sha256Hex } from "../../runtime/digest.js";
-import { problemResponse } from "../../runtime/problem.js";
+import type { Principal } from "../../runtime/access.js";
 import type { AppEnv } from "../env.js";
 import { notConfigured } from "../missing-settings.js";
 import { bearerChallenge } from "../oauth/oauth-names.js";
 import { principalForAccessToken } from "../oauth/token-principal.js";
 import { readRawBody } from "../read-body.js";
-import { bearerToken, matchesAny, principalForBearer, safeEqual } from "./credentials.js";
-import { CSRF_HEADER, sessionOf, sessionRefusal } from "./dashboard-session.js";
+import { adminVerdict, apiVerdict, deviceProof, type Lookups, type Shown } from "./access-verdict.js";
+import { principalForBearer } from "./credentials.js";
+import { CSRF_HEADER, sessionOf } from "./dashboard-session.js";
 import { authenticateMessage } from "./message-sender.js";
 
 /**
@@ -25,26 +24,22 @@ import { authenticateMessage } from "./message-sender.js";
  * - `authorizeDevice`: a device's WebSocket, with one of that device's own tokens.
  *
  * A request that sends a bearer token is judged by it alone; a cookie-authenticated write must
- * carry `X-Edgeloop-CSRF: 1` (dashboard/session.ts). A deployment without the token configured
+ * carry `X-Edgeloop-CSRF: 1` (dashboard-session.ts). A deployment without the token configured
  * refuses rather than running open.
  */
-const unauthorized = (detail: string, challenge = "Bearer") =>
-  problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": challenge });
+/** What the request shows, for access-verdict.ts. */
+const shown = (c: Context<AppEnv>): Shown => ({
+  authorization: c.req.header("authorization"),
+  session: sessionOf(c),
+  method: c.req.method,
+  csrf: c.req.header(CSRF_HEADER),
+});
 
-/** A valid token that is not the admin token, on an admin route: 403, naming the token it needs. */
-export const ADMIN_NEEDED_DETAIL = "this endpoint needs the admin token (ADMIN_TOKEN); the API token is not enough";
-const adminNeeded = (scopedKey: boolean) =>
-  problemResponse(
-    403,
-    "Admin token required",
-    scopedKey ? ADMIN_NEEDED_DETAIL.replace("the API token", "an API key") : ADMIN_NEEDED_DETAIL,
-  );
-
-/** The dashboard session, when the request has no Authorization header and sends one: null to judge the bearer. */
-async function sessionOutcome(c: Context<AppEnv>, adminToken: string | undefined): Promise<Response | "ok" | null> {
-  const session = sessionOf(c);
-  if (c.req.header("authorization") || session === undefined || !adminToken) return null;
-  return (await sessionRefusal(adminToken, session, c.req.method, c.req.header(CSRF_HEADER))) ?? "ok";
+/** Let the request through as the verdict's principal, or answer its refusal. */
+async function follow(c: Context<AppEnv>, next: Next, verdict: Principal | Response) {
+  if (verdict instanceof Response) return verdict;
+  c.set("principal", verdict);
+  return next();
 }
 
 /**
@@ -55,46 +50,28 @@ async function sessionOutcome(c: Context<AppEnv>, adminToken: string | undefined
 export function authorize(scope: KeyScope | null, opts: { oauth?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const origin = new URL(c.req.url).origin;
-    const challenge = (error?: "invalid_token") => (opts.oauth ? bearerChallenge(origin, error) : "Bearer");
-    const { API_TOKEN, ADMIN_TOKEN } = c.var.config;
-    const session = await sessionOutcome(c, ADMIN_TOKEN);
-    if (session instanceof Response) return session;
-    if (session === "ok") {
-      c.set("principal", unscoped("admin", true));
-      return next();
-    }
-    const token = bearerToken(c.req.header("authorization"));
-    if (!token) return unauthorized("send Authorization: Bearer <token>", challenge());
-    // Without either token there is no admin to have allowed an OAuth app either: say what to set.
-    if (!API_TOKEN && !ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
-      return notConfigured(c.var.config, c.env, "API_TOKEN or ADMIN_TOKEN");
-    const principal =
-      (await principalForBearer(c.env, c.var.config, token)) ??
-      (opts.oauth ? await principalForAccessToken(c.env, c.var.config, origin, token) : null);
-    if (!principal) return unauthorized("invalid token", challenge("invalid_token"));
-    if (scope && !hasScope(principal, scope))
-      return problemResponse(403, "Forbidden", `this key does not have the scope '${scope}'`);
-    c.set("principal", principal);
-    return next();
+    const cfg = c.var.config;
+    const lookups: Lookups = {
+      bearer: (token) => principalForBearer(c.env, cfg, token),
+      notConfigured: (names) => notConfigured(cfg, c.env, names),
+      ...(opts.oauth
+        ? {
+            accessToken: (token: string) => principalForAccessToken(c.env, cfg, origin, token),
+            challenge: (error?: "invalid_token") => bearerChallenge(origin, error),
+          }
+        : {}),
+    };
+    return follow(c, next, await apiVerdict(scope, shown(c), cfg, lookups));
   });
 }
 
 export const authorizeAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const admin = c.var.config.ADMIN_TOKEN;
-  if (!admin) return notConfigured(c.var.config, c.env, "ADMIN_TOKEN");
-  const session = await sessionOutcome(c, admin);
-  if (session instanceof Response) return session;
-  if (session === null) {
-    const token = bearerToken(c.req.header("authorization"));
-    if (!token) return unauthorized("send Authorization: Bearer <token>");
-    if (!(await safeEqual(token, admin))) {
-      // A token that opens the API routes is valid, just not enough here: say what is needed.
-      const other = await principalForBearer(c.env, c.var.config, token);
-      return other ? adminNeeded(other.scoped) : unauthorized("invalid token");
-    }
-  }
-  c.set("principal", unscoped("admin", true));
-  return next();
+  const cfg = c.var.config;
+  const verdict = await adminVerdict(shown(c), cfg.ADMIN_TOKEN, {
+    bearer: (token) => principalForBearer(c.env, cfg, token),
+    notConfigured: (names) => notConfigured(cfg, c.env, names),
+  });
+  return follow(c, next, verdict);
 });
 
 /** A message's body as sent (signatures are over these bytes) and the key it is deduplicated by. */
@@ -111,22 +88,13 @@ export const authorizeSender = createMiddleware<SenderEnv>(async (c, next) => {
   return next();
 });
 
-/**
- * How the device proved itself, as headers for its hub: `x-edgeloop-token-id: env` for a
- * `DEVICE_TOKENS` entry (checked here), else the token's SHA-256 for the hub to check against the
- * tokens issued through the admin API (it is the only place they are stored). A token of another
- * device never matches: each hub holds only its own device's tokens.
- */
+/** How the device proved itself, as headers for its hub (access-verdict.ts `deviceProof`). */
 export type DeviceEnv = AppEnv & { Variables: { deviceProof: Record<string, string> } };
 
 export const authorizeDevice = createMiddleware<DeviceEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header("authorization"));
-  if (!token) return unauthorized("send Authorization: Bearer <device token>");
   const envTokens = c.var.config.DEVICE_TOKENS.get(c.req.param("agent_id") ?? "") ?? [];
-  const fromEnv = envTokens.length > 0 && (await matchesAny(token, envTokens));
-  c.set(
-    "deviceProof",
-    fromEnv ? { "x-edgeloop-token-id": "env" } : { "x-edgeloop-token-sha256": await sha256Hex(token) },
-  );
+  const proof = await deviceProof(c.req.header("authorization"), envTokens);
+  if (proof instanceof Response) return proof;
+  c.set("deviceProof", proof);
   return next();
 });

@@ -4,28 +4,7 @@ import type { WorkerConfig } from "../../durable-objects/front-door/front-door-c
 import { type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { sha256Hex } from "../../runtime/digest.js";
 import type { Env } from "../env.js";
-
-/** Constant-time equality: compare digests so neither length nor content leaks through timing. */
-export async function safeEqual(a: string, b: string): Promise<boolean> {
-  const enc = new TextEncoder();
-  const [da, db] = await Promise.all([
-    crypto.subtle.digest("SHA-256", enc.encode(a)),
-    crypto.subtle.digest("SHA-256", enc.encode(b)),
-  ]);
-  return crypto.subtle.timingSafeEqual(da, db);
-}
-
-export async function matchesAny(candidate: string, accepted: readonly string[]): Promise<boolean> {
-  let ok = false;
-  // Check every token so the time taken does not say which one matched.
-  for (const token of accepted) if (await safeEqual(candidate, token)) ok = true;
-  return ok;
-}
-
-export function bearerToken(header: string | undefined | null): string | null {
-  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return m ? m[1]! : null;
-}
+import { safeEqual } from "./safe-equal.js";
 
 /**
  * The principal a bearer token stands for (runtime/access.ts has the rules), or null. The

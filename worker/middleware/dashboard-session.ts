@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { generateCookie, getCookie } from "hono/cookie";
 import { problemResponse } from "../../runtime/problem.js";
-import { safeEqual } from "./credentials.js";
+import { safeEqual } from "./safe-equal.js";
 
 /**
  * The dashboard's login session. The cookie holds `<expiry ms>.<HMAC-SHA256(admin token, expiry)>`,

@@ -16,7 +16,8 @@ import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runti
 import { problemResponse } from "../../runtime/problem.js";
 import type { Env } from "../env.js";
 import { notConfigured } from "../missing-settings.js";
-import { bearerToken, principalForBearer } from "./credentials.js";
+import { bearerToken } from "./access-verdict.js";
+import { principalForBearer } from "./credentials.js";
 import { CSRF_HEADER, sessionRefusal } from "./dashboard-session.js";
 
 /**

@@ -32,7 +32,7 @@ const SECURITY_SCHEMES = {
   adminSession: {
     type: "apiKey",
     in: "cookie",
-    // worker/middleware/dashboard-session.ts SESSION_COOKIE (a worker test holds them equal; that module is Workers-only)
+    // worker/middleware/dashboard-session.ts SESSION_COOKIE (test/worker/openapi.test.ts holds them equal)
     name: "__Host-edgeloop_session",
     description: "the dashboard's session (log in with ADMIN_TOKEN); writes also need `X-Edgeloop-CSRF: 1`",
   },

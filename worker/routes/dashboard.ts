@@ -5,7 +5,6 @@ import { DASHBOARD_HTML } from "../dashboard/dashboard-page.js";
 import { loginPage, safeNext } from "../dashboard/login-page.js";
 import { pageHeaders } from "../dashboard/security-headers.js";
 import type { AppEnv } from "../env.js";
-import { safeEqual } from "../middleware/credentials.js";
 import {
   SESSION_TTL_MS,
   sessionCookie,
@@ -13,6 +12,7 @@ import {
   signSession,
   verifySession,
 } from "../middleware/dashboard-session.js";
+import { safeEqual } from "../middleware/safe-equal.js";
 import { missingSettings, notConfigured } from "../missing-settings.js";
 import { missingSettingsPage } from "../missing-settings-page.js";
 

@@ -5,9 +5,9 @@ import { pairingSettings } from "../../durable-objects/deployment/pairing-settin
 import type { DecideOutcome } from "../../durable-objects/deployment/pairing-store.js";
 import { problemResponse } from "../../runtime/problem.js";
 import type { AppEnv } from "../env.js";
+import { bearerToken } from "../middleware/access-verdict.js";
 import { authorizeAdmin } from "../middleware/authorize.js";
 import { countRejections } from "../middleware/count-rejections.js";
-import { bearerToken } from "../middleware/credentials.js";
 import { parseJsonBody, readJsonBody, readRawBody } from "../read-body.js";
 
 /**

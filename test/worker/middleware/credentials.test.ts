@@ -3,7 +3,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../../durable-objects/front-door/front-door-config.js";
-import { bearerToken, matchesAny, principalForBearer, safeEqual } from "../../../worker/middleware/credentials.js";
+import { bearerToken } from "../../../worker/middleware/access-verdict.js";
+import { principalForBearer } from "../../../worker/middleware/credentials.js";
+import { matchesAny, safeEqual } from "../../../worker/middleware/safe-equal.js";
 
 describe("credentials", () => {
   it("compares tokens exactly, whatever their lengths", async () => {

@@ -5,7 +5,7 @@ import { verifyConnectSignature } from "./device-signature.js";
 import { type ConnectParams, GATEWAY_PROTOCOL, type GatewayError, negotiateProtocol } from "./gateway-frames.js";
 import type { NodeCredentials } from "./node-credentials.js";
 import type { NodeSocketState } from "./node-socket-state.js";
-import type { PairingDesk } from "./pairing-desk.js";
+import type { PairingDesk } from "./pairing-desk-type.js";
 
 /**
  * Who may connect as this agent id's OpenClaw node (docs/openclaw-nodes.md#set-up), decided

@@ -22,7 +22,8 @@ import type { NodeCredentials } from "./node-credentials.js";
 import { answerNodeRequest } from "./node-requests.js";
 import { NODE_SILENCE_MS, type NodeSocketState } from "./node-socket-state.js";
 import { skillsFor } from "./node-tools.js";
-import { type PairingDesk, pairingDesk } from "./pairing-desk.js";
+import { pairingDesk } from "./pairing-desk.js";
+import type { PairingDesk } from "./pairing-desk-type.js";
 import { offeredCommands } from "./phone-data-commands.js";
 
 /** The node must send `connect` within this long of the challenge, as OpenClaw's gateway requires. */
