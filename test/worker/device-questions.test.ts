@@ -10,8 +10,10 @@ import { API, call, connectDevice, type Frame, uid, waitFor } from "./support/fr
  * (docs/protocol.md#elicitation), and the answer given through the API goes back to the device in
  * an `elicitation_answer` frame. A device's own frames are played by the test.
  */
-const AGENT = "pi-2";
-const TOKEN = "device-secret-2";
+const AGENT = "pi-devq";
+const TOKEN = "devq-secret";
+/** A device of this file's own (files share one runtime): its token in the vars its requests carry. */
+const connect = () => connectDevice(AGENT, TOKEN, { DEVICE_TOKENS: `${AGENT}:${TOKEN}` });
 
 const question = (requestId: string, elicitationId: string, schema: object = REGION_FORM) =>
   JSON.stringify({
@@ -36,14 +38,14 @@ const pending = async (conversationId: string): Promise<Pending[]> =>
 
 describe("a device MCP server's question through the hub", () => {
   it("is refused before hello, and for a request the hub never sent to the device", async () => {
-    const early = await connectDevice(AGENT, TOKEN);
+    const early = await connect();
     early.ws.send(question("req-early", "e-early"));
     expect(await early.next((f) => f.type === "rejected")).toMatchObject({
       reason: "'elicitation' before hello",
       request_id: "req-early",
     });
     early.ws.close(1000, "done");
-    const dev = await connectDevice(AGENT, TOKEN);
+    const dev = await connect();
     dev.hello();
     await dev.online();
     dev.ws.send(question("req-never-sent", "e-1"));
@@ -54,7 +56,7 @@ describe("a device MCP server's question through the hub", () => {
   });
 
   it("is asked for its call once, and the person's answer reaches the device; a form no one can be asked is declined at once; an offline device keeps it open", async () => {
-    const dev = await connectDevice(AGENT, TOKEN);
+    const dev = await connect();
     dev.hello();
     await dev.online();
     const conversationId = uid("conv-devq");
@@ -118,7 +120,7 @@ describe("a device MCP server's question through the hub", () => {
     expect((await pending(conversationId))[0]).toMatchObject({ state: "awaiting_answer" });
 
     // Back, and the call ends: its question ends with it.
-    const back = await connectDevice(AGENT, TOKEN);
+    const back = await connect();
     back.hello(undefined, [requestId]);
     await back.online();
     back.ws.send(
