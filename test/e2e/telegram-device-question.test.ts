@@ -11,7 +11,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { asAdmin, runCli } from "../helpers/cli.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { mcpSkill } from "../helpers/mcp.js";
@@ -19,11 +18,12 @@ import { REPO_ROOT } from "../helpers/processes.js";
 import { scriptedVars } from "../helpers/scripted-stack.js";
 import {
   keyboardOf,
+  pairChat,
   postUpdate,
   pressUpdate,
+  sinceCall,
   textOf,
   textUpdate,
-  toChat,
   waitForBotCall,
 } from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
@@ -78,12 +78,7 @@ beforeAll(async () => {
   });
   agent = await startAgent({ url: worker.url, agentId: AGENT, token: DEVICE_TOKEN, skills: [askingSkill()] });
   // The person pairs their chat with the device, as a new chat user does.
-  await post(textUpdate(OWNER, "hello"));
-  const notice = await waitForCall("the pairing code", (c) => /pairing code/.test(textOf(c)));
-  const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
-  const approved = await runCli(["channels", "approve", code, "--agent", AGENT], asAdmin(worker.url));
-  expect(approved.code, approved.stderr).toBe(0);
-  await waitForCall("the paired notice", (c) => toChat(OWNER)(c) && /^Paired/.test(textOf(c)));
+  await pairChat(telegram, { workerUrl: worker.url, secret: SECRET, user: OWNER, agentId: AGENT });
 });
 
 afterAll(async () => {
@@ -93,9 +88,7 @@ afterAll(async () => {
   await telegram?.close();
 });
 
-/** The first call from `mark` on matching `pred` (the answer edits the run's live message). */
-const since = (mark: number, pred: (c: BotApiCall) => boolean) => (c: BotApiCall) =>
-  telegram.calls().indexOf(c) >= mark && pred(c);
+const since = (mark: number, pred: (c: BotApiCall) => boolean) => sinceCall(telegram, mark, pred);
 
 describe("a device MCP server's question in a chat thread", () => {
   it("a choice becomes buttons; the press reaches the server on the device", async () => {

@@ -9,18 +9,18 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
-import { asAdmin, runCli } from "../helpers/cli.js";
 import { freePort } from "../helpers/free-port.js";
 import { type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
 import { scriptedVars } from "../helpers/scripted-stack.js";
 import {
   keyboardOf,
+  pairChat,
   postUpdate,
   pressUpdate,
+  sinceCall,
   textOf,
   textUpdate,
-  toChat,
   waitForBotCall,
 } from "../helpers/telegram-chat.js";
 import { type BotApiCall, startTelegramStandin, type TelegramStandin } from "../helpers/telegram-standin.js";
@@ -84,12 +84,7 @@ beforeAll(async () => {
     ),
   });
   // The person pairs their chat with the device, as a new chat user does.
-  await post(textUpdate(OWNER, "hello"));
-  const notice = await waitForCall("the pairing code", (c) => /pairing code/.test(textOf(c)));
-  const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
-  const approved = await runCli(["channels", "approve", code, "--agent", "pi-1"], asAdmin(worker.url));
-  expect(approved.code, approved.stderr).toBe(0);
-  await waitForCall("the paired notice", (c) => toChat(OWNER)(c) && /^Paired/.test(textOf(c)));
+  await pairChat(telegram, { workerUrl: worker.url, secret: SECRET, user: OWNER, agentId: "pi-1" });
 });
 
 afterAll(async () => {
@@ -99,9 +94,7 @@ afterAll(async () => {
   await telegram?.close();
 });
 
-/** The first call from `mark` on matching `pred` (the answer edits the run's live message). */
-const since = (mark: number, pred: (c: BotApiCall) => boolean) => (c: BotApiCall) =>
-  telegram.calls().indexOf(c) >= mark && pred(c);
+const since = (mark: number, pred: (c: BotApiCall) => boolean) => sinceCall(telegram, mark, pred);
 
 describe("a remote MCP server's question in a chat thread", () => {
   it("a choice becomes buttons, with one to decline; the press is the server's answer", async () => {

@@ -1,4 +1,6 @@
+import { expect } from "vitest";
 import { waitForRecorded } from "./channel-e2e.js";
+import { asAdmin, runCli } from "./cli.js";
 import type { BotApiCall, TelegramStandin } from "./telegram-standin.js";
 
 /**
@@ -70,3 +72,25 @@ export const waitForBotCall = (
 /** The inline keyboard a sendMessage carried. */
 export const keyboardOf = (c: BotApiCall) =>
   (c.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard;
+
+/** A matcher for the calls from index `mark` on (a run's answer edits its live message). */
+export const sinceCall =
+  (standin: TelegramStandin, mark: number, pred: (c: BotApiCall) => boolean) => (c: BotApiCall) =>
+    standin.calls().indexOf(c) >= mark && pred(c);
+
+/**
+ * A new chat user pairs their chat with `agentId` as the README says: they write, the bot answers
+ * with a pairing code, and an admin approves it with `edgeloop channels approve`.
+ */
+export async function pairChat(
+  standin: TelegramStandin,
+  chat: { workerUrl: string; secret: string; user: number; agentId: string },
+): Promise<void> {
+  const waitFor = (what: string, pred: (c: BotApiCall) => boolean) => waitForBotCall(standin, what, pred, 30_000);
+  await postUpdate(chat.workerUrl, textUpdate(chat.user, "hello"), chat.secret);
+  const notice = await waitFor("the pairing code", (c) => /pairing code/.test(textOf(c)));
+  const code = textOf(notice).match(/pairing code is ([A-Z0-9]{4}-[A-Z0-9]{4})/)![1]!;
+  const approved = await runCli(["channels", "approve", code, "--agent", chat.agentId], asAdmin(chat.workerUrl));
+  expect(approved.code, approved.stderr).toBe(0);
+  await waitFor("the paired notice", (c) => toChat(chat.user)(c) && /^Paired/.test(textOf(c)));
+}
