@@ -61,15 +61,22 @@ export async function fitImage(input, limits) {
   let boxWidth = Math.min(limits.maxWidth, width);
   let boxHeight = Math.min(limits.maxHeight, height);
   for (let shrink = 0; shrink <= MAX_SHRINKS; shrink++) {
+    // Decode, rotate and scale once per size; each quality below only encodes these pixels.
+    // Decoding a camera photo again for every try made a 1.4-megapixel JPEG take seconds.
+    const pixels = await sharp(input)
+      .rotate()
+      .resize({
+        width: Math.max(1, Math.floor(boxWidth)),
+        height: Math.max(1, Math.floor(boxHeight)),
+        fit: "inside",
+        withoutEnlargement: true,
+      })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const resized = () =>
-      sharp(input)
-        .rotate()
-        .resize({
-          width: Math.max(1, Math.floor(boxWidth)),
-          height: Math.max(1, Math.floor(boxHeight)),
-          fit: "inside",
-          withoutEnlargement: true,
-        });
+      sharp(pixels.data, {
+        raw: { width: pixels.info.width, height: pixels.info.height, channels: pixels.info.channels },
+      });
     if (tryPngFirst) {
       const png = await resized()
         .png({ compressionLevel: 9, adaptiveFiltering: true })
