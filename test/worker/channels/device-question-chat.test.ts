@@ -17,6 +17,7 @@ import { applyRunOutput } from "../../../durable-objects/channels/thread/run-out
 import type { ChatThreadEnv, ThreadContext } from "../../../durable-objects/channels/thread/thread-context.js";
 import { ThreadStore } from "../../../durable-objects/channels/thread/thread-store.js";
 import { threadIdentity } from "../../../durable-objects/channels/thread-key.js";
+import { REGION_FORM } from "../../fixtures/mcp/asking-forms.mjs";
 import { ADMIN, call, connectDevice, type Device, deviceView, uid, waitFor } from "../support/front-door.js";
 import { jsonPost } from "../support/keys.js";
 
@@ -24,19 +25,6 @@ const TOKEN = "s";
 /** A device of this file's own (files share one runtime): its token in the vars its requests carry. */
 const connect = (agent: string) => connectDevice(agent, TOKEN, { DEVICE_TOKENS: `${agent}:${TOKEN}` });
 
-const REGION = {
-  type: "object",
-  properties: {
-    region: {
-      type: "string",
-      oneOf: [
-        { const: "eu-1", title: "Europe" },
-        { const: "us-1", title: "America" },
-      ],
-    },
-  },
-  required: ["region"],
-};
 const TABLE = {
   type: "object",
   properties: {
@@ -192,7 +180,7 @@ async function threadWith(userId: string, asked: Awaited<ReturnType<typeof asked
 
 describe("a device MCP server's question answered in a chat thread", () => {
   it("a button pressed while the device is offline: the card stays open and the press is told so; pressed once it is back, the choice reaches the device", async () => {
-    const asked = await askedCall(REGION);
+    const asked = await askedCall(REGION_FORM);
     const thread = await threadWith("8101", asked);
     expect(thread.card.options).toEqual(["Europe", "America", "✗ Decline"]);
     await goOffline(asked.agent, asked.dev);
@@ -245,7 +233,7 @@ describe("a device MCP server's question answered in a chat thread", () => {
   });
 
   it("a button pressed after the call ended on the device: the card says it no longer waits, and the device is sent nothing", async () => {
-    const asked = await askedCall(REGION);
+    const asked = await askedCall(REGION_FORM);
     const thread = await threadWith("8103", asked);
     await finish(asked.dev, asked.requestId);
     const back = await connect(asked.agent);
