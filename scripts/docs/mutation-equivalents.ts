@@ -21,6 +21,14 @@ const STATIC =
 const ONE_PAD =
   "the text is the base64 of an HMAC-SHA-256, always 32 bytes: 10 groups of three bytes and two left over, so 43 characters and then exactly one `=`; `=` is not in the base64 alphabet, so it occurs nowhere else. Removing the first run of `=`, or one `=` at the end, removes that same single character.";
 
+/** A cron without a time zone run on the process's local clock: Stryker's threads cannot move that clock. */
+const LOCAL_ZONE =
+  "test/unit/scheduler/schedule-edges.test.ts (\"a cron without a time zone\") kills it: with the process's zone set to America/New_York, the mutant's cron runs on local time and 9:00 comes five hours late. Stryker's vitest runner runs the tests in worker threads, where assigning `process.env.TZ` does not change the zone the process's clock uses, so its run reports the mutant survived; under `npx vitest run` (forked processes) it fails, checked by applying the mutant by hand.";
+
+/** UTC by name or by offset: the same instants, one of them without a time-zone table. */
+const UTC_BY_NAME =
+  'the mutant sends a cron whose zone is "UTC" to croner as `{ timezone: "UTC" }` instead of `{ utcOffset: 0 }`; UTC has no daylight saving and no offset changes, so both give the same instants for every expression, only about 17 times slower (the time-zone lookup the fixed offset avoids).';
+
 export const EQUIVALENTS: readonly Equivalent[] = [
   {
     file: "durable-objects/device-hub/wires/openclaw/node-admission.ts",
@@ -156,4 +164,54 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   },
   ...LLM_EQUIVALENTS,
   ...ARGUMENT_AND_ADDRESS_EQUIVALENTS,
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "ConditionalExpression",
+    original: 't.timezone === null || t.timezone === "UTC"',
+    replacement: "false",
+    reason: LOCAL_ZONE,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "ConditionalExpression",
+    original: "t.timezone === null",
+    replacement: "false",
+    reason: LOCAL_ZONE,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "LogicalOperator",
+    original: 't.timezone === null || t.timezone === "UTC"',
+    replacement: 't.timezone === null && t.timezone === "UTC"',
+    reason: LOCAL_ZONE,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "ObjectLiteral",
+    original: "{ utcOffset: 0 }",
+    replacement: "{}",
+    reason: LOCAL_ZONE,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "ConditionalExpression",
+    original: 't.timezone === "UTC"',
+    replacement: "false",
+    reason: UTC_BY_NAME,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "StringLiteral",
+    original: '"UTC"',
+    replacement: '""',
+    reason: UTC_BY_NAME,
+  },
+  {
+    file: "durable-objects/scheduler/schedule-times.ts",
+    mutator: "EqualityOperator",
+    original: "now <= tick",
+    replacement: "now < tick",
+    reason:
+      "they differ only when `now` equals `tick`, and a one-off has returned 0 before. For `every` the count is then `Math.floor(0 / step)`, 0; for a cron the first run after `tick` is strictly later than `tick`, which is `now`, so the loop never counts one: 0 either way.",
+  },
 ];

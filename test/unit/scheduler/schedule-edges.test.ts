@@ -43,6 +43,26 @@ describe("missed ticks", () => {
   it("are counted up to 50,000, enough to say many", () => {
     expect(missedTicks(everyMinute, 0, 100 * 24 * 60 * MIN)).toBe(50_000);
   });
+
+  it("of an `every` schedule are counted whole, past the cron's bound", () => {
+    const every: Timing = { kind: "every", every_seconds: 60, anchor: 0 };
+    expect(missedTicks(every, 0, 100 * 24 * 60 * MIN)).toBe(144_000);
+  });
+});
+
+describe("a cron without a time zone", () => {
+  // Workers run in UTC, a developer's Node may not: a schedule without a zone is UTC either way.
+  it.each([null, "UTC"])("runs on UTC's clock whatever the process's zone (%s)", (timezone) => {
+    const before = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const nineUtc: Timing = { kind: "cron", cron: "0 9 * * *", timezone };
+      expect(nextRun(nineUtc, Date.UTC(2026, 0, 1))).toBe(Date.UTC(2026, 0, 1, 9));
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
 });
 
 describe("timings", () => {
