@@ -85,7 +85,6 @@ export class FloorConversationDO extends DurableObject {
   pending = new Map();
 
   async run({ conversation, device, rounds, url, body }) {
-    ensure(this, "CREATE TABLE IF NOT EXISTS steps (n INTEGER PRIMARY KEY, request_id TEXT, result TEXT)");
     const sql = this.ctx.storage.sql;
     const hub = this.env.FLOOR_HUB.get(this.env.FLOOR_HUB.idFromName(device));
     const model = async () => {
@@ -97,6 +96,8 @@ export class FloorConversationDO extends DurableObject {
     for (let n = 0; n < rounds; n++) {
       await model();
       const id = crypto.randomUUID();
+      // A new conversation's table rides its first step's commit: no commit of its own.
+      ensure(this, "CREATE TABLE IF NOT EXISTS steps (n INTEGER PRIMARY KEY, request_id TEXT, result TEXT)");
       sql.exec("INSERT INTO steps (n, request_id) VALUES (?, ?)", n, id);
       const result = new Promise((resolve) => this.pending.set(id, resolve));
       await hub.dispatch({ conversation, request_id: id, tool: "bench_ok" });
