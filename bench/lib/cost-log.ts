@@ -11,6 +11,10 @@ export type CostTotals = {
   rows_read: number;
   rows_written: number;
   statements: number;
+  /** the objects' implicit transactions that wrote (cost-meter.ts) */
+  commits: number;
+  /** commits by "Kind: tables written" */
+  by_commit: Record<string, number>;
   /** the storage API's key-value calls, billed as rows on SQLite-backed objects */
   kv_rows_read: number;
   kv_rows_written: number;
@@ -40,6 +44,8 @@ const zero = (): CostTotals => ({
   rows_read: 0,
   rows_written: 0,
   statements: 0,
+  commits: 0,
+  by_commit: {},
   kv_rows_read: 0,
   kv_rows_written: 0,
   rpc: 0,
@@ -67,11 +73,12 @@ export function costDelta(
         "rows_read",
         "rows_written",
         "statements",
+        "commits",
         "kv_rows_read",
         "kv_rows_written",
         "alarms_set",
       ] as const)
-        t[f] += a[f] - (b?.[f] ?? 0);
+        t[f] += (a[f] ?? 0) - (b?.[f] ?? 0);
       for (const f of ["fetch", "alarm", "websocket_message"] as const) t[f] += a.requests[f] - (b?.requests[f] ?? 0);
       for (const [q, [n, r, w]] of Object.entries(a.by_statement ?? {})) {
         const [bn, br, bw] = b?.by_statement?.[q] ?? [0, 0, 0];
@@ -82,6 +89,10 @@ export function costDelta(
         t0[0] += n - bn;
         t0[1] += r - br;
         t0[2] += w - bw;
+      }
+      for (const [what, n] of Object.entries(a.by_commit ?? {})) {
+        const d = n - (b?.by_commit?.[what] ?? 0);
+        if (d) t.by_commit[`${kindOf(a)}: ${what}`] = (t.by_commit[`${kindOf(a)}: ${what}`] ?? 0) + d;
       }
       for (const [m, n] of Object.entries(a.requests.rpc)) {
         const d = n - (b?.requests.rpc[m] ?? 0);

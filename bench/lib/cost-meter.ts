@@ -7,6 +7,12 @@
  *   the numbers the billing uses), statements, and `databaseSize`;
  * - counts the storage API's key-value calls as rows (that is how a SQLite-backed object is billed
  *   for them) and alarms set;
+ * - counts commits: the runtime commits an object's writes together at the end of the turn of
+ *   the event loop that made them (its implicit transaction), so a turn with at least one row or
+ *   key written is one commit. A turn ends at a zero-delay timer or when a request comes in
+ *   (a new event: the runtime has committed the last one's writes before delivering it). A
+ *   continuation after the object's own I/O that runs before the timer is not seen as a new
+ *   turn, so the count is a lower bound: it may merge two commits, never split one;
  * - counts requests into the object as the runtime delivers them: RPC calls (by method), fetches,
  *   alarms, WebSocket messages. A method the object calls on itself is not a request: only calls
  *   that arrive from outside any metered entry (tracked with AsyncLocalStorage) are counted.
@@ -39,6 +45,10 @@ export type CostCounters = {
   rows_read: number;
   rows_written: number;
   statements: number;
+  /** turns of the event loop that wrote: one implicit transaction, one commit, each */
+  commits: number;
+  /** commits by what they wrote: the tables written (and `kv`), sorted, joined with "+" */
+  by_commit: Record<string, number>;
   kv_rows_read: number;
   kv_rows_written: number;
   alarms_set: number;
@@ -57,12 +67,26 @@ const HANDLERS: Record<string, "fetch" | "alarm" | "websocket_message" | null> =
 };
 
 const inEntry = new AsyncLocalStorage<true>();
+
+type Turn = { cursors: Cursor[]; tables: string[]; kv: boolean };
+
+/** The table a statement writes (`INSERT INTO t`, `UPDATE t`, `DELETE FROM t`, `CREATE TABLE … t`), else its first word. */
+function writtenTable(query: string): string {
+  const m =
+    /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO|CREATE\s+(?:TABLE|INDEX)(?:\s+IF\s+NOT\s+EXISTS)?)\s+(\w+)/i.exec(
+      query,
+    );
+  if (!m) return query.trim().split(/\s/)[0]!.toLowerCase();
+  return /^\s*CREATE/i.test(query) ? "schema" : m[1]!;
+}
 const meters = new WeakMap<object, Meter>();
 
 class Meter {
   readonly c: CostCounters;
   private open: { cursor: Cursor; key: string }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** this turn's statements, and whether it wrote a key, until the turn ends */
+  private turn: Turn | undefined;
 
   constructor(
     name: string,
@@ -76,6 +100,8 @@ class Meter {
       rows_read: 0,
       rows_written: 0,
       statements: 0,
+      commits: 0,
+      by_commit: {},
       kv_rows_read: 0,
       kv_rows_written: 0,
       alarms_set: 0,
@@ -99,18 +125,41 @@ class Meter {
     this.open = [];
   }
 
+  /** The current turn (opened on its first statement or key call); a commit if it wrote. */
+  private inTurn(): Turn {
+    if (this.turn) return this.turn;
+    const turn: Turn = { cursors: [], tables: [], kv: false };
+    this.turn = turn;
+    setTimeout(() => this.endTurn(turn), 0);
+    return turn;
+  }
+
+  private endTurn(turn: Turn): void {
+    if (this.turn !== turn) return;
+    this.turn = undefined;
+    const wrote = turn.tables.filter((_, i) => turn.cursors[i]!.rowsWritten > 0);
+    if (!turn.kv && wrote.length === 0) return;
+    this.c.commits++;
+    const what = [...new Set([...wrote, ...(turn.kv ? ["kv"] : [])])].sort().join("+");
+    this.c.by_commit[what] = (this.c.by_commit[what] ?? 0) + 1;
+  }
+
   private wrapStorage(storage: Storage): void {
     const sql = storage.sql;
     const exec = sql.exec;
     sql.exec = (query, ...bindings) => {
       const cursor = exec.call(sql, query, ...bindings);
       this.c.statements++;
+      const turn = this.inTurn();
+      turn.cursors.push(cursor);
+      turn.tables.push(writtenTable(query));
       this.open.push({ cursor, key: query.replace(/\s+/g, " ").trim().slice(0, 100) });
       this.settle();
       return cursor;
     };
     const count = (n: number, field: "kv_rows_read" | "kv_rows_written") => {
       this.c[field] += n;
+      if (field === "kv_rows_written" && n > 0) this.inTurn().kv = true;
       this.settle();
     };
     const keys = (k: unknown) => (Array.isArray(k) ? k.length : 1);
@@ -140,6 +189,7 @@ class Meter {
   }
 
   request(kind: "fetch" | "alarm" | "websocket_message" | "rpc", method: string): void {
+    if (this.turn) this.endTurn(this.turn);
     if (kind === "rpc") this.c.requests.rpc[method] = (this.c.requests.rpc[method] ?? 0) + 1;
     else this.c.requests[kind]++;
     this.settle();

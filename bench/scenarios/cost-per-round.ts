@@ -1,8 +1,9 @@
 import { viewConversation } from "../../scripted-llm/conversation-view.js";
 import { startAgent } from "../../test/helpers/device-agent.js";
-import { ADMIN_TOKEN, API_TOKEN, type LocalWorker } from "../../test/helpers/local-worker.js";
+import { API_TOKEN, type LocalWorker } from "../../test/helpers/local-worker.js";
 import { waitUntil } from "../../test/helpers/wait.js";
 import { BENCH_SKILLS, type BenchEnv, deviceToken, workerVars } from "../lib/bench-env.js";
+import { commitKinds, commitsByWhat, minimumAmortized } from "../lib/commit-counts.js";
 import { billedRequests, type CostTotals, costDelta, costSnapshot, requestsByClass } from "../lib/cost-log.js";
 import type { CostCounters } from "../lib/cost-meter.js";
 import { startCostWorker } from "../lib/cost-worker.js";
@@ -14,6 +15,7 @@ import { packagedBundles } from "../lib/packaged-bundles.js";
 import { peerChat, startPeerWorker } from "../lib/peer-worker.js";
 import type { Metric, ScenarioResult } from "../lib/result.js";
 import { countMismatches, readScaleCounts } from "../lib/scale-counts.js";
+import { scopedKey } from "../lib/scoped-key.js";
 import { round } from "../lib/stats.js";
 import {
   connectPoolDevice,
@@ -62,6 +64,8 @@ type Case = {
   cost: CostTotals;
   /** billed requests by object class */
   byClass: Record<string, number>;
+  /** commits (write turns) by object kind */
+  commitsByKind: Record<string, number>;
   bytes: number;
   headerBytes: number;
   minimalBytes: number;
@@ -112,7 +116,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   const run = Date.now();
   let seq = 0;
   // Messages are sent with a scoped key, as an integration would: its check is on the path.
-  const key = await scopedKey(worker).catch(async (e) => {
+  const key = await scopedKey(worker, POOL).catch(async (e) => {
     await agent.stop();
     for (const w of started) await w.stop();
     await proxy.close();
@@ -196,6 +200,7 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
   const dev = perRound(device);
   const bi = perRound(builtin);
   const kinds = { device: objectKinds(device, long), builtin: objectKinds(builtin, long) };
+  const commits = { device: commitKinds(device, long), builtin: commitKinds(builtin, long) };
   const documented = readScaleCounts();
   // Per-deployment objects are judged by their own metric below (a key cache refresh may land in any message).
   const sharded = (byClass: Record<string, number>) =>
@@ -226,6 +231,12 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
       note: scaleMismatches.join("; ") || "per message and per device round, by object class (bench/scale-counts.json)",
     },
     poolMessageMetric(perMessageAll(pool), singles),
+    {
+      name: "device tool round: commits, amortized over a 3-round message",
+      value: commits.device.total.amortized,
+      unit: "count",
+      note: `by object kind (per round + per message / 3): ${JSON.stringify(commits.device.amortized)}; the design's minimum ${round(minimumAmortized(), 2)} (bench/lib/commit-counts.ts says which invariant needs each)`,
+    },
     ...roundMetrics("device tool round", dev, MIN.device),
     ...roundMetrics("built-in tool round", bi, MIN.builtin),
     ...roundMetrics("Agents SDK peer, server-side tool round", peerRound, null),
@@ -256,6 +267,8 @@ export async function costPerRound(env: BenchEnv): Promise<ScenarioResult> {
         agents_sdk: byStatement(sdk),
       },
       per_deployment_classes: singles,
+      commits_by_object_kind: commits,
+      commits_by_what: { device: commitsByWhat(device, long), builtin: commitsByWhat(builtin, long) },
       requests_by_object_kind: { ...kinds, per_message_all: perMessageAll([...device, ...builtin]) },
       rpc_per_round: {
         device: perMethod(device, long),
@@ -296,17 +309,6 @@ function perMessageAll(cases: Case[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of cases) for (const [k, n] of Object.entries(c.byClass)) out[k] = (out[k] ?? 0) + n / cases.length;
   return Object.fromEntries(Object.entries(out).map(([k, n]) => [k, round(n, 2)]));
-}
-
-/** A key scoped to the cost scenario's device, issued by the admin. */
-async function scopedKey(worker: LocalWorker): Promise<string> {
-  const res = await fetch(`${worker.url}/v1/keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench-cost", agents: ["bench-cost"], pools: [POOL] }),
-  });
-  if (res.status !== 201) throw new Error(`cost: POST /v1/keys answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { key: string }).key;
 }
 
 function perMethod([one, many]: [Case, Case], long: number): Record<string, number> {
@@ -379,6 +381,9 @@ async function measure(
   return {
     cost: delta.get("*")!,
     byClass: requestsByClass(delta),
+    commitsByKind: Object.fromEntries(
+      [...delta].filter(([k, t]) => k !== "*" && t.commits > 0).map(([k, t]) => [k, t.commits]),
+    ),
     bytes: reqs.reduce((n, r) => n + r.body_bytes, 0),
     headerBytes: reqs.reduce((n, r) => n + r.header_bytes, 0),
     minimalBytes: reqs.reduce((n, r) => n + minimalRequestBytes(r.body), 0),

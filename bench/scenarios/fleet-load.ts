@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { sendMessage } from "../../test/helpers/api.js";
 import { type BenchEnv, deviceToken, FLEET_SIZE } from "../lib/bench-env.js";
+import { type DurableFloorRun, durableFloorThroughput } from "../lib/durable-floor-client.js";
 import { FakeDevice } from "../lib/fake-device.js";
 import { echoPlusFetchThroughput, echoThroughput } from "../lib/floor-client.js";
 import { gaps, requestBodies, requestTimes } from "../lib/llm-requests.js";
@@ -19,14 +20,18 @@ type Repetition = {
   steps: number[];
   fair: Awaited<ReturnType<typeof echoPlusFetchThroughput>>;
   floorCpu: ReturnType<typeof cpuDelta>;
+  durable: DurableFloorRun;
+  durableCpu: ReturnType<typeof cpuDelta>;
 };
 
 /**
  * Scenario 3: many devices (simulated in this process, speaking the real protocol) and many
- * concurrent conversations of 3 tool rounds each. The floor does the same work per call without
- * the orchestrator: the step floor (a WebSocket round trip in which a DO makes the model request,
- * with a request body of this run) through the same runtime, same number of sockets, same number
- * of calls in flight, same number of calls. Raw echo throughput is reported beside it.
+ * concurrent conversations of 3 tool rounds each. Judged against the durable floor
+ * (docs/benchmarks.md#the-durable-floor): the same messages, devices and rounds through two
+ * trivial objects that make only the commits, RPCs and hops the invariants need, with the same
+ * model requests, on the same runtime, at the same concurrency. The relay floor (the step floor's
+ * work, a WebSocket round trip in which a DO makes the model request, committing nothing) is
+ * reported beside it, and raw echo throughput beside that.
  */
 export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const devices = env.quick ? 5 : FLEET_SIZE;
@@ -79,7 +84,18 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
         JSON.stringify(middle[Math.floor(middle.length / 2)]),
       );
       const floorCpu = cpuDelta(floorCpuBefore, groupCpuMs(floorRuntime));
-      reps.push({ wallMs, cpu, succeeded, steps, fair, floorCpu });
+      const durableCpuBefore = groupCpuMs(floorRuntime);
+      const durable = await durableFloorThroughput(
+        env.floor.url,
+        devices,
+        conversations,
+        ROUNDS,
+        `${env.llm.url}/chat/completions`,
+        JSON.stringify(middle[Math.floor(middle.length / 2)]),
+        `${run}-${r}`,
+      );
+      const durableCpu = cpuDelta(durableCpuBefore, groupCpuMs(floorRuntime));
+      reps.push({ wallMs, cpu, succeeded, steps, fair, floorCpu, durable, durableCpu });
     }
   } finally {
     for (const d of fleet) d.close();
@@ -94,6 +110,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
   const perSecond = (x: Repetition) => (x.succeeded / x.wallMs) * 1000;
   const cpuPerCall = (x: Repetition) => x.cpu.total! / x.succeeded;
   const floorCpuPerCall = (x: Repetition) => x.floorCpu.total! / x.fair.calls;
+  const durableCpuPerCall = (x: Repetition) => x.durableCpu.total! / x.durable.calls;
   const median = (f: (x: Repetition) => number) => summarize(reps.map(f)).median;
   const window = Math.ceil(conversations / devices);
   const echoCpuBefore = groupCpuMs(floorRuntime);
@@ -115,17 +132,29 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
     duplicated,
     metrics: [
       repeatedRatio(
-        "runtime CPU per tool call / the floor's per call (median of 3 repetitions)",
-        reps.map((x) => cpuPerCall(x) / floorCpuPerCall(x)),
-        { op: "<=", value: 3 },
-        "each repetition: the fleet's conversations, then the floor's calls at the same concurrency",
+        "runtime CPU per tool call / the durable floor's per call (median of 3 repetitions)",
+        reps.map((x) => cpuPerCall(x) / durableCpuPerCall(x)),
+        { op: "<=", value: 2 },
+        "each repetition: the fleet's conversations, then the relay floor's calls, then the durable floor's messages, at the same concurrency",
+      ),
+      repeatedRatio(
+        "tool calls per second / the durable floor's (median of 3 repetitions)",
+        reps.map((x) => perSecond(x) / x.durable.perSecond),
+        { op: ">=", value: 0.5 },
+        "the same messages, devices and rounds through the durable floor, at the same concurrency",
       ),
       {
-        name: "tool calls per second / floor calls per second (median of 3 repetitions)",
+        name: "runtime CPU per tool call / the relay floor's per call (median of 3 repetitions)",
+        value: round(median((x) => cpuPerCall(x) / floorCpuPerCall(x))),
+        unit: "ratio",
+        repetitions: reps.map((x) => round(cpuPerCall(x) / floorCpuPerCall(x))),
+        note: "the relay floor: the step floor's work (WebSocket round trip + the model request from a DO, no commit) at the same concurrency; the target before the durable floor was ≤ 3×",
+      },
+      {
+        name: "tool calls per second / relay floor calls per second (median of 3 repetitions)",
         value: round(median((x) => perSecond(x) / x.fair.perSecond)),
         unit: "ratio",
         repetitions: reps.map((x) => round(perSecond(x) / x.fair.perSecond)),
-        note: "the floor: the step floor's work (WebSocket round trip + the model request from a DO) at the same concurrency",
       },
       {
         name: "round trip / floor round trip (median of 3 repetitions)",
@@ -134,16 +163,27 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
         repetitions: reps.map((x) => round(summarize(x.steps).median / summarize(x.fair.roundTrips).median)),
       },
       { name: "round trip median", value: round(s.median), unit: "ms", note: "no target: absolute times are noise" },
-      { name: "floor round trip median", value: round(fr.median), unit: "ms" },
+      { name: "relay floor round trip median", value: round(fr.median), unit: "ms" },
       { name: "tool calls per second (median)", value: round(median(perSecond)), unit: "per_s" },
-      { name: "floor calls per second (median)", value: round(median((x) => x.fair.perSecond)), unit: "per_s" },
+      {
+        name: "durable floor tool calls per second (median)",
+        value: round(median((x) => x.durable.perSecond)),
+        unit: "per_s",
+      },
+      { name: "relay floor calls per second (median)", value: round(median((x) => x.fair.perSecond)), unit: "per_s" },
       {
         name: "runtime CPU per tool call (median)",
         value: round(median(cpuPerCall)),
         unit: "ms",
         note: `the local runtime's processes (workerd ${round(median((x) => (x.cpu.workerd ?? 0) / x.succeeded))} ms); on one thread this bounds calls per second`,
       },
-      { name: "floor runtime CPU per call (median)", value: round(median(floorCpuPerCall)), unit: "ms" },
+      {
+        name: "durable floor runtime CPU per tool call (median)",
+        value: round(median(durableCpuPerCall)),
+        unit: "ms",
+        note: "per tool round: 4 commits (the step before dispatch, the hub's ledger row, its outcome, the result), 2 RPCs, the command, result and ack frames, the model request; per message: the request into the conversation and the final model request",
+      },
+      { name: "relay floor runtime CPU per call (median)", value: round(median(floorCpuPerCall)), unit: "ms" },
       {
         name: "tool calls per second / raw echo frames per second",
         value: round(median(perSecond) / echo.perSecond, 4),
@@ -154,7 +194,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
         name: "runtime CPU of one SQLite commit (one row), beside an echo",
         value: round(commitCpu, 3),
         unit: "ms",
-        note: `a durable device round commits at least 4 times (the conversation before dispatch and on the result, the hub's command and outcome): ${round((4 * commitCpu) / median(floorCpuPerCall))}× the floor's whole call, before anything else`,
+        note: `a durable device round commits at least 4 times (the conversation before dispatch and on the result, the hub's command and outcome): ${round((4 * commitCpu) / median(floorCpuPerCall))}× the relay floor's whole call`,
       },
       {
         name: "runtime CPU of one RPC to another object, beside its commit",
@@ -165,7 +205,7 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       { name: "lost calls", value: lost, unit: "count", target: { op: "==", value: 0 } },
       { name: "duplicated calls", value: duplicated, unit: "count", target: { op: "==", value: 0 } },
     ],
-    floor: `the step floor's work per call at the same concurrency: ${devices} WebSockets through the same runtime, each to its own trivial DO, ${Math.ceil(conversations / devices)} calls in flight on each, ${expected} calls, each a round trip in which the DO POSTs a request body of this run to the scripted model and reads the answer. Raw echo throughput beside it: ${devices} WebSockets through the same runtime, each to its own trivial DO, ${Math.ceil(conversations / devices)} frames in flight on each (as many as conversations per device)`,
+    floor: `the durable floor: the same ${conversations} messages of ${ROUNDS} tool rounds on ${devices} devices (simulated in this process) through the same runtime, each message a conversation object that commits each round's step before dispatch, RPCs the device's hub object, which commits a ledger row and sends the command over the device's WebSocket; the device answers; the hub commits the outcome, hands it back by RPC and acks; the conversation commits the result and makes the next model request (a request body of this run to the scripted model). The relay floor beside it: the step floor's work per call at the same concurrency: ${devices} WebSockets through the same runtime, each to its own trivial DO, ${Math.ceil(conversations / devices)} calls in flight on each, ${expected} calls, each a round trip in which the DO POSTs a request body of this run to the scripted model and reads the answer. Raw echo throughput beside it: ${devices} WebSockets through the same runtime, each to its own trivial DO, ${Math.ceil(conversations / devices)} frames in flight on each (as many as conversations per device)`,
     details: {
       devices,
       conversations,
@@ -178,6 +218,10 @@ export async function fleetLoad(env: BenchEnv): Promise<ScenarioResult> {
       round_trip_ms: roundSummary(s),
       runtime_cpu_ms: reps.map((x) => x.cpu),
       floor_runtime_cpu_ms: reps.map((x) => x.floorCpu),
+      durable_floor_runtime_cpu_ms: reps.map((x) => x.durableCpu),
+      durable_floor_calls: reps.map((x) => x.durable.calls),
+      durable_floor_ms: reps.map((x) => round(x.durable.ms)),
+      durable_floor_duplicated: reps.reduce((n, x) => n + x.durable.duplicated, 0),
       floor_calls: reps.map((x) => x.fair.calls),
       floor_ms: reps.map((x) => round(x.fair.ms)),
       floor_round_trip_ms: roundSummary(fr),
