@@ -28,12 +28,14 @@ const SCENARIOS = [
 describe("npm run bench -- --quick", () => {
   it("runs every scenario and writes latest.json with repetitions and no lost or duplicated calls", async () => {
     const out = tempDir("edgeloop-bench-");
-    // Its own process group, ended whole (with the workers it started) if it overruns.
+    // Its own process group, ended whole (with the workers it started) if it overruns. It runs
+    // about 270 s beside the rest of the suite since the fleet has a durable floor too: the
+    // bound leaves room for a busy machine, and the file starts first, off the suite's tail.
     const run = startChild("npx", ["tsx", "bench/run.ts", "--quick", "--out", out], {
       name: "bench",
       env: { WRANGLER_SEND_METRICS: "false" },
     });
-    const overrun = setTimeout(() => void run.stop(), 290_000);
+    const overrun = setTimeout(() => void run.stop(), 480_000);
     const [code] = (await once(run.proc, "exit")) as [number | null];
     clearTimeout(overrun);
     expect(code, run.output()).toBe(0);
@@ -118,5 +120,5 @@ describe("npm run bench -- --quick", () => {
     expect(md).toContain("| scenario |");
     expect(md).toContain("## Targets:");
     expect(md).toContain("| repetitions | spread |");
-  }, 300_000);
+  }, 500_000);
 });
