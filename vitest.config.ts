@@ -98,7 +98,8 @@ export default defineConfig({
           exclude: [SOAK],
           ...E2E,
           // Plus one worker and scripted model that the files needing nothing of their own share
-          // (test/helpers/shared-stack.ts): a `wrangler dev` start costs about 8 CPU-s.
+          // (test/helpers/shared-stack.ts), started when the first of them asks: a `wrangler dev`
+          // start costs about 10 CPU-s.
           globalSetup: [...(E2E.globalSetup as string[]), "test/helpers/shared-stack-setup.ts"],
         },
       },

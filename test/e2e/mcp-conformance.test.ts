@@ -28,7 +28,7 @@ let tools: ReturnType<typeof nodeWithPackages>;
 beforeAll(async () => {
   tools = nodeWithPackages([CONFORMANCE]);
   // The suite's shared worker: these scenarios hold whatever devices and tools the fleet has.
-  proxy = await startBearerProxy(sharedWorker().url, API_TOKEN);
+  proxy = await startBearerProxy((await sharedWorker()).url, API_TOKEN);
 }, 900_000);
 
 afterAll(async () => {

@@ -32,11 +32,12 @@ export const SHARED_VARS: Readonly<Record<string, string>> = {
   ALLOW_PRIVATE_OUTBOUND: "true",
 };
 
-/** What the global setup hands the files (vitest `provide`/`inject`). */
+/** Where the shared worker and model answer, once started. */
 export type SharedStackInfo = { workerUrl: string; llmOrigin: string };
 
 declare module "vitest" {
   export interface ProvidedContext {
-    sharedStack: SharedStackInfo;
+    /** the global setup's launcher (vitest `provide`/`inject`): `POST /start` answers a SharedStackInfo */
+    sharedStackLauncher: string;
   }
 }

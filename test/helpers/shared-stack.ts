@@ -8,7 +8,7 @@
 import { inject } from "vitest";
 import { joinScope, type ScopedLlm } from "../../scripted-llm/scope-client.js";
 import type { ScriptRuleInput } from "../../scripted-llm/script.js";
-import { SHARED_DEVICES } from "./shared-stack-config.js";
+import { SHARED_DEVICES, type SharedStackInfo } from "./shared-stack-config.js";
 
 export type SharedStack = {
   llm: ScopedLlm;
@@ -17,9 +17,20 @@ export type SharedStack = {
   stop: () => Promise<void>;
 };
 
-/** The shared worker alone, for a file that asks no model anything (its URL takes the usual API_TOKEN, ADMIN_TOKEN). */
-export function sharedWorker(): { url: string } {
-  return { url: inject("sharedStack").workerUrl };
+let started: Promise<SharedStackInfo> | undefined;
+
+/** The shared worker and model, started by the global setup's launcher on the run's first call. */
+function sharedStack(): Promise<SharedStackInfo> {
+  started ??= fetch(`${inject("sharedStackLauncher")}/start`, { method: "POST" }).then(async (res) => {
+    if (!res.ok) throw new Error(`the shared worker did not start: ${await res.text()}`);
+    return (await res.json()) as SharedStackInfo;
+  });
+  return started;
+}
+
+/** The shared worker alone, for a file that asks no model anything (it takes the usual API_TOKEN, ADMIN_TOKEN). */
+export async function sharedWorker(): Promise<{ url: string }> {
+  return { url: (await sharedStack()).workerUrl };
 }
 
 export async function joinSharedStack(opts: {
@@ -33,6 +44,7 @@ export async function joinSharedStack(opts: {
     if (SHARED_DEVICES[id] !== token)
       throw new Error(`device ${id} is not in shared-stack-config.ts's SHARED_DEVICES with this token`);
   }
-  const llm = await joinScope(inject("sharedStack").llmOrigin, opts.scope, opts.rules);
-  return { llm, worker: sharedWorker(), stop: () => llm.close() };
+  const { workerUrl, llmOrigin } = await sharedStack();
+  const llm = await joinScope(llmOrigin, opts.scope, opts.rules);
+  return { llm, worker: { url: workerUrl }, stop: () => llm.close() };
 }
