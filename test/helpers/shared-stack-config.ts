@@ -19,7 +19,12 @@ export const SHARED_DEVICES: Readonly<Record<string, string>> = {
   "ws-1": "e2e-installed-ws-1",
   "ws-24": "e2e-installed-ws-24",
   "mq-1": "e2e-installed-mq-1",
+  // named-hooks.test.ts
+  "hk-1": "e2e-hk-1",
 };
+
+/** named-hooks.test.ts signs its deliveries with these. */
+export const NAMED_HOOK_SECRETS = { github: "gh-hook-secret", grafana: "grafana-hook-secret" };
 
 export const SHARED_VARS: Readonly<Record<string, string>> = {
   // A model that stays down fails after 3 requests instead of 4 (provider-quirks.test.ts).
@@ -30,6 +35,22 @@ export const SHARED_VARS: Readonly<Record<string, string>> = {
   REPLY_SIGNING_SECRET: "reply-signing-secret",
   // The test's receivers are on loopback (reply-url.test.ts); no file checks that such an address is refused.
   ALLOW_PRIVATE_OUTBOUND: "true",
+  // named-hooks.test.ts: its hooks, on its device and its pool; they run only when called by name.
+  POOLS: "ops:hk-1",
+  HOOKS: JSON.stringify({
+    github: {
+      verify: "github",
+      agent: "hk-1",
+      events: ["issues"],
+      template: "GitHub {{@event}} {{action}} on {{repository.full_name}}: #{{issue.number}} {{issue.title}}",
+    },
+    grafana: {
+      verify: "grafana",
+      pool: "ops",
+      template: "Grafana {{status}}: {{alerts.0.labels.alertname}} ({{alerts.0.annotations.summary}})",
+    },
+  }),
+  HOOK_SECRETS: `github:${NAMED_HOOK_SECRETS.github},grafana:${NAMED_HOOK_SECRETS.grafana}`,
 };
 
 /** Where the shared worker and model answer, once started. */
