@@ -11,7 +11,8 @@ import LongFilesFirst from "./test/helpers/long-files-first.js";
 // wait on real processes) run beside the unit and worker files (which mostly compute) instead of
 // after them. Vitest puts projects with different worker counts in groups that run one after the
 // other, hence one number for all. Every e2e file takes free ports and its own temp folders, so
-// two of them never meet.
+// two of them never meet; those sharing the one worker (test/helpers/shared-stack.ts) have agent
+// ids and a scripted-model scope of their own.
 const MAX_WORKERS = 3;
 
 // The suite starts hundreds of Node processes (wrangler twice per worker, agents, the CLI, OpenClaw
@@ -91,7 +92,16 @@ export default defineConfig({
         },
       },
       {
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], exclude: [SOAK], ...E2E },
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          exclude: [SOAK],
+          ...E2E,
+          // Plus one worker and scripted model that the files needing nothing of their own share
+          // (test/helpers/shared-stack.ts), started when the first of them asks: a `wrangler dev`
+          // start costs about 10 CPU-s.
+          globalSetup: [...(E2E.globalSetup as string[]), "test/helpers/shared-stack-setup.ts"],
+        },
       },
       {
         // The chaos soak kills and restarts every part on deadlines of its own: it runs last and

@@ -11,7 +11,7 @@ import { viewAnthropicConversation } from "./anthropic-view.js";
 import { chooseTurn } from "./choose-turn.js";
 import { headersOf, preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
 import { resolveTurn } from "./render-response.js";
-import { failureToServe, type ScriptedRequest, type ServerState } from "./server-state.js";
+import { ambiguityMessage, failureToServe, type ScriptedRequest, type ServerState, scriptFor } from "./server-state.js";
 
 /**
  * `POST …/v1/messages`: the scripted turn in Anthropic's Messages API format, streamed (SSE
@@ -44,9 +44,11 @@ export async function answerMessages(
   const request = body.value as Record<string, unknown>;
 
   const view = viewAnthropicConversation(request);
-  const choice = chooseTurn(state.rules, view);
+  const script = scriptFor(state, view, entry);
+  if ("ambiguous" in script) return fail(400, "invalid_request_error", ambiguityMessage(script.ambiguous));
+  const choice = chooseTurn(script.rules, view);
   if (choice.turn.delay_ms) await sleep(choice.turn.delay_ms);
-  const failure = failureToServe(state, choice, view);
+  const failure = failureToServe(script, choice, view);
   if (failure && !failure.in_stream) {
     const headers: Record<string, string> = {};
     if (failure.retry_after !== undefined) headers["retry-after"] = String(failure.retry_after);

@@ -4,7 +4,7 @@ import { viewConversation } from "./conversation-view.js";
 import { preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
 import { chatRequestProblem } from "./openai-checks.js";
 import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
-import { failureToServe, type ScriptedRequest, type ServerState } from "./server-state.js";
+import { ambiguityMessage, failureToServe, type ScriptedRequest, type ServerState, scriptFor } from "./server-state.js";
 
 /** `POST …/chat/completions`: the scripted turn in OpenAI's Chat Completions format. */
 export async function answerChatCompletions(
@@ -30,9 +30,13 @@ export async function answerChatCompletions(
   const problem = chatRequestProblem(request.messages);
   if (problem) return sendJson(res, 400, openAiError(problem, "invalid_request_error"));
   const view = viewConversation(request);
-  const choice = chooseTurn(state.rules, view);
+  const script = scriptFor(state, view, entry);
+  if ("ambiguous" in script) {
+    return sendJson(res, 400, openAiError(ambiguityMessage(script.ambiguous), "invalid_request_error"));
+  }
+  const choice = chooseTurn(script.rules, view);
   if (choice.turn.delay_ms) await sleep(choice.turn.delay_ms);
-  const failure = failureToServe(state, choice, view);
+  const failure = failureToServe(script, choice, view);
   if (failure) {
     const headers: Record<string, string> = {};
     if (failure.retry_after !== undefined) headers["retry-after"] = String(failure.retry_after);

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { answerMessages } from "./anthropic-answer.js";
 import { headersOf, readJson, sendJson } from "./http-io.js";
 import { answerChatCompletions, openAiError } from "./openai-answer.js";
+import { handleScopeRoute } from "./scope-routes.js";
 import { ScriptBody, type ScriptRule, type ScriptRuleInput, ScriptRules } from "./script.js";
 import type { ScriptedRequest, ServerState } from "./server-state.js";
 
@@ -16,6 +17,7 @@ import type { ScriptedRequest, ServerState } from "./server-state.js";
  *   POST /__script  {rules}     replace the script (400 on a bad one)
  *   GET  /__requests            every model request received, in order: [{at, format, path, headers, body}]
  *   POST /__reset               forget recorded requests and failure counters (script stays)
+ *   …    /__scopes/{name}…       clients sharing the server, each with a script of its own (scope-routes.ts)
  *
  * Model routes match by how the path ends, so a base URL of any shape works: `/v1`, or an AI
  * Gateway's `/v1/{account}/{gateway}/openai`, `…/workers-ai/v1`, `…/anthropic`.
@@ -44,6 +46,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     failures: new Map<string, number>(),
     responses: 0,
     cachePrefixes: new Set<string>(),
+    scopes: new Map(),
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((e: unknown) => {
@@ -99,6 +102,7 @@ async function handle(state: ServerState, req: IncomingMessage, res: ServerRespo
       data: [{ id: "scripted", object: "model", created: 0, owned_by: "edgeloop" }],
     });
   }
+  if (await handleScopeRoute(state, req, res, path)) return;
   switch (route) {
     case "POST /__script": {
       const body = await readJson(req);

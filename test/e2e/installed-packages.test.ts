@@ -18,16 +18,16 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { dirname, join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN } from "../helpers/local-worker.js";
 import { blockWith, codeBlocks, envLines, lineWith } from "../helpers/markdown-blocks.js";
 import { type Mosquitto, startMosquitto } from "../helpers/mosquitto.js";
 import { exitCode, shownCode } from "../helpers/pairing.js";
 import { NODE20, NODE24, nodeWithPackages } from "../helpers/pinned-node.js";
 import { type Child, REPO_ROOT, startChild } from "../helpers/processes.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -40,8 +40,8 @@ let dir: string;
 /** the Node the installed commands run on */
 let deviceNode: string;
 let prefix: string;
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let broker: Mosquitto;
 const stops: (() => Promise<void>)[] = [];
 
@@ -72,7 +72,8 @@ beforeAll(async () => {
   expect(tarballs.sort()).toEqual(["edgeloop-0.1.0.tgz", "edgeloop-agent-0.1.0.tgz", "edgeloop-bridge-0.1.0.tgz"]);
   npm(["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
 
-  ({ llm, worker } = await startScriptedStack({
+  ({ llm, worker } = await joinSharedStack({
+    scope: "installed-packages",
     rules: [
       {
         match: "look at the note and the picture",
@@ -115,7 +116,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  await worker?.stop();
   await broker?.stop();
   await llm?.close();
 });

@@ -8,8 +8,9 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BearerProxy, startBearerProxy } from "../helpers/bearer-proxy.js";
-import { API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { API_TOKEN } from "../helpers/local-worker.js";
 import { nodeWithPackages } from "../helpers/pinned-node.js";
+import { sharedWorker } from "../helpers/shared-stack.js";
 
 const CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16";
 const SCENARIOS = [
@@ -21,19 +22,17 @@ const SCENARIOS = [
   "dns-rebinding-protection",
 ];
 
-let worker: LocalWorker;
 let proxy: BearerProxy;
 let tools: ReturnType<typeof nodeWithPackages>;
 
 beforeAll(async () => {
   tools = nodeWithPackages([CONFORMANCE]);
-  worker = await startLocalWorker({ vars: {} });
-  proxy = await startBearerProxy(worker.url, API_TOKEN);
+  // The suite's shared worker: these scenarios hold whatever devices and tools the fleet has.
+  proxy = await startBearerProxy((await sharedWorker()).url, API_TOKEN);
 }, 900_000);
 
 afterAll(async () => {
   await proxy?.stop();
-  await worker?.stop();
 });
 
 /** Asynchronously: the proxy runs in this process and must keep answering meanwhile. */

@@ -7,52 +7,38 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { getConversation } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import { ADMIN_TOKEN, type LocalWorker } from "../helpers/local-worker.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { ADMIN_TOKEN } from "../helpers/local-worker.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
+import { NAMED_HOOK_SECRETS } from "../helpers/shared-stack-config.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/hooks/${name}`, import.meta.url), "utf8");
-const GITHUB_SECRET = "gh-hook-secret";
-const GRAFANA_SECRET = "grafana-hook-secret";
+const GITHUB_SECRET = NAMED_HOOK_SECRETS.github;
+const GRAFANA_SECRET = NAMED_HOOK_SECRETS.grafana;
 
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let agent: AgentProcess;
 
 beforeAll(async () => {
-  ({ llm, worker } = await startScriptedStack({
+  // The suite's shared worker, which has this file's hooks: HOOKS, HOOK_SECRETS and the pool
+  // `ops` of hk-1 (POOLS), as shared-stack-config.ts sets them.
+  ({ llm, worker } = await joinSharedStack({
+    scope: "named-hooks",
     rules: [
       { match: "^GitHub issues", turns: [{ content: "Triaged the issue." }] },
       { match: "^Grafana", turns: [{ content: "Looked at the alert." }] },
     ],
     devices: { "hk-1": "e2e-hk-1" },
-    vars: {
-      POOLS: "ops:hk-1",
-      HOOKS: JSON.stringify({
-        github: {
-          verify: "github",
-          agent: "hk-1",
-          events: ["issues"],
-          template: "GitHub {{@event}} {{action}} on {{repository.full_name}}: #{{issue.number}} {{issue.title}}",
-        },
-        grafana: {
-          verify: "grafana",
-          pool: "ops",
-          template: "Grafana {{status}}: {{alerts.0.labels.alertname}} ({{alerts.0.annotations.summary}})",
-        },
-      }),
-      HOOK_SECRETS: `github:${GITHUB_SECRET},grafana:${GRAFANA_SECRET}`,
-    },
   }));
   agent = await startAgent({ url: worker.url, agentId: "hk-1", token: "e2e-hk-1" });
 });
 
 afterAll(async () => {
   await agent?.stop();
-  await worker?.stop();
   await llm?.close();
 });
 
@@ -79,7 +65,8 @@ async function completed(conversationId: string) {
   );
 }
 
-const modelCallsFor = (prefix: string) => llm.requests().filter((r) => JSON.stringify(r.body).includes(prefix)).length;
+const modelCallsFor = async (prefix: string) =>
+  (await llm.requests()).filter((r) => JSON.stringify(r.body).includes(prefix)).length;
 
 describe("named hooks, end to end", () => {
   it("a GitHub delivery is one run on the hook's device; its redelivery starts nothing", async () => {
@@ -94,14 +81,14 @@ describe("named hooks, end to end", () => {
       "GitHub issues opened on octocat/Hello-World: #1347 Found a bug",
     );
     expect(conversation.messages.at(-1)?.content).toBe("Triaged the issue.");
-    const calls = modelCallsFor("GitHub issues opened");
+    const calls = await modelCallsFor("GitHub issues opened");
     expect(calls).toBe(1);
 
     const again = await githubDelivery(body, delivery);
     expect(again.status).toBe(202);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(((await again.json()) as { conversation_id: string }).conversation_id).toBe(accepted.conversation_id);
-    expect(modelCallsFor("GitHub issues opened")).toBe(calls);
+    expect(await modelCallsFor("GitHub issues opened")).toBe(calls);
   });
 
   it("a GitHub hook set to the form content type (payload=) is taken too", async () => {
@@ -155,18 +142,18 @@ describe("named hooks, end to end", () => {
     );
     const again = await post();
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(modelCallsFor("Grafana firing")).toBe(1);
+    expect(await modelCallsFor("Grafana firing")).toBe(1);
   });
 
   it("a bad signature is a 401 problem, counted among the refusals; an unknown hook is 404", async () => {
     const body = fixture("github-issues-opened.json");
-    const before = modelCallsFor("GitHub issues opened");
+    const before = await modelCallsFor("GitHub issues opened");
     const forged = await githubDelivery(body, "f-1", "issues", "not-the-secret");
     expect(forged.status).toBe(401);
     expect(forged.headers.get("content-type")).toContain("application/problem+json");
     expect(await forged.json()).toMatchObject({ status: 401, title: "Unauthorized" });
     expect((await fetch(`${worker.url}/v1/hooks/nope`, { method: "POST", body: "{}" })).status).toBe(404);
-    expect(modelCallsFor("GitHub issues opened")).toBe(before);
+    expect(await modelCallsFor("GitHub issues opened")).toBe(before);
 
     const limits = await waitUntil(
       async () =>

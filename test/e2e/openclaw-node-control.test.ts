@@ -9,9 +9,9 @@
 import { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedLlm, startScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { approvedRun as approvedRunOf } from "../helpers/approved-run.js";
-import { ADMIN_TOKEN, API_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
+import { ADMIN_TOKEN, API_TOKEN } from "../helpers/local-worker.js";
 import {
   type InvokeRequest,
   makeNodeKey,
@@ -19,13 +19,13 @@ import {
   type OpenClawTestNode,
   openclawNode,
 } from "../helpers/openclaw-node.js";
-import { scriptedVars } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 type Json = Record<string, unknown>;
 
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let desk: OpenClawTestNode;
 let droid: OpenClawTestNode;
 let phone: OpenClawTestNode;
@@ -179,8 +179,8 @@ async function join(agent: string, opts: Omit<NodeOptions, "key" | "auth">): Pro
 
 beforeAll(async () => {
   screen = await jpeg(40);
-  llm = await startScriptedLlm({ port: 0, rules: script });
-  worker = await startLocalWorker({ vars: scriptedVars(llm) });
+  // The suite's shared worker: the nodes pair through setup codes, so it needs no device tokens.
+  ({ llm, worker } = await joinSharedStack({ scope: "openclaw-node-control", rules: script }));
   desk = await join("oc-desk", {
     platform: "macOS 15.2",
     deviceFamily: "Mac",
@@ -213,7 +213,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const n of [desk, droid, phone]) n?.ws.close(1000, "done");
-  await worker?.stop();
   await llm?.close();
 });
 
@@ -235,11 +234,8 @@ const toolsOf = async (agent: string) => {
   return view.skills.flatMap((s) => s.tools).map((t) => [t.name, t.policy ?? "auto"]);
 };
 
-const lastRequest = (words: string) =>
-  llm
-    .requests()
-    .filter((r) => JSON.stringify(r.body).includes(words))
-    .at(-1)!.body as { messages: Json[] };
+const lastRequest = async (words: string) =>
+  (await llm.requests()).filter((r) => JSON.stringify(r.body).includes(words)).at(-1)!.body as { messages: Json[] };
 
 /** A message whose call of `command` waits for a person: the node sees nothing of it until approved. */
 const approvedRun = async (agentId: string, node: OpenClawTestNode, text: string, command: string) =>
@@ -286,16 +282,16 @@ describe("commands that act on an OpenClaw node", () => {
       refWidth: 200,
     });
     // The screenshot told the model its frame, and the click's observation came back as a picture.
-    const tool = lastRequest("click the button").messages.filter((m) => m.role === "tool");
+    const tool = (await lastRequest("click the button")).messages.filter((m) => m.role === "tool");
     expect(String(tool[0]!.content)).toContain('For computer_act: displayFrameId "frame-1", refWidth 200.');
-    const user = lastRequest("click the button").messages.at(-1)!;
+    const user = (await lastRequest("click the button")).messages.at(-1)!;
     const url = ((user.content as Json[])[1]!.image_url as { url: string }).url;
     expect(Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64").equals(screen)).toBe(true);
   });
 
   it("bad arguments come back as errors the model can act on: the schema's, then the node's with what it takes", async () => {
     const reply = await approvedRun("oc-desk", desk, "set the field", "computer.act");
-    const refused = lastRequest("set the field").messages.find((m) => m.role === "tool")!;
+    const refused = (await lastRequest("set the field")).messages.find((m) => m.role === "tool")!;
     expect(String(refused.content)).toContain("Invalid parameters for 'computer_act': 'x' must be a number");
     expect(reply).toContain("(set_value needs windowRef, elementRef, observationId, value;");
     const sent = desk.invokes.filter((i) => i.command === "computer.act").map(params);
@@ -330,7 +326,7 @@ describe("commands that act on an OpenClaw node", () => {
       path: "/screenshot",
       method: "POST",
     });
-    const user = lastRequest("show the page").messages.at(-1)!;
+    const user = (await lastRequest("show the page")).messages.at(-1)!;
     const url = ((user.content as Json[])[1]!.image_url as { url: string }).url;
     expect(Buffer.from(url.slice("data:image/jpeg;base64,".length), "base64").equals(screen)).toBe(true);
   });

@@ -6,23 +6,24 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import type { LocalWorker } from "../helpers/local-worker.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const TOKEN = "quirks-device-token";
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let agent: AgentProcess;
 
 beforeAll(async () => {
   const workspace = tempDir("edgeloop-quirks-ws-");
   writeFileSync(join(workspace, "note.txt"), "quirky content\n");
   const readNote = { name: "read", arguments: { path: "note.txt" } };
-  ({ llm, worker } = await startScriptedStack({
+  // The suite's shared worker, whose LLM_MAX_RETRIES is 2 (shared-stack-config.ts).
+  ({ llm, worker } = await joinSharedStack({
+    scope: "provider-quirks",
     rules: [
       {
         match: "sloppy provider",
@@ -54,16 +55,12 @@ beforeAll(async () => {
       { match: "model down", turns: [{ content: "never", error: { status: 503, times: 100 } }] },
     ],
     devices: { "pi-q": TOKEN },
-    vars: {
-      LLM_MAX_RETRIES: "2",
-    },
   }));
   agent = await startAgent({ url: worker.url, agentId: "pi-q", token: TOKEN, workspace });
 });
 
 afterAll(async () => {
   await agent?.stop();
-  await worker?.stop();
   await llm?.close();
 });
 
@@ -88,10 +85,10 @@ describe("real provider output", () => {
   });
 
   it("retries a 429 honouring Retry-After", async () => {
-    const before = llm.requests().length;
+    const before = (await llm.requests()).length;
     const { body } = await sendMessage(worker.url, { agent_id: "pi-q", text: "rate limited" }, 60);
     expect(body).toMatchObject({ status: "completed", reply: "Answered after a 429." });
-    expect(llm.requests().length - before).toBe(2);
+    expect((await llm.requests()).length - before).toBe(2);
   });
 
   it("ends with an error status, never hangs, when the model stays down", async () => {

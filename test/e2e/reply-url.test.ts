@@ -5,15 +5,14 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { sendMessage } from "../helpers/api.js";
-import type { LocalWorker } from "../helpers/local-worker.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const SECRET = "reply-signing-secret";
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let receiver: Server;
 let receiverUrl: string;
 let failuresLeft = 0;
@@ -32,20 +31,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  ({ llm, worker } = await startScriptedStack({
+  // The suite's shared worker, whose REPLY_SIGNING_SECRET is this SECRET and which may reach
+  // the receiver on loopback (ALLOW_PRIVATE_OUTBOUND; shared-stack-config.ts).
+  ({ llm, worker } = await joinSharedStack({
+    scope: "reply-url",
     rules: [{ match: "hello", turns: [{ content: "Hello back." }] }],
     // A known device that is offline: the message queues for it and the run still answers.
     devices: { "pi-none": "t" },
-    vars: {
-      REPLY_SIGNING_SECRET: SECRET,
-      // The receiver is on loopback: only the local-testing flag lets replies reach it.
-      ALLOW_PRIVATE_OUTBOUND: "true",
-    },
   }));
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await llm?.close();
   receiver?.close();
 });

@@ -7,19 +7,18 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedEvents } from "../../bench/lib/conversation-events.js";
-import type { ScriptedLlm } from "../../scripted-llm/server.js";
+import type { ScopedLlm } from "../../scripted-llm/scope-client.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
-import type { LocalWorker } from "../helpers/local-worker.js";
-import { startScriptedStack } from "../helpers/scripted-stack.js";
+import { joinSharedStack, type SharedStack } from "../helpers/shared-stack.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const DEVICE_TOKEN = "e2e-device-token-pi-1";
+const DEVICE_TOKEN = "e2e-device-token-skeleton-1";
 /** A sleep no other process on the machine runs, so we can look for it by its command line. */
 const SLEEP_SECONDS = 3000 + Math.floor(Math.random() * 6000);
-let llm: ScriptedLlm;
-let worker: LocalWorker;
+let llm: ScopedLlm;
+let worker: SharedStack["worker"];
 let agent: AgentProcess;
 let workspace: string;
 
@@ -49,7 +48,9 @@ beforeAll(async () => {
   git(["add", "."], workspace);
   git(["commit", "-q", "-m", "Fix bug"], workspace, "2025-02-15T10:00:00Z");
 
-  ({ llm, worker } = await startScriptedStack({
+  // The suite's shared worker, whose DEVICE_RESULT_GRACE_MS is 1000 (shared-stack-config.ts).
+  ({ llm, worker } = await joinSharedStack({
+    scope: "walking-skeleton",
     rules: [
       {
         match: "marker file",
@@ -92,17 +93,13 @@ beforeAll(async () => {
         ],
       },
     ],
-    devices: { "pi-1": DEVICE_TOKEN, "pi-2": "e2e-device-token-pi-2" },
-    vars: {
-      DEVICE_RESULT_GRACE_MS: "1000",
-    },
+    devices: { "skeleton-1": DEVICE_TOKEN, "skeleton-2": "e2e-device-token-skeleton-2" },
   }));
-  agent = await startAgent({ url: worker.url, agentId: "pi-1", token: DEVICE_TOKEN, workspace });
+  agent = await startAgent({ url: worker.url, agentId: "skeleton-1", token: DEVICE_TOKEN, workspace });
 });
 
 afterAll(async () => {
   await agent?.stop();
-  await worker?.stop();
   await llm?.close();
 });
 
@@ -112,7 +109,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     writeFileSync(join(workspace, "marker.txt"), `${marker}\n`);
     const { status, body } = await sendMessage(
       worker.url,
-      { agent_id: "pi-1", text: "What is in the marker file?" },
+      { agent_id: "skeleton-1", text: "What is in the marker file?" },
       60,
     );
     expect(status).toBe(200);
@@ -123,7 +120,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     expect(body.iterations).toBe(2);
 
     // The model was offered the device's tools, generated from the skill manifests.
-    const first = llm.requests()[0]!.body as { tools: { function: { name: string } }[] };
+    const first = (await llm.requests())[0]!.body as { tools: { function: { name: string } }[] };
     const names = first.tools.map((t) => t.function.name);
     expect(names).toEqual(expect.arrayContaining(["bash", "read", "git_log", "git_diff"]));
 
@@ -163,7 +160,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
   it("git_log then git_diff on a real repo, both results in the history in order", async () => {
     const { body } = await sendMessage(
       worker.url,
-      { agent_id: "pi-1", text: "List the last 3 commits and show the diff for the most recent one" },
+      { agent_id: "skeleton-1", text: "List the last 3 commits and show the diff for the most recent one" },
       60,
     );
     expect(body.status).toBe("completed");
@@ -186,7 +183,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
         .toString()
         .split("\n")
         .some((l) => l.trim() === `sleep ${SLEEP_SECONDS}`);
-    const pending = sendMessage(worker.url, { agent_id: "pi-1", text: "sleep forever please" }, 60);
+    const pending = sendMessage(worker.url, { agent_id: "skeleton-1", text: "sleep forever please" }, 60);
     // It really ran on the device...
     await waitUntil(
       async () => alive(),
@@ -198,7 +195,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
     expect(body.tool_calls).toMatchObject([{ name: "bash", status: "error", error_type: "timeout" }]);
     expect(body.reply).toContain("timed out");
     // The model's second request carried the timeout error as the tool message.
-    const requests = llm.requests().map((r) => r.body as { messages: { role: string; content: string }[] });
+    const requests = (await llm.requests()).map((r) => r.body as { messages: { role: string; content: string }[] });
     const last = requests[requests.length - 1]!;
     expect(last.messages.at(-1)).toMatchObject({ role: "tool" });
     expect(last.messages.at(-1)!.content).toMatch(/timed out after 1500ms/);
@@ -211,7 +208,7 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
   });
 
   it("an unknown tool gets an error naming the available tools and the loop continues", async () => {
-    const { body } = await sendMessage(worker.url, { agent_id: "pi-1", text: "use an unknown tool" }, 60);
+    const { body } = await sendMessage(worker.url, { agent_id: "skeleton-1", text: "use an unknown tool" }, 60);
     expect(body.status).toBe("completed");
     expect(body.reply).toContain("Tool 'teleport' not found. Available tools:");
     expect(body.reply).toContain("bash");
@@ -219,9 +216,9 @@ describe("walking skeleton: webhook → conversation DO → device agent → ski
   });
 
   it("a device that went offline before dispatch: the call ends not_sent at its deadline, and the model is told it did not run", async () => {
-    const pi2 = await startAgent({ url: worker.url, agentId: "pi-2", token: "e2e-device-token-pi-2" });
+    const pi2 = await startAgent({ url: worker.url, agentId: "skeleton-2", token: "e2e-device-token-skeleton-2" });
     await pi2.stop();
-    const { body } = await sendMessage(worker.url, { agent_id: "pi-2", text: "offline check" }, 60);
+    const { body } = await sendMessage(worker.url, { agent_id: "skeleton-2", text: "offline check" }, 60);
     expect(body.status).toBe("completed");
     expect(body.tool_calls).toMatchObject([{ name: "bash", status: "error", error_type: "not_sent" }]);
     expect(body.reply).toContain("Tool 'bash' did not run: the command was not sent");
