@@ -1,5 +1,6 @@
 import { ARGUMENT_AND_ADDRESS_EQUIVALENTS } from "./mutation-equivalents-arguments.js";
 import { LLM_EQUIVALENTS } from "./mutation-equivalents-llm.js";
+import { PROTOCOL_EQUIVALENTS } from "./mutation-equivalents-protocol.js";
 import type { Equivalent } from "./mutation-report.js";
 
 /**
@@ -156,4 +157,5 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   },
   ...LLM_EQUIVALENTS,
   ...ARGUMENT_AND_ADDRESS_EQUIVALENTS,
+  ...PROTOCOL_EQUIVALENTS,
 ];
