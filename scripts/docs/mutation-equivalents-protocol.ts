@@ -29,7 +29,7 @@ export const PROTOCOL_EQUIVALENTS: readonly Equivalent[] = [
     original: "{ return false; }",
     replacement: "{}",
     reason:
-      "the pattern check's `catch` then returns `undefined` instead of `false`; zod (4.6.7, pinned) refuses a refinement whose answer is falsy (`if (!result)` in `handleRefineResult`, zod/v4/core/schemas.js), so both refuse a pattern that does not compile, with the same issue.",
+      "the pattern check's `catch` then returns `undefined` instead of `false`; zod (4.6.7 in package-lock.json) refuses a refinement whose answer is falsy (`if (!result)` in `handleRefineResult`, zod/v4/core/schemas.js), so both refuse a pattern that does not compile, with the same issue.",
   },
   ...PARAMETER_TYPES,
   {
