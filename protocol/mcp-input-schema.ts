@@ -39,6 +39,11 @@ const HANDLED = new Set([
   "$defs",
   "definitions",
 ]);
+/**
+ * What the root's own code reads: the root becomes the parameter list, which keeps only its properties and
+ * required names, so any other keyword there (an `anyOf` of required sets, say) is listed as dropped.
+ */
+const ROOT_HANDLED = new Set(["type", "description", "properties", "required", "$defs", "definitions", "$ref"]);
 const MAX_REF_DEPTH = 8;
 const MAX_DESCRIPTION = 4096;
 
@@ -54,7 +59,7 @@ export function cutInputSchema(input: unknown): CutSchema {
   const resolved = resolveRef(root, ctx, "(root)", 0);
   if (resolved.type !== undefined && resolved.type !== "object")
     dropped.push(`(root): type ${JSON.stringify(resolved.type)} is not "object"`);
-  noteDropped(resolved, "(root)", ctx, new Set(["type", "properties", "required", "$defs", "definitions", "$ref"]));
+  noteDropped(resolved, "(root)", ctx, ROOT_HANDLED);
   const { properties, required } = objectParts(resolved, "", ctx, 0);
   return { parameters: { type: "object", properties, required }, dropped };
 }
@@ -153,9 +158,9 @@ function singleType(schema: Json, path: string, ctx: Ctx): ParameterSchema["type
   return null;
 }
 
-function noteDropped(schema: Json, path: string, ctx: Ctx, alsoHandled: ReadonlySet<string> = HANDLED): void {
+function noteDropped(schema: Json, path: string, ctx: Ctx, handled: ReadonlySet<string> = HANDLED): void {
   for (const key of Object.keys(schema)) {
-    if (HANDLED.has(key) || alsoHandled.has(key) || ANNOTATIONS.has(key)) continue;
+    if (handled.has(key) || ANNOTATIONS.has(key)) continue;
     if (key === "additionalProperties" && schema[key] === false) {
       ctx.dropped.push(`${path}: additionalProperties: false (unknown arguments are dropped before the call anyway)`);
       continue;
