@@ -21,7 +21,10 @@ type Json = Record<string, unknown>;
 
 const TYPES = new Set(["string", "integer", "number", "boolean", "array", "object"]);
 const ANNOTATIONS = new Set(["title", "$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly"]);
-/** Keywords handled by the code below rather than copied or listed as dropped. */
+/**
+ * Keywords handled by the code below rather than copied or listed as dropped. `$ref` is not one: a schema
+ * reaches the listing through `resolveRef`, which takes a string `$ref` out, so one left is not a string.
+ */
 const HANDLED = new Set([
   "type",
   "description",
@@ -35,7 +38,6 @@ const HANDLED = new Set([
   "maximum",
   "anyOf",
   "oneOf",
-  "$ref",
   "$defs",
   "definitions",
 ]);
@@ -43,7 +45,7 @@ const HANDLED = new Set([
  * What the root's own code reads: the root becomes the parameter list, which keeps only its properties and
  * required names, so any other keyword there (an `anyOf` of required sets, say) is listed as dropped.
  */
-const ROOT_HANDLED = new Set(["type", "description", "properties", "required", "$defs", "definitions", "$ref"]);
+const ROOT_HANDLED = new Set(["type", "description", "properties", "required", "$defs", "definitions"]);
 const MAX_REF_DEPTH = 8;
 const MAX_DESCRIPTION = 4096;
 

@@ -52,6 +52,13 @@ describe("the root", () => {
     });
   });
 
+  it("says when its own $ref cannot be followed", () => {
+    expect(cutInputSchema({ $ref: "#/$defs/Missing", type: "object" })).toStrictEqual({
+      parameters: EMPTY,
+      dropped: ["(root): $ref #/$defs/Missing cannot be followed"],
+    });
+  });
+
   it("takes its properties through a $ref, and keeps only the names of required that are strings", () => {
     const cut = cutInputSchema({
       $ref: "#/definitions/Args",
@@ -138,6 +145,17 @@ describe("a property", () => {
       p: { type: "string" },
       dropped: [NOT_SUPPORTED("p", "pattern")],
     });
+    // Only additionalProperties: false has words of its own, not every keyword that is false.
+    expect(kept({ type: "array", uniqueItems: false }).dropped).toStrictEqual([NOT_SUPPORTED("p", "uniqueItems")]);
+    expect(kept({ type: "string", $ref: 5 }).dropped).toStrictEqual([NOT_SUPPORTED("p", "$ref")]);
+  });
+
+  it("that is no schema at all is dropped", () => {
+    for (const property of [null, 1, "string", ["string"]])
+      expect(kept(property), JSON.stringify(property)).toStrictEqual({
+        p: undefined,
+        dropped: ["p: optional property dropped (its type cannot be expressed)"],
+      });
   });
 });
 
@@ -190,6 +208,12 @@ describe("a property's type", () => {
       );
       expect(typeOf({ [key]: [{ type: "string" }, { type: "number" }] }).p).toBeUndefined();
       expect(typeOf({ [key]: [{ type: "string" }, "x"] }).p).toBeUndefined();
+      expect(typeOf({ [key]: [{ type: "string" }, null] }).p).toBeUndefined();
+      // A branch of no type leaves the property without one, and nothing "reduced".
+      expect(typeOf({ [key]: [{ type: "date" }] })).toStrictEqual({
+        p: undefined,
+        dropped: ["p: optional property dropped (its type cannot be expressed)"],
+      });
       expect(typeOf({ [key]: [{ type: "string" }, { type: "date" }] }).p).toBeUndefined();
       expect(typeOf({ [key]: [{ type: "null" }] }).p).toBeUndefined();
     }
