@@ -24,6 +24,39 @@ const PARAMETER_TYPES = ["number", "array", "object"].map(
 
 export const PROTOCOL_EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "protocol/mcp-input-schema.ts",
+    mutator: "ConditionalExpression",
+    original: 'typeof real[0] === "string"',
+    replacement: "true",
+    reason:
+      "`TYPES.has(real[0])` follows it in the same `&&`: `TYPES` is a set of six strings, and `Set.prototype.has` compares by SameValueZero, which no value that is not a string passes against a string; so whenever the `typeof` test is false the condition is false anyway.",
+  },
+  {
+    file: "protocol/mcp-input-schema.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: "dropped: [] });",
+    reason:
+      "the list a branch's type is worked out with is made for that call and nothing reads it afterwards (the branch's own notes are left out on purpose): what it holds at the start, or gets pushed, reaches no answer.",
+  },
+  {
+    file: "protocol/mcp-input-schema.ts",
+    mutator: "ConditionalExpression",
+    original: "sample === undefined",
+    replacement: "false",
+    reason:
+      "the early return only shortens the way: `undefined` is neither a string, a boolean nor a number, so the three `typeof` tests after it fail and the function returns null there as well, having pushed nothing.",
+  },
+  {
+    file: "protocol/pairing.ts",
+    mutator: "StringLiteral",
+    original: '"The code the device shows, like `ABCD-2345` (case and dash do not matter)"',
+    replacement: '""',
+    reason:
+      "a description only, and nothing reads this one: `PairingCode` checks a route's `:code` (worker/routes/pairing.ts), a chat's approval (approve-device.ts) and the CLI's `device approve` (cli/commands/device-pairing.ts) with `safeParse`, whose answer a description does not change, and it is in no OpenAPI schema (the routes' `{code}` is a path parameter of its own), so docs/api.md and the served document are the same either way.",
+  },
+  {
     file: "protocol/approval-rules.ts",
     mutator: "BlockStatement",
     original: "{ return false; }",
