@@ -146,6 +146,43 @@ describe("a bearer token", () => {
   });
 });
 
+describe("each refusal", () => {
+  const title = async (r: Req) => {
+    const out = await send(r);
+    if (out.ok) throw new Error("let through");
+    return `${out.response.status} ${((await out.response.json()) as { title: string }).title}`;
+  };
+
+  it("is a problem with its title", async () => {
+    expect(await title({ headers: { authorization: "Bearer nope" } })).toBe("401 Unauthorized");
+    expect(await title({ headers: { authorization: `Bearer ${READ_ONLY_KEY}` } })).toBe("403 Forbidden");
+    expect(await title({ headers: { authorization: `Bearer ${API}`, "idempotency-key": "a b" } })).toBe(
+      "400 Invalid Idempotency-Key",
+    );
+  });
+});
+
+describe("a webhook's timestamp", () => {
+  const old = String(Math.floor(Date.now() / 1000) - 600);
+
+  it("is refused ten minutes old under a five-minute tolerance, and taken under a fifteen-minute one", async () => {
+    const headers = {
+      "x-webhook-timestamp": old,
+      "x-webhook-signature": await signHmacWebhook("ci-secret", old, BODY),
+    };
+    expect(await refusal({ headers })).toBe("401 X-Webhook-Signature: timestamp outside the 300s tolerance [Bearer]");
+    expect(await sender({ headers }, config({ WEBHOOK_TOLERANCE_SECONDS: 900 }))).toMatchObject({ id: "webhook:ci" });
+    const standard = {
+      "webhook-id": "msg_old",
+      "webhook-timestamp": old,
+      "webhook-signature": await signStandardWebhook("ci-secret", "msg_old", old, BODY),
+    };
+    expect(await refusal({ headers: standard })).toBe(
+      "401 webhook-signature: timestamp outside the 300s tolerance [Bearer]",
+    );
+  });
+});
+
 describe("an HMAC-signed webhook", () => {
   it("sends as the secret's sender, keyed by its signature when it names no key", async () => {
     const headers = await hmacHeaders("alerts-secret");
