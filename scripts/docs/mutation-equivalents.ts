@@ -1,4 +1,5 @@
 import { ARGUMENT_AND_ADDRESS_EQUIVALENTS } from "./mutation-equivalents-arguments.js";
+import { CORE_EQUIVALENTS } from "./mutation-equivalents-core.js";
 import { LLM_EQUIVALENTS } from "./mutation-equivalents-llm.js";
 import { PROTOCOL_EQUIVALENTS, STATIC } from "./mutation-equivalents-protocol.js";
 import type { Equivalent } from "./mutation-report.js";
@@ -154,4 +155,5 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   ...LLM_EQUIVALENTS,
   ...ARGUMENT_AND_ADDRESS_EQUIVALENTS,
   ...PROTOCOL_EQUIVALENTS,
+  ...CORE_EQUIVALENTS,
 ];

@@ -1,0 +1,13 @@
+import type { Equivalent } from "./mutation-report.js";
+
+/** Survivors of the loop core (durable-objects/conversation/core/), each with why no input tells it from the code. */
+export const CORE_EQUIVALENTS: readonly Equivalent[] = [
+  {
+    file: "durable-objects/conversation/core/history.ts",
+    mutator: "OptionalChaining",
+    original: "state.history?.system",
+    replacement: "state.history.system",
+    reason:
+      "it is read only when `n === 0` and `n < from`, so `from` is above 0; `windowStart` gives a `from` above 0 only from a `state.history` that is there (without one it is 0), so `state.history` is never undefined where the `?.` would have guarded it.",
+  },
+];
