@@ -3,6 +3,14 @@ import type { Equivalent } from "./mutation-report.js";
 /** Survivors of the loop core (durable-objects/conversation/core/), each with why no input tells it from the code. */
 export const CORE_EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "durable-objects/conversation/core/approvals.ts",
+    mutator: "OptionalChaining",
+    original: "state.run?.round_started_at",
+    replacement: "state.run.round_started_at",
+    reason:
+      "`onApproval` has returned before this line unless `round`, read as `state.run?.round`, is there, which needs `state.run`; nothing between sets `state.run` to undefined, so the `?.` never guards anything.",
+  },
+  {
     file: "durable-objects/conversation/core/history.ts",
     mutator: "OptionalChaining",
     original: "state.history?.system",
