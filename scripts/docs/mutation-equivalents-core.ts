@@ -3,6 +3,23 @@ import type { Equivalent } from "./mutation-report.js";
 /** Survivors of the loop core (durable-objects/conversation/core/), each with why no input tells it from the code. */
 export const CORE_EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "durable-objects/conversation/core/approval-rules.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: "rules ?? []",
+    reason:
+      "with no rules the loop then meets one string instead of none; a string's `tool` is undefined, never equal to the call's tool name (a string), so the first test skips it and the answer is null, as with no rules.",
+  },
+  {
+    file: "durable-objects/conversation/core/late-results.ts",
+    mutator: "ConditionalExpression",
+    original: 'm.role === "assistant"',
+    replacement: "true",
+    reason:
+      "only an assistant message has `tool_calls` (`ChatMessage`, types.ts); the messages memory holds are the ones the loop wrote in those shapes (or the shell read back from its own rows), so for any other role `m.tool_calls?.find(…)` is undefined, as the `: undefined` branch is.",
+  },
+  {
     file: "durable-objects/conversation/core/approvals.ts",
     mutator: "OptionalChaining",
     original: "state.run?.round_started_at",
