@@ -3,6 +3,47 @@ import type { Equivalent } from "./mutation-report.js";
 /** Survivors of the loop core (durable-objects/conversation/core/), each with why no input tells it from the code. */
 export const CORE_EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "durable-objects/conversation/core/tool-policy.ts",
+    mutator: "ConditionalExpression",
+    original: 'outcome.status === "success"',
+    replacement: "true",
+    reason:
+      "only a success carries `content`: a device's error frame has no such field and its schema drops unknown keys (`ErrorResultFrame`, device-frames.ts), and an MCP server's error (mcp-results.ts), a built-in's and a blocked call (`BlockedOutcome`) are made without one; so for any other status `outcome.content` is undefined and the `&&` is false either way.",
+  },
+  {
+    file: "durable-objects/conversation/core/compaction-prompt.ts",
+    mutator: "StringLiteral",
+    original: '"system"',
+    replacement: '""',
+    context: 'case "system":',
+    reason:
+      "a system message then matches no case and `transcriptLine` returns undefined instead of null; its one caller keeps a line only `if (line)`, and both are falsy, so the transcript is the same (and no message has an empty role).",
+  },
+  {
+    file: "durable-objects/conversation/core/image-context.ts",
+    mutator: "ArrayDeclaration",
+    original: "new Array<ChatMessage>(messages.length)",
+    replacement: "new Array()",
+    reason:
+      "the loop assigns `out[i]` for every `i` from `messages.length - 1` down to 0, on both of its paths, so an array made empty grows to the same length with the same element at every index as one made that long.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-context.ts",
+    mutator: "ConditionalExpression",
+    original: 'message.role !== "tool" && message.role !== "user"',
+    replacement: "false",
+    reason:
+      "only tool and user messages have `images` (`ChatMessage`, types.ts), so for a system or assistant message `!message.images?.length` is true and the message is passed on as it is either way.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-context.ts",
+    mutator: "ConditionalExpression",
+    original: 'm.role === "assistant"',
+    replacement: "true",
+    reason:
+      "only an assistant message has `tool_calls` (`ChatMessage`, types.ts); the messages memory holds are the ones the loop wrote in those shapes (or the shell read back from its own rows), so for any other role `m.tool_calls` is undefined, and `m.tool_calls ?? []` adds no name.",
+  },
+  {
     file: "durable-objects/conversation/core/approval-rules.ts",
     mutator: "ArrayDeclaration",
     original: "[]",
