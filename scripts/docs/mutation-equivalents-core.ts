@@ -3,6 +3,79 @@ import type { Equivalent } from "./mutation-report.js";
 /** Survivors of the loop core (durable-objects/conversation/core/), each with why no input tells it from the code. */
 export const CORE_EQUIVALENTS: readonly Equivalent[] = [
   {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "ArithmeticOperator",
+    original: "i + 3",
+    replacement: "i - 3",
+    reason:
+      "with `i + 3` at the end of the bytes or past it, no frame header (9 bytes from `i`) fits any more: the walk then reads missing bytes as 0 (`undefined` in `|` and `<<`), so the length is under 2, a frame is refused by `i + 9 > b.length`, a byte past the end is not 0xff, or the loop ends; every way answers null, as the loop's end does.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "EqualityOperator",
+    original: "i + 3 < b.length",
+    replacement: "i + 3 <= b.length",
+    reason:
+      "with `i + 3` at the end of the bytes or past it, no frame header (9 bytes from `i`) fits any more: the walk then reads missing bytes as 0 (`undefined` in `|` and `<<`), so the length is under 2, a frame is refused by `i + 9 > b.length`, a byte past the end is not 0xff, or the loop ends; every way answers null, as the loop's end does.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "ConditionalExpression",
+    original: "length < 2",
+    replacement: "false",
+    reason:
+      "a length under 2 moves the walk to `i + 2` or `i + 3`, into the length's own two bytes: the high byte 0x00, or the low byte 0x01 for a length of 1, and neither is 0xff, so the next step answers null at `b[i] !== 0xff`.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "ConditionalExpression",
+    original: "b.length >= prefix.length",
+    replacement: "true",
+    reason:
+      "bytes exactly as long as a signature are too short for that format's reader (PNG needs 24, JPEG a segment after its 2), which answers null, as no format does; and past the end `b[i]` is undefined, equal to no byte of a signature, so `every` is false without the length test.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "EqualityOperator",
+    original: "b.length >= prefix.length",
+    replacement: "b.length > prefix.length",
+    reason:
+      "bytes exactly as long as a signature are too short for that format's reader (PNG needs 24, JPEG a segment after its 2), which answers null, as no format does; and past the end `b[i]` is undefined, equal to no byte of a signature, so `every` is false without the length test.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "ArithmeticOperator",
+    original: "at + length",
+    replacement: "at - length",
+    reason:
+      "a name that is cut by the end of the bytes is shorter than the 4- or 6-character name it is compared with, or answers something no format name is; and one that ends exactly at the end leaves no room for the bytes its reader needs after it (GIF: 10, WebP: 25 or 30), which then answers null, as finding no format does.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "ConditionalExpression",
+    original: "b.length < at + length",
+    replacement: "false",
+    reason:
+      "a name that is cut by the end of the bytes is shorter than the 4- or 6-character name it is compared with, or answers something no format name is; and one that ends exactly at the end leaves no room for the bytes its reader needs after it (GIF: 10, WebP: 25 or 30), which then answers null, as finding no format does.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "EqualityOperator",
+    original: "b.length < at + length",
+    replacement: "b.length <= at + length",
+    reason:
+      "a name that is cut by the end of the bytes is shorter than the 4- or 6-character name it is compared with, or answers something no format name is; and one that ends exactly at the end leaves no room for the bytes its reader needs after it (GIF: 10, WebP: 25 or 30), which then answers null, as finding no format does.",
+  },
+  {
+    file: "durable-objects/conversation/core/image-size.ts",
+    mutator: "StringLiteral",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    context: 'return "";',
+    reason:
+      "a name that is cut by the end of the bytes is shorter than the 4- or 6-character name it is compared with, or answers something no format name is; and one that ends exactly at the end leaves no room for the bytes its reader needs after it (GIF: 10, WebP: 25 or 30), which then answers null, as finding no format does.",
+  },
+  {
     file: "durable-objects/conversation/core/tool-policy.ts",
     mutator: "ConditionalExpression",
     original: 'outcome.status === "success"',
