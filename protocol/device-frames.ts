@@ -81,12 +81,7 @@ export type HubFrame = z.infer<typeof HubFrame>;
 
 /** A hub frame from its text; a tool command (the usual frame) is parsed by its own schema. */
 export function parseHubFrame(text: string): Parsed<HubFrame> {
-  return parseJsonPreferring(
-    HubFrame,
-    ToolCommandFrame,
-    (raw) => raw.type === "command" && raw.command === "tool",
-    text,
-  );
+  return parseJsonPreferring(HubFrame, ToolCommandFrame, text);
 }
 
 // ---- device → hub ---------------------------------------------------------------------
@@ -190,7 +185,7 @@ export type DeviceFrame = z.infer<typeof DeviceFrame>;
 
 /** A device frame from its text; a result (the usual frame) is parsed by its own schema. */
 export function parseDeviceFrame(text: string): Parsed<DeviceFrame> {
-  return parseJsonPreferring(DeviceFrame, ResultFrame, (raw) => raw.type === "result", text);
+  return parseJsonPreferring(DeviceFrame, ResultFrame, text);
 }
 
 /** Tool outcome as the conversation sees it: a result frame without the transport fields. */

@@ -21,7 +21,10 @@ type Json = Record<string, unknown>;
 
 const TYPES = new Set(["string", "integer", "number", "boolean", "array", "object"]);
 const ANNOTATIONS = new Set(["title", "$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly"]);
-/** Keywords handled by the code below rather than copied or listed as dropped. */
+/**
+ * Keywords handled by the code below rather than copied or listed as dropped. `$ref` is not one: a schema
+ * reaches the listing through `resolveRef`, which takes a string `$ref` out, so one left is not a string.
+ */
 const HANDLED = new Set([
   "type",
   "description",
@@ -35,10 +38,14 @@ const HANDLED = new Set([
   "maximum",
   "anyOf",
   "oneOf",
-  "$ref",
   "$defs",
   "definitions",
 ]);
+/**
+ * What the root's own code reads: the root becomes the parameter list, which keeps only its properties and
+ * required names, so any other keyword there (an `anyOf` of required sets, say) is listed as dropped.
+ */
+const ROOT_HANDLED = new Set(["type", "description", "properties", "required", "$defs", "definitions"]);
 const MAX_REF_DEPTH = 8;
 const MAX_DESCRIPTION = 4096;
 
@@ -54,7 +61,7 @@ export function cutInputSchema(input: unknown): CutSchema {
   const resolved = resolveRef(root, ctx, "(root)", 0);
   if (resolved.type !== undefined && resolved.type !== "object")
     dropped.push(`(root): type ${JSON.stringify(resolved.type)} is not "object"`);
-  noteDropped(resolved, "(root)", ctx, new Set(["type", "properties", "required", "$defs", "definitions", "$ref"]));
+  noteDropped(resolved, "(root)", ctx, ROOT_HANDLED);
   const { properties, required } = objectParts(resolved, "", ctx, 0);
   return { parameters: { type: "object", properties, required }, dropped };
 }
@@ -153,9 +160,9 @@ function singleType(schema: Json, path: string, ctx: Ctx): ParameterSchema["type
   return null;
 }
 
-function noteDropped(schema: Json, path: string, ctx: Ctx, alsoHandled: ReadonlySet<string> = HANDLED): void {
+function noteDropped(schema: Json, path: string, ctx: Ctx, handled: ReadonlySet<string> = HANDLED): void {
   for (const key of Object.keys(schema)) {
-    if (HANDLED.has(key) || alsoHandled.has(key) || ANNOTATIONS.has(key)) continue;
+    if (handled.has(key) || ANNOTATIONS.has(key)) continue;
     if (key === "additionalProperties" && schema[key] === false) {
       ctx.dropped.push(`${path}: additionalProperties: false (unknown arguments are dropped before the call anyway)`);
       continue;

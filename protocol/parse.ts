@@ -10,26 +10,22 @@ export function parseJson<T>(schema: z.ZodType<T>, text: string): Parsed<T> {
 }
 
 /**
- * `parseJson(union, text)` for a union with one member that nearly every message is: a value
- * whose discriminators (`isMember`) pick that member is parsed by the member's own schema, which
- * is what the union would do, without its dispatch (a command or a result per tool call, on both
- * ends of the socket). Whatever the member refuses, and everything else, is parsed by the union,
- * so its errors name the failing field as before.
+ * `parseJson(union, text)` for a union with one member that nearly every message is: the value is
+ * parsed by that member's own schema first, without the union's dispatch (a command or a result per
+ * tool call, on both ends of the socket). The member is one of the union's options and checks the
+ * discriminators that pick it itself, so a value it accepts is one the union would give to it: the
+ * answer is the union's. Whatever the member refuses is parsed by the union, so its errors name the
+ * failing field as before.
  */
 export function parseJsonPreferring<T, M extends T>(
   union: z.ZodType<T>,
   member: z.ZodType<M>,
-  isMember: (raw: Record<string, unknown>) => boolean,
   text: string,
 ): Parsed<T> {
   const parsed = jsonOrError(text);
   if (!parsed.ok) return parsed;
-  const raw = parsed.value;
-  if (typeof raw === "object" && raw !== null && isMember(raw as Record<string, unknown>)) {
-    const result = member.safeParse(raw);
-    if (result.success) return { ok: true, value: result.data };
-  }
-  return parseValue(union, raw);
+  const result = member.safeParse(parsed.value);
+  return result.success ? { ok: true, value: result.data } : parseValue(union, parsed.value);
 }
 
 export function parseValue<T>(schema: z.ZodType<T>, raw: unknown): Parsed<T> {

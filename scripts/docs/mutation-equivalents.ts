@@ -1,5 +1,7 @@
 import { ARGUMENT_AND_ADDRESS_EQUIVALENTS } from "./mutation-equivalents-arguments.js";
+import { CORE_EQUIVALENTS } from "./mutation-equivalents-core.js";
 import { LLM_EQUIVALENTS } from "./mutation-equivalents-llm.js";
+import { PROTOCOL_EQUIVALENTS, STATIC } from "./mutation-equivalents-protocol.js";
 import type { Equivalent } from "./mutation-report.js";
 
 /**
@@ -12,10 +14,6 @@ import type { Equivalent } from "./mutation-report.js";
 /** Web Crypto's `extractable` flag on a key that is only ever used to sign or verify. */
 const EXTRACTABLE =
   "`extractable` only lets `crypto.subtle.exportKey` read the key's bytes back out; the key lives only inside this call and is used to sign or verify, never exported, so what it signs and verifies is the same.";
-
-/** Why Stryker's run reports a module-level constant's mutant survived although a test kills it. */
-const STATIC =
-  "Stryker's run reported it survived: the value is made once, when the module loads (a static mutant), and the unit project's files share one module cache (`isolate: false`), so the module may already be loaded, unmutated, when the tests that would kill it run.";
 
 /** The padding of the dashboard session's signature, which is always an HMAC-SHA-256: 32 bytes. */
 const ONE_PAD =
@@ -214,4 +212,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason:
       "they differ only when `now` equals `tick`, and a one-off has returned 0 before. For `every` the count is then `Math.floor(0 / step)`, 0; for a cron the first run after `tick` is strictly later than `tick`, which is `now`, so the loop never counts one: 0 either way.",
   },
+  ...PROTOCOL_EQUIVALENTS,
+  ...CORE_EQUIVALENTS,
 ];

@@ -80,7 +80,11 @@ export type SenderEnv = AppEnv & { Variables: { rawBody: string; idempotencyKey:
 export const authorizeSender = createMiddleware<SenderEnv>(async (c, next) => {
   const raw = await readRawBody(c, c.var.config.MAX_BODY_BYTES + roomForImages(c.env));
   if (!raw.ok) return raw.response;
-  const auth = await authenticateMessage(c.req, c.env, raw.value, c.var.config, sessionOf(c));
+  const cfg = c.var.config;
+  const auth = await authenticateMessage(c.req, raw.value, cfg, sessionOf(c), {
+    bearer: (token) => principalForBearer(c.env, cfg, token),
+    notConfigured: (names) => notConfigured(cfg, c.env, names),
+  });
   if (!auth.ok) return auth.response;
   c.set("principal", auth.sender.principal);
   c.set("rawBody", raw.value);

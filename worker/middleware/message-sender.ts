@@ -10,14 +10,10 @@ import {
   verifyStandardWebhook,
 } from "@edgeloop/protocol";
 import { KEY_PREFIX } from "@edgeloop/protocol/api-keys";
-import type { HonoRequest } from "hono";
 import type { AuthMethod, WorkerConfig } from "../../durable-objects/front-door/front-door-config.js";
 import { hasScope, type Principal, scopedPrincipal, unscoped } from "../../runtime/access.js";
 import { problemResponse } from "../../runtime/problem.js";
-import type { Env } from "../env.js";
-import { notConfigured } from "../missing-settings.js";
 import { bearerToken } from "./access-verdict.js";
-import { principalForBearer } from "./credentials.js";
 import { CSRF_HEADER, sessionRefusal } from "./dashboard-session.js";
 
 /**
@@ -30,13 +26,38 @@ export type Sender = { principal: Principal; method: AuthMethod; idempotencyKey:
 
 type AuthResult = { ok: true; sender: Sender } | { ok: false; response: Response };
 
+/** What of the request is read: its method and headers (Hono's request is one). */
+export type SenderRequest = { method: string; header(name: string): string | undefined };
+
+/** The settings that decide who may send. */
+export type SenderConfig = Pick<
+  WorkerConfig,
+  | "API_TOKEN"
+  | "ADMIN_TOKEN"
+  | "MESSAGE_AUTH"
+  | "WEBHOOK_SECRETS"
+  | "WEBHOOK_TOLERANCE_SECONDS"
+  | "WEBHOOK_SCOPES"
+  | "POOLS"
+>;
+
+/**
+ * The deployment's answers, given by authorize.ts: the principal a bearer token stands for
+ * (credentials.ts `principalForBearer`), and the answer naming settings it lacks (missing-settings.ts).
+ * Taken as arguments so this file needs no Workers binding and Node's unit tests reach it.
+ */
+export type SenderLookups = {
+  bearer(token: string): Promise<Principal | null>;
+  notConfigured(requirement: "API_TOKEN or ADMIN_TOKEN" | "WEBHOOK_SECRETS"): Response;
+};
+
 const unauthorized = (detail: string) => ({
   ok: false as const,
   response: problemResponse(401, "Unauthorized", detail, {}, { "www-authenticate": "Bearer" }),
 });
 
 /** The method a request uses, from the headers it carries (a signature wins over a bearer). */
-function methodOf(req: HonoRequest): AuthMethod | null {
+function methodOf(req: SenderRequest): AuthMethod | null {
   if (req.header(STANDARD_SIGNATURE_HEADER)) return "standard";
   if (req.header(HMAC_SIGNATURE_HEADER)) return "hmac";
   if (req.header("authorization")) return "bearer";
@@ -51,11 +72,11 @@ function methodOf(req: HonoRequest): AuthMethod | null {
  * cookie never helps a webhook.
  */
 export async function authenticateMessage(
-  req: HonoRequest,
-  env: Env,
+  req: SenderRequest,
   rawBody: string,
-  cfg: WorkerConfig,
+  cfg: SenderConfig,
   cookieSession: string | undefined,
+  lookups: SenderLookups,
 ): Promise<AuthResult> {
   const method = methodOf(req);
   const session = method ? undefined : cookieSession;
@@ -88,15 +109,15 @@ export async function authenticateMessage(
     const token = bearerToken(req.header("authorization"));
     if (!token) return unauthorized("send Authorization: Bearer <token>");
     if (!cfg.API_TOKEN && !cfg.ADMIN_TOKEN && !token.startsWith(KEY_PREFIX))
-      return { ok: false, response: notConfigured(cfg, env, "API_TOKEN or ADMIN_TOKEN") };
-    const principal = await principalForBearer(env, cfg, token);
+      return { ok: false, response: lookups.notConfigured("API_TOKEN or ADMIN_TOKEN") };
+    const principal = await lookups.bearer(token);
     if (!principal) return unauthorized("invalid token");
     if (!hasScope(principal, "messages"))
       return { ok: false, response: problemResponse(403, "Forbidden", "this key does not have the scope 'messages'") };
     return { ok: true, sender: { principal, method, idempotencyKey: explicitKey } };
   }
 
-  if (secrets.length === 0) return { ok: false, response: notConfigured(cfg, env, "WEBHOOK_SECRETS") };
+  if (secrets.length === 0) return { ok: false, response: lookups.notConfigured("WEBHOOK_SECRETS") };
 
   if (method === "hmac") {
     const header = req.header(HMAC_SIGNATURE_HEADER);
@@ -131,7 +152,7 @@ export async function authenticateMessage(
 }
 
 /** A webhook sender: bound to its devices when WEBHOOK_SCOPES names it, unscoped otherwise. */
-function webhookPrincipal(cfg: WorkerConfig, secretIndex: number): Principal {
+function webhookPrincipal(cfg: SenderConfig, secretIndex: number): Principal {
   const name = cfg.WEBHOOK_SECRETS[secretIndex]!.sender;
   const grant = cfg.WEBHOOK_SCOPES?.[name];
   const id = `webhook:${name}`;

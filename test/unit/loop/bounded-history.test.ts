@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { modelMessages } from "../../../durable-objects/conversation/core/compaction.js";
-import { historyLength, messageAt, windowStart } from "../../../durable-objects/conversation/core/history.js";
+import {
+  dropBefore,
+  historyLength,
+  messageAt,
+  windowStart,
+} from "../../../durable-objects/conversation/core/history.js";
 import { advance } from "../../../durable-objects/conversation/core/index.js";
+import type { LoopState } from "../../../durable-objects/conversation/core/types.js";
 import { assertPaired, driver, NOW, RESULT, step, turn } from "./compaction-driver.js";
 import { calls, ok, only, TOOLS } from "./fixtures.js";
 
@@ -67,5 +73,41 @@ describe("bounded history in memory", () => {
     expect(kept.state.late_results).toEqual([
       { tool_call_id: "c1", request_id: "rq-c1", tool: "bash", outcome: ok("bash", "x") },
     ]);
+  });
+});
+
+describe("dropping messages from memory", () => {
+  const held = (): LoopState =>
+    ({
+      messages: [
+        { role: "system", content: "be brief" },
+        { role: "user", content: "one" },
+        { role: "assistant", content: "1" },
+        { role: "user", content: "two" },
+        { role: "assistant", content: "2" },
+      ],
+    }) as LoopState;
+
+  it("keeps the system prompt and numbers the rest as before", () => {
+    const state = held();
+    dropBefore(state, 3);
+    expect(state.messages.map((m) => m.content)).toEqual(["two", "2"]);
+    expect(state.history).toEqual({ from: 3, system: { role: "system", content: "be brief" } });
+    expect(messageAt(state, 0)?.content).toBe("be brief");
+    expect(messageAt(state, 1)).toBeUndefined();
+    expect(messageAt(state, 4)?.content).toBe("2");
+    expect(historyLength(state)).toBe(5);
+  });
+
+  it("does nothing for a point memory already starts at or after", () => {
+    const fresh = held();
+    dropBefore(fresh, 0);
+    expect(fresh).toEqual(held());
+    expect(fresh.history).toBeUndefined();
+    const cut = held();
+    dropBefore(cut, 3);
+    dropBefore(cut, 2);
+    expect(cut.messages.map((m) => m.content)).toEqual(["two", "2"]);
+    expect(cut.history?.from).toBe(3);
   });
 });
