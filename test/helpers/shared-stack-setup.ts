@@ -3,9 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startScriptedLlm } from "../../scripted-llm/server.js";
-import { startLocalWorker } from "./local-worker.js";
-import { scriptedVars } from "./scripted-stack.js";
+import { startScriptedStack } from "./scripted-stack.js";
 import { SHARED_DEVICES, SHARED_VARS, type SharedStackInfo } from "./shared-stack-config.js";
 
 /**
@@ -38,22 +36,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 async function startStack(runDir: string): Promise<{ info: SharedStackInfo; stop: () => Promise<void> }> {
-  const llm = await startScriptedLlm({ port: 0 });
-  try {
-    const worker = await startLocalWorker({
-      name: "shared worker",
-      persistDir: mkdtempSync(join(runDir, "edgeloop-shared-state-")),
-      vars: scriptedVars(llm, SHARED_DEVICES, SHARED_VARS),
-    });
-    return {
-      info: { workerUrl: worker.url, llmOrigin: llm.origin },
-      stop: async () => {
-        await worker.stop();
-        await llm.close();
-      },
-    };
-  } catch (e) {
-    await llm.close();
-    throw e;
-  }
+  const { llm, worker, stop } = await startScriptedStack({
+    rules: [],
+    devices: SHARED_DEVICES,
+    vars: SHARED_VARS,
+    worker: { name: "shared worker", persistDir: mkdtempSync(join(runDir, "edgeloop-shared-state-")) },
+  });
+  return { info: { workerUrl: worker.url, llmOrigin: llm.origin }, stop };
 }
