@@ -11,7 +11,8 @@ import { viewAnthropicConversation } from "./anthropic-view.js";
 import { chooseTurn } from "./choose-turn.js";
 import { headersOf, preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
 import { resolveTurn } from "./render-response.js";
-import { ambiguityMessage, failureToServe, type ScriptedRequest, type ServerState, scriptFor } from "./server-state.js";
+import type { ScriptedRequest } from "./scripted-request.js";
+import { ambiguityMessage, failureToServe, type ServerState, scriptFor } from "./server-state.js";
 
 /**
  * `POST …/v1/messages`: the scripted turn in Anthropic's Messages API format, streamed (SSE

@@ -4,7 +4,8 @@ import { viewConversation } from "./conversation-view.js";
 import { preciseNow, readJson, sendJson, sleep, startSse } from "./http-io.js";
 import { chatRequestProblem } from "./openai-checks.js";
 import { completionBody, type ResponseMeta, resolveTurn, streamChunks } from "./render-response.js";
-import { ambiguityMessage, failureToServe, type ScriptedRequest, type ServerState, scriptFor } from "./server-state.js";
+import type { ScriptedRequest } from "./scripted-request.js";
+import { ambiguityMessage, failureToServe, type ServerState, scriptFor } from "./server-state.js";
 
 /** `POST …/chat/completions`: the scripted turn in OpenAI's Chat Completions format. */
 export async function answerChatCompletions(

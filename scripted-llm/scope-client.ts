@@ -1,5 +1,5 @@
 import type { ScriptRuleInput } from "./script.js";
-import type { ScriptedRequest } from "./server-state.js";
+import type { ScriptedRequest } from "./scripted-request.js";
 
 /**
  * One scope of a scripted model another process runs (scopes.ts), over its HTTP routes: what a

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ScriptRule } from "./script.js";
-import type { ScriptedRequest } from "./server-state.js";
+import type { ScriptedRequest } from "./scripted-request.js";
 
 /**
  * Scopes: several clients sharing one scripted model (the test suite's shared worker), each with a

@@ -2,28 +2,12 @@ import type { TurnChoice } from "./choose-turn.js";
 import type { ConversationView } from "./conversation-view.js";
 import { routeToScope, type Scope } from "./scopes.js";
 import type { ScriptError, ScriptRule } from "./script.js";
+import type { ScriptedRequest } from "./scripted-request.js";
 
 /**
  * What the scripted model keeps between requests (the script, the requests it got, failures
  * served) and what it records of each request. Shared by server.ts and the answer handlers.
  */
-
-/**
- * One model request as received. `received_ms` / `answered_ms` are sub-millisecond clock readings
- * (ms since the epoch) of when its body had arrived and when the whole answer had been written,
- * for benchmarks that time the gaps between model calls. `path` and `headers` are what a client
- * sent them to (an AI Gateway's URL shape, its auth headers).
- */
-export type ScriptedRequest = {
-  at: string;
-  body: unknown;
-  received_ms: number;
-  answered_ms?: number;
-  /** "openai" (Chat Completions) or "anthropic" (Messages API) */
-  format: "openai" | "anthropic";
-  path: string;
-  headers: Record<string, string>;
-};
 
 export type ServerState = {
   rules: ScriptRule[];

@@ -5,7 +5,8 @@ import { headersOf, readJson, sendJson } from "./http-io.js";
 import { answerChatCompletions, openAiError } from "./openai-answer.js";
 import { handleScopeRoute } from "./scope-routes.js";
 import { ScriptBody, type ScriptRule, type ScriptRuleInput, ScriptRules } from "./script.js";
-import type { ScriptedRequest, ServerState } from "./server-state.js";
+import type { ScriptedRequest } from "./scripted-request.js";
+import type { ServerState } from "./server-state.js";
 
 /**
  * The scripted model: a server speaking the real wire formats of OpenAI's Chat Completions and
@@ -23,7 +24,7 @@ import type { ScriptedRequest, ServerState } from "./server-state.js";
  * Gateway's `/v1/{account}/{gateway}/openai`, `…/workers-ai/v1`, `…/anthropic`.
  */
 
-export type { ScriptedRequest } from "./server-state.js";
+export type { ScriptedRequest } from "./scripted-request.js";
 
 export type ScriptedLlm = {
   /** Base URL ending in /v1, ready for OPENAI_BASE_URL. */
