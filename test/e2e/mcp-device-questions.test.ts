@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedLlm } from "../../scripted-llm/server.js";
 import { getConversation, sendMessage } from "../helpers/api.js";
 import { asClient, runCli } from "../helpers/cli.js";
-import { dashboardPage, launchChromium, logIn } from "../helpers/dashboard-browser.js";
+import { dashboardPage, launchChromium, logIn, openQuestionCard } from "../helpers/dashboard-browser.js";
 import { type AgentProcess, startAgent } from "../helpers/device-agent.js";
 import { ADMIN_TOKEN, type LocalWorker, startLocalWorker } from "../helpers/local-worker.js";
 import { mcpSkill } from "../helpers/mcp.js";
@@ -127,10 +127,7 @@ describe("a device MCP server's question during a tool call", () => {
       await logIn(page, worker.url);
       const run = startRun("book a table");
       await pendingQuestion(run.conversationId);
-      const open = page.locator(`button[data-conversation="${run.conversationId}"]`);
-      await open.waitFor({ timeout: 20_000 });
-      await open.click();
-      const card = page.locator("#timeline li[data-question]", { hasText: "[ask] Who is the table for?" });
+      const card = await openQuestionCard(page, run.conversationId, "[ask] Who is the table for?");
       await card.getByRole("textbox", { name: "Answer for question" }).fill("name: Dee", { timeout: 20_000 });
       await card.getByRole("button", { name: "Answer", exact: true }).click();
       // Not "Answered." on the card: the call may end first, and its card then drops its controls.

@@ -1,5 +1,5 @@
 /** The dashboard in a headless Debian Chromium (playwright-core), logged in with the admin token. */
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { ADMIN_TOKEN } from "./local-worker.js";
 import { systemTool } from "./system-tools.js";
 
@@ -35,4 +35,15 @@ export async function logIn(page: Page, url: string): Promise<void> {
   await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("heading", { name: /Devices/ }).waitFor();
+}
+
+/**
+ * A conversation's question card, as a person reaches it: the conversation opened from the list,
+ * then the timeline's card that shows `question`.
+ */
+export async function openQuestionCard(page: Page, conversationId: string, question: string): Promise<Locator> {
+  const open = page.locator(`button[data-conversation="${conversationId}"]`);
+  await open.waitFor({ timeout: 20_000 });
+  await open.click();
+  return page.locator("#timeline li[data-question]", { hasText: question });
 }
