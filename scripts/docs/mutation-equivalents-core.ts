@@ -221,4 +221,13 @@ export const CORE_EQUIVALENTS: readonly Equivalent[] = [
     reason:
       "completeRound's loop before this line reads `call.outcome!` and then its `status` for every call of the round, so a call without an outcome makes it throw there, mutant or not; here every call has one, and the `?.` never guards anything.",
   },
+  {
+    file: "durable-objects/conversation/core/tool-messages.ts",
+    mutator: "ArrayDeclaration",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    context: "(outcome.content ?? []).filter(isImageRef)",
+    reason:
+      'the array is filtered by isImageRef at once, which asks for `block.type === "image"`: the mutant\'s one element is a string, whose `type` is undefined, so it is dropped and the answer is `[]`, as from the empty array.',
+  },
 ];
