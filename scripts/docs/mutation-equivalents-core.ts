@@ -84,14 +84,6 @@ export const CORE_EQUIVALENTS: readonly Equivalent[] = [
       "a name that is cut by the end of the bytes is shorter than the 4- or 6-character name it is compared with, or answers something no format name is; and one that ends exactly at the end leaves no room for the bytes its reader needs after it (GIF: 10, WebP: 25 or 30), which then answers null, as finding no format does.",
   },
   {
-    file: "durable-objects/conversation/core/tool-policy.ts",
-    mutator: "ConditionalExpression",
-    original: 'outcome.status === "success"',
-    replacement: "true",
-    reason:
-      "only a success carries `content`: a device's error frame has no such field and its schema drops unknown keys (`ErrorResultFrame`, device-frames.ts), and an MCP server's error (mcp-results.ts), a built-in's and a blocked call (`BlockedOutcome`) are made without one; so for any other status `outcome.content` is undefined and the `&&` is false either way.",
-  },
-  {
     file: "durable-objects/conversation/core/compaction-prompt.ts",
     mutator: "StringLiteral",
     original: '"system"',
@@ -109,22 +101,6 @@ export const CORE_EQUIVALENTS: readonly Equivalent[] = [
       "the loop assigns `out[i]` for every `i` from `messages.length - 1` down to 0, on both of its paths, so an array made empty grows to the same length with the same element at every index as one made that long.",
   },
   {
-    file: "durable-objects/conversation/core/image-context.ts",
-    mutator: "ConditionalExpression",
-    original: 'message.role !== "tool" && message.role !== "user"',
-    replacement: "false",
-    reason:
-      "only tool and user messages have `images` (`ChatMessage`, types.ts), so for a system or assistant message `!message.images?.length` is true and the message is passed on as it is either way.",
-  },
-  {
-    file: "durable-objects/conversation/core/image-context.ts",
-    mutator: "ConditionalExpression",
-    original: 'm.role === "assistant"',
-    replacement: "true",
-    reason:
-      "only an assistant message has `tool_calls` (`ChatMessage`, types.ts); the messages memory holds are the ones the loop wrote in those shapes (or the shell read back from its own rows), so for any other role `m.tool_calls` is undefined, and `m.tool_calls ?? []` adds no name.",
-  },
-  {
     file: "durable-objects/conversation/core/approval-rules.ts",
     mutator: "ArrayDeclaration",
     original: "[]",
@@ -132,14 +108,6 @@ export const CORE_EQUIVALENTS: readonly Equivalent[] = [
     context: "rules ?? []",
     reason:
       "with no rules the loop then meets one string instead of none; a string's `tool` is undefined, never equal to the call's tool name (a string), so the first test skips it and the answer is null, as with no rules.",
-  },
-  {
-    file: "durable-objects/conversation/core/late-results.ts",
-    mutator: "ConditionalExpression",
-    original: 'm.role === "assistant"',
-    replacement: "true",
-    reason:
-      "only an assistant message has `tool_calls` (`ChatMessage`, types.ts); the messages memory holds are the ones the loop wrote in those shapes (or the shell read back from its own rows), so for any other role `m.tool_calls?.find(…)` is undefined, as the `: undefined` branch is.",
   },
   {
     file: "durable-objects/conversation/core/approvals.ts",
