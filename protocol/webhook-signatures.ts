@@ -64,7 +64,7 @@ export async function signStandardWebhook(
 
 export type VerifyResult = { ok: true; secretIndex: number } | { ok: false; reason: string };
 
-/** Unix seconds within `toleranceSeconds` of `nowMs`, either way (clocks drift both ways). */
+/** Unix seconds within `toleranceSeconds` of `nowMs`, either way (clocks drift both ways); refused when either is NaN. */
 export function checkTimestamp(
   timestamp: string | null | undefined,
   nowMs: number,
@@ -73,7 +73,9 @@ export function checkTimestamp(
   if (!timestamp || !/^\d{1,12}$/.test(timestamp))
     return { ok: false, reason: "timestamp missing or not unix seconds" };
   const skew = Math.abs(nowMs / 1000 - Number(timestamp));
-  if (skew > toleranceSeconds) return { ok: false, reason: `timestamp outside the ${toleranceSeconds}s tolerance` };
+  // Written so that it fails closed: with a NaN clock or tolerance every comparison is false, so
+  // `skew > toleranceSeconds` would let any timestamp through; `!(skew <= …)` refuses it instead.
+  if (!(skew <= toleranceSeconds)) return { ok: false, reason: `timestamp outside the ${toleranceSeconds}s tolerance` };
   return { ok: true };
 }
 

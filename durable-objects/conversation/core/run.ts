@@ -34,7 +34,8 @@ export function budgetKey(run: Pick<Run, "message_id">): string {
 
 export function startRun(state: LoopState, effects: Effect[], msg: QueuedMessage, now: number): void {
   const { message_id, text, tools, config } = msg;
-  if (config) state.config = { ...state.config, ...config };
+  // A message without settings spreads none: the conversation's settings are kept as they are.
+  state.config = { ...state.config, ...config };
   // The rules in force when the message arrived (kept when the message did not bring any).
   if (msg.approval_rules) state.approval_rules = msg.approval_rules;
   if (state.messages.length === 0 && state.config.system_prompt)
@@ -181,7 +182,8 @@ export function finish(
 
 export function recordReply(state: LoopState, effects: Effect[], reply: FinishedReply): void {
   state.replies.push(reply);
-  if (state.replies.length > REPLIES_KEPT) state.replies.splice(0, state.replies.length - REPLIES_KEPT);
+  // Up to REPLIES_KEPT replies the count is 0 or less, and splice removes nothing.
+  state.replies.splice(0, state.replies.length - REPLIES_KEPT);
   effects.push({
     type: "emit_event",
     event: {

@@ -80,6 +80,19 @@ describe("redactOutcome", () => {
     const outcome = ok("bash", "nothing secret");
     expect(redactOutcome(config(["sk-[a-z]+", "(unclosed"]), outcome)).toEqual(outcome);
   });
+
+  it("takes a content key without blocks as no content, and redacts content on any outcome that has some", () => {
+    // Mutant: `"content" in outcome && outcome.content` → `||` mapped over an undefined content.
+    const bare: ToolOutcome = { ...ok("bash", "Bearer abc"), content: undefined } as ToolOutcome;
+    expect(redactOutcome(config(["Bearer \\S+"]), bare)).toEqual({ ...bare, result: "[REDACTED]" });
+    // Only a success should carry blocks; an error that came with some still has them redacted.
+    const failed = { status: "error", tool: "bash", error: "x", error_type: "execution_failed" };
+    const stray = { ...failed, content: [{ type: "text", text: "Bearer abc" }] } as unknown as ToolOutcome;
+    expect(redactOutcome(config(["Bearer \\S+"]), stray)).toEqual({
+      ...failed,
+      content: [{ type: "text", text: "[REDACTED]" }],
+    });
+  });
 });
 
 function dispatched(cfg: object): LoopState {

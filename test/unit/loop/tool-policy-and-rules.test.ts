@@ -19,12 +19,44 @@ import { calls, only, spec, TOOLS } from "./fixtures.js";
 
 const config = (over: Partial<LoopConfig>): LoopConfig => ({ ...DEFAULT_LOOP_CONFIG, ...over });
 
+describe("compiled patterns", () => {
+  it("are compiled once per pattern and flags, and kept for at most 256 patterns", () => {
+    // Mutants: the cache's `re === undefined` → `true`, and its bound (`compiled.size >= MAX_COMPILED` → `true`,
+    // `false`, `>`, `<`). Other tests share the cache, so its size is first brought to a known point: the insert
+    // that clears it, seen by a pattern compiled before it being compiled anew.
+    // Names no earlier run can have compiled: a worker may run this test more than once (Stryker does).
+    const id = crypto.randomUUID();
+    const p = (n: number) => `${id}-${n}`;
+    expect(safeRegex(p(0), "g")).toBe(safeRegex(p(0), "g"));
+    expect(safeRegex(p(0), "g")).not.toBe(safeRegex(p(0)));
+    const r0 = safeRegex(p(0));
+    let i = 1;
+    while (i < 600 && safeRegex(p(0)) === r0) safeRegex(p(i++));
+    expect(i).toBeLessThan(600);
+    // The cache now holds p(i - 1) and p(0): 254 more fill it, and the next pattern clears it.
+    const kept = safeRegex(p(i - 1));
+    for (let n = 0; n < 254; n++) safeRegex(`${id}-fill-${n}`);
+    expect(safeRegex(p(i - 1))).toBe(kept);
+    safeRegex(`${id}-fill-254`);
+    expect(safeRegex(p(i - 1))).not.toBe(kept);
+  });
+});
+
 describe("before_tool_call", () => {
   it("a '*' deny pattern applies to every tool, with the pattern in the reason", () => {
     expect(beforeToolCall(config({ deny_patterns: { "*": ["secret"] } }), "read", { path: "/secret" })).toEqual({
       action: "block",
       reason: "Tool blocked by policy: arguments match /secret/",
     });
+  });
+
+  it("a tool without deny patterns of its own, or none for '*', blocks nothing, whatever the arguments say", () => {
+    // The mutants of each `?? []` put one made-up pattern, "Stryker was here", in place of the missing list.
+    const args = { command: "echo Stryker was here" };
+    const allowed = { action: "allow", args };
+    expect(beforeToolCall(config({ deny_patterns: {} }), "bash", args)).toEqual(allowed);
+    expect(beforeToolCall(config({ deny_patterns: { "*": ["rm"] } }), "bash", args)).toEqual(allowed);
+    expect(beforeToolCall(config({ deny_patterns: { bash: ["rm"] } }), "bash", args)).toEqual(allowed);
   });
 
   it("a pattern that does not compile is skipped; overrides are laid over the arguments", () => {

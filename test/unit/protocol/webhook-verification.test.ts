@@ -34,6 +34,20 @@ describe("a webhook's timestamp", () => {
     expect(checkTimestamp("0", opts.nowMs, 300)).toEqual(outside);
   });
 
+  it("is refused, whatever it is, when the clock or the tolerance is not a number", () => {
+    // `skew > NaN` is false: a check written that way would take any timestamp, the oldest replay included.
+    for (const t of [ts, "0", String(NOW_S + 10_000)]) {
+      expect(checkTimestamp(t, Number.NaN, 300), t).toEqual({
+        ok: false,
+        reason: "timestamp outside the 300s tolerance",
+      });
+      expect(checkTimestamp(t, opts.nowMs, Number.NaN), t).toEqual({
+        ok: false,
+        reason: "timestamp outside the NaNs tolerance",
+      });
+    }
+  });
+
   it("is refused when missing or not a plain number, even with junk around a fresh one", () => {
     const bad = { ok: false, reason: "timestamp missing or not unix seconds" };
     for (const t of [null, undefined, "", "abc", `x${ts}`, `${ts}x`, `${ts}.5`, `-${ts}`, ` ${ts}`, `${ts}\n`, "1e9"])
