@@ -173,7 +173,10 @@ export class ConversationStore {
     const key = compactionKey(compaction);
     if (key !== this.persistedCompaction) {
       this.putLoopValue("compaction", JSON.stringify(compaction));
-      if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
+      if (compaction) {
+        this.schema.ensure("compactions");
+        this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
+      }
       this.persistedCompaction = key;
     }
     // Messages leave memory only once stored (core/history.ts), so what is new is in memory.
@@ -206,7 +209,7 @@ export class ConversationStore {
 
   /** Every compaction, oldest first. */
   compactions(): Compaction[] {
-    if (!this.schema.exists) return [];
+    if (!this.schema.has("compactions")) return [];
     return this.sql
       .exec<{ json: string }>("SELECT json FROM compactions ORDER BY seq")
       .toArray()

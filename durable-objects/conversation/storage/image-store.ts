@@ -43,7 +43,7 @@ export class ImageStore {
     if (existing) return existing;
     const size = imageSize(bytes);
     const media_type = size?.media_type ?? declaredType;
-    this.schema.ensure();
+    this.schema.ensure("images", "image_chunks");
     const chunks = writeChunks(this.sql, "image_chunks", sha256, bytes);
     this.sql.exec(
       "INSERT OR IGNORE INTO images (sha256, media_type, bytes, width, height, chunks, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -64,7 +64,7 @@ export class ImageStore {
 
   /** The reference to a stored image (served under `conversationId`); null when there is none by that hash. */
   ref(sha256: string, conversationId: string): ImageRef | null {
-    if (!this.schema.exists) return null;
+    if (!this.schema.has("images")) return null;
     const row = this.sql
       .exec<{ media_type: string; bytes: number; width: number | null; height: number | null }>(
         "SELECT media_type, bytes, width, height FROM images WHERE sha256 = ?",
@@ -83,7 +83,7 @@ export class ImageStore {
   }
 
   get(sha256: string): StoredImage | null {
-    if (!this.schema.exists) return null;
+    if (!this.schema.has("images")) return null;
     const head = this.sql
       .exec<{ media_type: string; bytes: number }>("SELECT media_type, bytes FROM images WHERE sha256 = ?", sha256)
       .toArray()[0];
@@ -99,7 +99,7 @@ export class ImageStore {
 
   /** How many images and bytes are stored, for the view and the tests. */
   stats(): { images: number; bytes: number } {
-    if (!this.schema.exists) return { images: 0, bytes: 0 };
+    if (!this.schema.has("images")) return { images: 0, bytes: 0 };
     const row = this.sql
       .exec<{ images: number; bytes: number | null }>("SELECT COUNT(*) AS images, SUM(bytes) AS bytes FROM images")
       .one();
