@@ -39,13 +39,32 @@ export const randomSpanId = (): string => randomHex(8);
 /**
  * A span id derived from the trace and a key naming the work ("tool:<call id>"): the same on every
  * re-drive, so a command re-sent after a restart carries the same parent, and the span recorded
- * when its result lands has the id the device logged. 64-bit FNV-1a; never all zero.
+ * when its result lands has the id the device logged. 64-bit FNV-1a over the code points; never
+ * all zero.
+ *
+ * In four 16-bit limbs rather than a BigInt: a conversation derives ids for every step's spans and
+ * every command's traceparent, and BigInt arithmetic allocated per character was most of a step's
+ * tracing time (bench/profile-cpu.ts --fleet). The prime is 2^40 + 0x1b3, so a product is the
+ * limbs times 0x1b3 plus the hash shifted by 40 bits (two limbs and 8 bits), carried limb by limb.
  */
 export function spanIdFor(traceId: string, key: string): string {
-  let h = 0xcbf29ce484222325n;
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
   for (const ch of `${traceId}/${key}`) {
-    h ^= BigInt(ch.codePointAt(0) ?? 0);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    const c = ch.codePointAt(0) ?? 0;
+    h0 ^= c & 0xffff;
+    h1 ^= c >>> 16;
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    const t3 = h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16);
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
+    h3 = t3 & 0xffff;
   }
-  return h === 0n ? "0000000000000001" : h.toString(16).padStart(16, "0");
+  if ((h0 | h1 | h2 | h3) === 0) return "0000000000000001";
+  return [h3, h2, h1, h0].map((l) => l.toString(16).padStart(4, "0")).join("");
 }

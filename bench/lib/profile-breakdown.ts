@@ -37,7 +37,7 @@ export const PARTS: { part: string; on: RegExp; within?: RegExp; root?: RegExp }
   },
   {
     part: "conversation: step and commit",
-    on: /^(postMessage|deliverToolResult|waitForReply|commitStep|apply|advance|performOne|performAll|finishOutbox|settle|saveState|loadState|scheduleAlarm|nextDeadline|messageTools|alarm|ConversationDO|ConversationStore)$/,
+    on: /^(postMessage|deliverToolResult|waitForReply|commitStep|apply|advance|performOne|performAll|finishOutbox|settle|saveState|loadState|scheduleAlarm|nextDeadline|messageTools|messageDeviceTools|alarm|ConversationDO|ConversationStore)$/,
   },
 ];
 export const RUNTIME = "runtime outside JS (program, GC)";

@@ -32,8 +32,8 @@ import {
   agentChangeRefusal,
   approvalRulesFor,
   deviceTools,
+  messageDeviceTools,
   messageTools,
-  neverConnectedRefusal,
   userMessageEvent,
 } from "./run-intake.js";
 import { type ConversationVars, conversationSettings } from "./settings/conversation-settings.js";
@@ -138,9 +138,9 @@ export class ConversationDO extends DurableObject<ConversationEnv> implements Co
     }
     const settings = conversationSettings(this.env);
     if (!settings.ok) return { ok: false, status: 500, error: settings.error };
-    const neverConnected = await neverConnectedRefusal(this.env, input);
-    if (neverConnected) return neverConnected;
-    const tools = await messageTools(this.env, this.remoteMcp, settings.value, input);
+    const devices = await messageDeviceTools(this.env, input);
+    if (!devices.ok) return devices;
+    const tools = await messageTools(this.remoteMcp, settings.value, input, devices.tools);
     // Checked again after the awaits above, and claimed in the same turn the state is made.
     if (!this.owner.admit(input.by, this.state !== null)) return notFound(input.conversation_id);
     if (!this.state) {

@@ -23,22 +23,32 @@ import type { ImageStore } from "./storage/image-store.js";
 type Env = Pick<DurableObjectBindings, "DEVICE_HUB" | "DEPLOYMENT">;
 
 /**
- * A message's tools: the device's (a fleet's: every device's, named by fleetToolSpecs), the
- * orchestrator's, and the remote MCP servers'.
+ * A message's device tools: a fleet's (every device's, named by fleetToolSpecs), else its one
+ * device's, asked of the hub in the same call that tells whether the message is refused for a
+ * device that never connected (neverConnectedRefusal).
  */
-export async function messageTools(
+export async function messageDeviceTools(
   env: Env,
+  input: { agent_id: string; fleet?: string[] | undefined },
+): Promise<{ ok: true; tools: ToolSpec[] } | NeverConnected> {
+  if (input.fleet) {
+    const skills = await Promise.all(
+      input.fleet.map(async (id) => ({ agent_id: id, skills: await hubFor(env, id).getSkills(id) })),
+    );
+    return { ok: true, tools: fleetToolSpecs(skills) };
+  }
+  const intake = await hubFor(env, input.agent_id).getIntake(input.agent_id);
+  if (intake.never_connected) return neverConnectedRefusal(input.agent_id);
+  return { ok: true, tools: toolSpecsFromSkills(intake.skills) };
+}
+
+/** A message's tools: its devices' (messageDeviceTools), the orchestrator's, and the remote MCP servers'. */
+export async function messageTools(
   remoteMcp: RemoteMcpTools,
   settings: ConversationSettings,
-  input: { agent_id: string; conversation_id: string; fleet?: string[] | undefined },
+  input: { conversation_id: string },
+  devices: ToolSpec[],
 ): Promise<ToolSpec[]> {
-  const devices = input.fleet
-    ? fleetToolSpecs(
-        await Promise.all(
-          input.fleet.map(async (id) => ({ agent_id: id, skills: await hubFor(env, id).getSkills(id) })),
-        ),
-      )
-    : toolSpecsFromSkills(await hubFor(env, input.agent_id).getSkills(input.agent_id));
   const remote = await remoteMcp.specs(settings.mcpServers, settings.outbound, input.conversation_id);
   return conversationTools(devices, settings.webhookTools, remote);
 }
@@ -115,26 +125,21 @@ export function agentChangeRefusal(
   return null;
 }
 
+type NeverConnected = { ok: false; status: 409; error: string };
+
 /**
  * A message for one device that was given a token (paired, or `tokens create`) but has never
  * connected: its tools are unknown, so a run could only fail its calls as "not found". Refused
  * instead, saying what to do on the device. Devices that were online once keep their tools while
  * offline and take the message (its calls wait for them); ids nobody issued a token for run as
- * before. Read only when the hub has never seen the device, so a known device costs one call.
+ * before. The hub tells it with the device's skills (getIntake), so a message costs it one call.
  */
-export async function neverConnectedRefusal(
-  env: Env,
-  input: { agent_id: string; fleet?: string[] | undefined },
-): Promise<{ ok: false; status: 409; error: string } | null> {
-  if (input.fleet) return null;
-  const hub = hubFor(env, input.agent_id);
-  const load = await hub.getLoad(input.agent_id);
-  if (load.online || load.last_alive !== null || !(await hub.isKnown())) return null;
+function neverConnectedRefusal(agentId: string): NeverConnected {
   return {
     ok: false,
     status: 409,
     error:
-      `${input.agent_id} was paired but has never connected; start it on the device ` +
+      `${agentId} was paired but has never connected; start it on the device ` +
       "(`sudo systemctl start edgeloop-agent` after the install script, or `edgeloop-agent --config <its settings file>`), " +
       "and `edgeloop-agent doctor` there says what stops it",
   };

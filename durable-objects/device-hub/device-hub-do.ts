@@ -16,6 +16,7 @@ import type { PairingVars } from "../deployment/pairing-settings.js";
 import type { DeviceReport } from "../registry/registry-rpc.js";
 import type {
   DeviceHubRpc,
+  DeviceIntake,
   DeviceView,
   DispatchAnswer,
   DispatchCommand,
@@ -269,6 +270,15 @@ export class DeviceHubDO extends DurableObject<HubEnv> implements DeviceHubRpc {
   async getSkills(agentId: string): Promise<SkillManifest[]> {
     this.store.rememberAgentId(agentId);
     return this.store.load(agentId).skills;
+  }
+
+  async getIntake(agentId: string): Promise<DeviceIntake> {
+    const record = this.store.load(agentId);
+    // As getLoad's `online` and `last_alive`, then isKnown: without the ledger count neither needs.
+    const connectedOnce = this.sockets.live() !== null || record.last_seen !== null;
+    if (!connectedOnce && (await this.isKnown())) return { never_connected: true };
+    this.store.rememberAgentId(agentId);
+    return { never_connected: false, skills: record.skills };
   }
 
   async getClip(sha256: string): Promise<StoredClip | null> {

@@ -29,6 +29,11 @@ export interface DeviceHubRpc {
   /** Online, calls in flight, last alive: what fleet routing needs, without getDevice's whole-ledger count. */
   getLoad(agentId: string): Promise<DeviceLoad>;
   getSkills(agentId: string): Promise<SkillManifest[]>;
+  /**
+   * What a new message for this one device needs of its hub, in one call: whether it was given a
+   * token but never connected (the message is refused), else its skills (read as getSkills does).
+   */
+  getIntake(agentId: string): Promise<DeviceIntake>;
   /** A clip an OpenClaw node recorded (storage/clip-store.ts), or null when there is none by that hash. */
   getClip(sha256: string): Promise<StoredClip | null>;
   /** Whether this device was ever connected or has an issued token; reads only, so unknown ids leave nothing. */
@@ -71,6 +76,8 @@ export type DispatchCommand = {
   /** what the model is shown of an image, passed on so the device fits its pictures (docs/images.md) */
   image_limits?: ImageFit;
 };
+
+export type DeviceIntake = { never_connected: true } | { never_connected: false; skills: SkillManifest[] };
 
 export type ElicitationDelivery = "sent" | "offline" | "ended";
 

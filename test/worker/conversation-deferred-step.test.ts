@@ -41,6 +41,11 @@ async function withWaitingConversation(
 
 const stored = (sql: SqlStorage) => new ConversationStore(sql).loadState()!;
 const toolMessages = (s: LoopState) => s.messages.filter((m) => m.role === "tool").map((m) => m.content);
+/** Rows of the step log; a new conversation has no table before its first write (conversation-schema.ts). */
+const stepRows = (sql: SqlStorage) =>
+  sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'steps'").toArray().length === 0
+    ? 0
+    : sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM steps").one().n;
 const eventTypes = (sql: SqlStorage) => new ConversationStore(sql).events().map((e) => e.type);
 
 describe("ConversationDO: the step a tool result completes", () => {
@@ -56,7 +61,7 @@ describe("ConversationDO: the step a tool result completes", () => {
     await withWaitingConversation(async (o, sql, { callId, requestId }) => {
       const delivered = o.deliverToolResult(callId, requestId, ok("bash", "b.txt\n"));
       // Nothing written yet: the write waits for the model request to leave.
-      expect(sql.exec("SELECT COUNT(*) AS n FROM steps").one().n).toBe(0);
+      expect(stepRows(sql)).toBe(0);
       const view = await o.getConversation();
       expect(view!.messages.some((m) => m.role === "tool" && String(m.content).includes("b.txt"))).toBe(true);
       expect(toolMessages(stored(sql)).join()).toContain("b.txt");

@@ -125,6 +125,75 @@ describe("ConversationStore", () => {
     });
   });
 
+  it("makes a new conversation's tables with its first write, again after a rollback, and the rest when used", async () => {
+    const stub = env.CONVERSATION.get(env.CONVERSATION.idFromName(`store-tables-${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      const tables = () =>
+        sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .toArray()
+          .map((r) => r.name)
+          .filter((n) => !n.startsWith("_cf_") && n !== "sqlite_sequence");
+      // The object started: nothing made, and every read finds nothing.
+      expect(tables()).toEqual([]);
+      const store = new ConversationStore(sql);
+      expect(store.loadState()).toBeNull();
+      expect(store.tookMessage("m1")).toBe(false);
+      expect(store.getValue("parent")).toBeNull();
+      expect(store.events()).toEqual([]);
+      expect(store.messages(0, 10)).toEqual([]);
+      expect(store.compactions()).toEqual([]);
+      expect(store.images.get("0".repeat(64))).toBeNull();
+      expect(store.pendingTimes()).toEqual([]);
+      expect(tables()).toEqual([]);
+      // The first step's transaction makes them, and a rollback takes them away with the step.
+      const first = advance(
+        initialState("c", "pi-1"),
+        { type: "user_message", message_id: "m1", text: "do m1", tools: TOOLS },
+        NOW,
+      ).state;
+      expect(() =>
+        state.storage.transactionSync(() => {
+          store.batch(() => {
+            store.takeMessage("m1", NOW);
+            store.saveState(first);
+          });
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      store.afterRollback();
+      expect(tables()).toEqual([]);
+      expect(store.loadState()).toBeNull();
+      state.storage.transactionSync(() =>
+        store.batch(() => {
+          store.takeMessage("m1", NOW);
+          store.saveState(first);
+        }),
+      );
+      // What every run writes; the images' and the compactions' wait for the first of theirs.
+      expect(tables()).toEqual(["builtin_kv", "loop_kv", "message_marks", "steps", "taken_messages"]);
+      expect(store.tookMessage("m1")).toBe(true);
+      expect(new ConversationStore(sql).loadState()).toEqual(first);
+      expect(store.images.get("0".repeat(64))).toBeNull();
+      const ref = store.images.put(new Uint8Array([1, 2, 3]), "image/png", "c");
+      expect(tables()).toContain("images");
+      expect(store.images.get(ref.sha256)?.bytes).toEqual(new Uint8Array([1, 2, 3]));
+      // An object that starts over tables made so far makes the rest.
+      new ConversationStore(sql);
+      expect(tables()).toEqual([
+        "builtin_kv",
+        "compactions",
+        "image_chunks",
+        "images",
+        "loop_kv",
+        "message_marks",
+        "steps",
+        "taken_messages",
+      ]);
+    });
+  });
+
   it("forgets what a rolled-back transaction did, after afterRollback", async () => {
     const stub = env.CONVERSATION.get(env.CONVERSATION.idFromName(`store-rollback-${crypto.randomUUID()}`));
     await runInDurableObject(stub, (_o, state) => {

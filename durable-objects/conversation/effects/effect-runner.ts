@@ -200,7 +200,10 @@ export class EffectRunner {
         };
         if (effect.run) await shard.recordEnd(row, effect.message_id, effect.run);
         else await shard.upsertConversation(row);
-        this.store.finishOutbox(id);
+        // A run's start is followed by the run's next step, whose state write finishes it; its
+        // end may be the conversation's last write (docs/architecture.md#outbox-re-drive).
+        if (effect.status === "running") this.store.finishOutboxLater(id);
+        else this.store.finishOutbox(id);
         return;
       }
       case "notify_parent": {

@@ -8,6 +8,7 @@ import {
   windowStart,
 } from "../core/index.js";
 import { frozenJson } from "../llm/index.js";
+import { ConversationSchema } from "./conversation-schema.js";
 import { ImageStore } from "./image-store.js";
 import type { OutboundEffect, OutboxRow } from "./outbound-effects.js";
 import { PendingWork, type StoredWork } from "./pending-work.js";
@@ -39,6 +40,7 @@ type StateRow = StoredWork & {
 export class ConversationStore {
   /** the conversation's images, apart from the history (image-store.ts) */
   readonly images: ImageStore;
+  private readonly schema: ConversationSchema;
   private readonly log: StepLog;
   private persistedMessages = 0;
   private persistedTools: LoopState["tools"] | null = null;
@@ -61,35 +63,33 @@ export class ConversationStore {
   private readonly finishedLater = new Set<number>();
 
   constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS loop_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID");
-    this.log = new StepLog(sql);
-    this.images = new ImageStore(sql);
-    sql.exec("CREATE TABLE IF NOT EXISTS builtin_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
-    // Every compaction so far, for GET /v1/conversations/:id (the view uses only the latest).
-    sql.exec("CREATE TABLE IF NOT EXISTS compactions (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
-    // Every message id taken, so a message posted again (a retry after a crash) is taken once.
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS taken_messages (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
-    );
+    // The tables (conversation-schema.ts): a new conversation's come with its first write.
+    this.schema = new ConversationSchema(sql);
+    this.log = new StepLog(sql, this.schema);
+    this.images = new ImageStore(sql, this.schema);
   }
 
   /** Whether a message with this id was already taken (queued, running or answered). */
   tookMessage(messageId: string): boolean {
+    if (!this.schema.exists) return false;
     return this.sql.exec("SELECT 1 FROM taken_messages WHERE message_id = ?", messageId).toArray().length > 0;
   }
 
   /** One row per message, written in the transaction of the step that takes it. */
   takeMessage(messageId: string, at: number): void {
+    this.schema.ensure();
     this.sql.exec("INSERT OR IGNORE INTO taken_messages (message_id, at) VALUES (?, ?)", messageId, at);
   }
 
   /** Small JSON values beside the loop state: built-ins' data (todos, canvas), the parent link. */
   getValue<T>(key: string): T | null {
+    if (!this.schema.exists) return null;
     const row = this.sql.exec<{ v: string }>("SELECT v FROM builtin_kv WHERE k = ?", key).toArray()[0];
     return row ? (JSON.parse(row.v) as T) : null;
   }
 
   putValue(key: string, value: unknown): void {
+    this.schema.ensure();
     this.sql.exec(
       "INSERT INTO builtin_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
       key,
@@ -98,6 +98,10 @@ export class ConversationStore {
   }
 
   loadState(): LoopState | null {
+    if (!this.schema.exists) {
+      this.readStateRow(undefined);
+      return null;
+    }
     const values = new Map(
       this.sql
         .exec<{ k: string; v: string }>("SELECT k, v FROM loop_kv")
@@ -169,7 +173,10 @@ export class ConversationStore {
     const key = compactionKey(compaction);
     if (key !== this.persistedCompaction) {
       this.putLoopValue("compaction", JSON.stringify(compaction));
-      if (compaction) this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
+      if (compaction) {
+        this.schema.ensure("compactions");
+        this.sql.exec("INSERT INTO compactions (json) VALUES (?)", JSON.stringify(compaction));
+      }
       this.persistedCompaction = key;
     }
     // Messages leave memory only once stored (core/history.ts), so what is new is in memory.
@@ -202,6 +209,7 @@ export class ConversationStore {
 
   /** Every compaction, oldest first. */
   compactions(): Compaction[] {
+    if (!this.schema.has("compactions")) return [];
     return this.sql
       .exec<{ json: string }>("SELECT json FROM compactions ORDER BY seq")
       .toArray()
@@ -296,14 +304,15 @@ export class ConversationStore {
    * of it: forget it and read it again (the next save rewrites what it cannot tell).
    */
   afterRollback(): void {
+    this.schema.afterRollback();
     this.log.reset();
     this.stateChanged = false;
     this.work = null;
     this.persistedTools = null;
     this.persistedReplies = { count: -1, last: null };
-    const row = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'compaction'").toArray()[0];
+    const row = this.loopValue("compaction");
     this.persistedCompaction = compactionKey(row ? (JSON.parse(row.v) as Compaction | null) : null);
-    const history = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'history'").toArray()[0];
+    const history = this.loopValue("history");
     this.persistedHistoryFrom = history ? ((JSON.parse(history.v) as HistoryWindow | null)?.from ?? 0) : 0;
     this.pending();
   }
@@ -312,10 +321,7 @@ export class ConversationStore {
 
   /** The pending work, with the state row read first if this instance has not read it yet. */
   private pending(): PendingWork {
-    if (!this.work) {
-      const row = this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = 'state'").toArray()[0];
-      this.readStateRow(row?.v);
-    }
+    if (!this.work) this.readStateRow(this.loopValue("state")?.v);
     return this.work!;
   }
 
@@ -349,7 +355,13 @@ export class ConversationStore {
     this.putLoopValue("state", json);
   }
 
+  private loopValue(key: string): { v: string } | undefined {
+    if (!this.schema.exists) return undefined;
+    return this.sql.exec<{ v: string }>("SELECT v FROM loop_kv WHERE k = ?", key).toArray()[0];
+  }
+
   private putLoopValue(key: string, json: string): void {
+    this.schema.ensure();
     this.sql.exec("INSERT INTO loop_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", key, json);
   }
 }

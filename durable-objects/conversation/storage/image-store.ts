@@ -4,6 +4,7 @@ import type { ImageRef } from "@edgeloop/protocol";
 import { readChunks, writeChunks } from "../../chunked-bytes.js";
 import type { StoredImage } from "../conversation-rpc.js";
 import { imageSize } from "../core/image-size.js";
+import type { ConversationSchema } from "./conversation-schema.js";
 
 /**
  * The conversation's images, stored once each by their SHA-256, apart from the history (which
@@ -26,16 +27,11 @@ export function imageUrl(conversationId: string, sha256: string): string {
 export type ImageReader = Pick<ImageStore, "getBase64">;
 
 export class ImageStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS images (sha256 TEXT PRIMARY KEY, media_type TEXT NOT NULL, bytes INTEGER NOT NULL, " +
-        "width INTEGER, height INTEGER, chunks INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID",
-    );
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS image_chunks (sha256 TEXT NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL, " +
-        "PRIMARY KEY (sha256, n)) WITHOUT ROWID",
-    );
-  }
+  constructor(
+    private readonly sql: SqlStorage,
+    /** the `images` and `image_chunks` tables (conversation-schema.ts): none before the first write */
+    private readonly schema: ConversationSchema,
+  ) {}
 
   /**
    * Store an image (once) and return its reference. The type read from the header wins over the
@@ -47,6 +43,7 @@ export class ImageStore {
     if (existing) return existing;
     const size = imageSize(bytes);
     const media_type = size?.media_type ?? declaredType;
+    this.schema.ensure("images", "image_chunks");
     const chunks = writeChunks(this.sql, "image_chunks", sha256, bytes);
     this.sql.exec(
       "INSERT OR IGNORE INTO images (sha256, media_type, bytes, width, height, chunks, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -67,6 +64,7 @@ export class ImageStore {
 
   /** The reference to a stored image (served under `conversationId`); null when there is none by that hash. */
   ref(sha256: string, conversationId: string): ImageRef | null {
+    if (!this.schema.has("images")) return null;
     const row = this.sql
       .exec<{ media_type: string; bytes: number; width: number | null; height: number | null }>(
         "SELECT media_type, bytes, width, height FROM images WHERE sha256 = ?",
@@ -85,6 +83,7 @@ export class ImageStore {
   }
 
   get(sha256: string): StoredImage | null {
+    if (!this.schema.has("images")) return null;
     const head = this.sql
       .exec<{ media_type: string; bytes: number }>("SELECT media_type, bytes FROM images WHERE sha256 = ?", sha256)
       .toArray()[0];
@@ -100,6 +99,7 @@ export class ImageStore {
 
   /** How many images and bytes are stored, for the view and the tests. */
   stats(): { images: number; bytes: number } {
+    if (!this.schema.has("images")) return { images: 0, bytes: 0 };
     const row = this.sql
       .exec<{ images: number; bytes: number | null }>("SELECT COUNT(*) AS images, SUM(bytes) AS bytes FROM images")
       .one();

@@ -1,4 +1,6 @@
 /** At most this many messages lie between two marks: what reading from one message costs. */
+import type { ConversationSchema } from "./conversation-schema.js";
+
 export const MARK_SPACING = 64;
 
 type Mark = { m: number; ev: number; n: number };
@@ -14,11 +16,12 @@ export class MessageMarks {
   /** the latest mark's message number; read on first use */
   private last: number | null = null;
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS message_marks (m INTEGER PRIMARY KEY, ev INTEGER NOT NULL, n INTEGER NOT NULL)",
-    );
-    if (this.latest() === -1) this.markOldLog();
+  constructor(
+    private readonly sql: SqlStorage,
+    /** the `message_marks` table (conversation-schema.ts): none before the first write */
+    private readonly schema: ConversationSchema,
+  ) {
+    if (schema.exists && this.latest() === -1) this.markOldLog();
   }
 
   /** Forget what was read (a rollback may have undone a mark). */
@@ -30,12 +33,14 @@ export class MessageMarks {
   written(first: number, key: [ev: number, n: number]): void {
     const last = this.latest();
     if (last >= 0 && first < last + MARK_SPACING) return;
+    this.schema.ensure();
     this.sql.exec("INSERT OR REPLACE INTO message_marks (m, ev, n) VALUES (?, ?, ?)", first, key[0], key[1]);
     this.last = first;
   }
 
   /** The latest mark at or before message `m`; null when the log has no message. */
   atOrBefore(m: number): Mark | null {
+    if (!this.schema.exists) return null;
     return (
       this.sql.exec<Mark>("SELECT m, ev, n FROM message_marks WHERE m <= ? ORDER BY m DESC LIMIT 1", m).toArray()[0] ??
       null
@@ -44,6 +49,7 @@ export class MessageMarks {
 
   /** -1 when there is no mark. */
   private latest(): number {
+    if (!this.schema.exists) return -1;
     this.last ??= this.sql.exec<{ m: number | null }>("SELECT MAX(m) AS m FROM message_marks").one().m ?? -1;
     return this.last;
   }

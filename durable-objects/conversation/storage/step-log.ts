@@ -1,5 +1,6 @@
 import type { ConversationEvent, ConversationEventData, ToolCallSummary } from "@edgeloop/protocol";
 import type { ChatMessage } from "../core/index.js";
+import type { ConversationSchema } from "./conversation-schema.js";
 import { MessageMarks } from "./message-marks.js";
 
 /** Where a row sits in the log: its first event's seq (or the next one's), then its number. */
@@ -24,11 +25,12 @@ export class StepLog {
   private row: Row | null = null;
   private readonly marks: MessageMarks;
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS steps (
-      ev INTEGER NOT NULL, n INTEGER NOT NULL, at INTEGER NOT NULL, events TEXT, messages TEXT, calls TEXT,
-      PRIMARY KEY (ev, n)) WITHOUT ROWID`);
-    this.marks = new MessageMarks(sql);
+  constructor(
+    private readonly sql: SqlStorage,
+    /** the `steps` table (conversation-schema.ts): none before the first write */
+    private readonly schema: ConversationSchema,
+  ) {
+    this.marks = new MessageMarks(sql, schema);
   }
 
   /** Forget the row being gathered and where the log ends (a rollback undid them). */
@@ -70,6 +72,7 @@ export class StepLog {
     if (!row || (row.events.length === 0 && row.messages.length === 0 && row.calls.length === 0)) return;
     const list = (items: string[]) => (items.length > 0 ? `[${items.join(",")}]` : null);
     const n = this.end().n++;
+    this.schema.ensure();
     this.sql.exec(
       "INSERT INTO steps (ev, n, at, events, messages, calls) VALUES (?, ?, ?, ?, ?, ?)",
       row.ev,
@@ -105,6 +108,7 @@ export class StepLog {
 
   /** The name of the tool call `id`, searched from the latest message back; else null. */
   callName(id: string): string | null {
+    if (!this.schema.exists) return null;
     for (const r of this.sql.exec<{ messages: string }>(
       "SELECT messages FROM steps WHERE messages IS NOT NULL AND instr(messages, ?) > 0 ORDER BY ev DESC, n DESC",
       JSON.stringify(id),
@@ -119,7 +123,7 @@ export class StepLog {
 
   /** The call summaries of the rows from `from` on. */
   calls(from: LogKey | null): ToolCallSummary[] {
-    if (!from) return [];
+    if (!from || !this.schema.exists) return [];
     const calls: ToolCallSummary[] = [];
     for (const r of this.sql.exec<{ calls: string }>(
       "SELECT calls FROM steps WHERE calls IS NOT NULL AND (ev, n) >= (?, ?) ORDER BY ev, n",
@@ -133,6 +137,7 @@ export class StepLog {
 
   /** Events after `afterSeq`, at most `limit`, oldest first. */
   events(afterSeq: number, limit: number): ConversationEvent[] {
+    if (!this.schema.exists) return [];
     // The row holding event afterSeq + 1 may start before it.
     const rows = this.sql
       .exec<{ ev: number; at: number; events: string }>(
@@ -155,11 +160,13 @@ export class StepLog {
 
   private end(): { seq: number; n: number } {
     if (!this.cursor) {
-      const last = this.sql
-        .exec<{ ev: number; n: number; k: number | null }>(
-          "SELECT ev, n, json_array_length(events) AS k FROM steps ORDER BY ev DESC, n DESC LIMIT 1",
-        )
-        .toArray()[0];
+      const last = !this.schema.exists
+        ? undefined
+        : this.sql
+            .exec<{ ev: number; n: number; k: number | null }>(
+              "SELECT ev, n, json_array_length(events) AS k FROM steps ORDER BY ev DESC, n DESC LIMIT 1",
+            )
+            .toArray()[0];
       this.cursor = last ? { seq: last.ev + (last.k ?? 0), n: last.n + 1 } : { seq: 1, n: 0 };
     }
     return this.cursor;

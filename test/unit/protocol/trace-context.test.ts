@@ -40,6 +40,26 @@ describe("traceparent", () => {
     expect(spanIdFor("4bf92f3577b34da6a3ce929d0e0e4736", "tool:c1")).toBe(a);
     expect(spanIdFor("4bf92f3577b34da6a3ce929d0e0e4736", "tool:c2")).not.toBe(a);
   });
+
+  it("derives span ids by 64-bit FNV-1a over the code points, as a BigInt computes it", () => {
+    // The reference: the definition, one BigInt step per code point.
+    const fnv1a = (text: string) => {
+      let h = 0xcbf29ce484222325n;
+      for (const ch of text) {
+        h ^= BigInt(ch.codePointAt(0) ?? 0);
+        h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+      }
+      return h.toString(16).padStart(16, "0");
+    };
+    const keys = ["run", "tool:c1", "llm:0", "", "tool:call_ÿ€😀", "x".repeat(300), "tool:\u{10ffff}\uffff"];
+    for (const key of keys)
+      expect(spanIdFor("4bf92f3577b34da6a3ce929d0e0e4736", key)).toBe(fnv1a(`4bf92f3577b34da6a3ce929d0e0e4736/${key}`));
+    for (let i = 0; i < 200; i++) {
+      const trace = randomTraceId();
+      const key = `tool:${String.fromCodePoint(...Array.from({ length: i % 40 }, (_, j) => (i * 7919 + j * 104729) % 0x110000).filter((c) => c < 0xd800 || c > 0xdfff))}`;
+      expect(spanIdFor(trace, key)).toBe(fnv1a(`${trace}/${key}`));
+    }
+  });
 });
 
 describe("traceparent in the tool command", () => {
