@@ -8,12 +8,12 @@
  * devices, 20 at a time, the two runtimes alternating batch by batch. Prints each workerd's
  * resident memory at every 600 messages and after 30 s idle. Not part of the report.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { sendMessage } from "../test/helpers/api.js";
 import { deviceToken, FLEET_SIZE, startBenchEnv } from "./lib/bench-env.js";
 import { durableFloorThroughput } from "./lib/durable-floor-client.js";
 import { FakeDevice } from "./lib/fake-device.js";
 import { requestBodies } from "./lib/llm-requests.js";
+import { groupRssMb } from "./lib/memory.js";
 
 const messages = Math.max(600, Number(process.argv[2] ?? 2400));
 /** messages at once, one per device */
@@ -21,26 +21,8 @@ const CONVERSATIONS = 20;
 const ROUNDS = 3;
 const CHECKPOINT = 600;
 
-/** Resident MB of the workerd processes in process group `pgid` (the dev server's own group). */
-function workerdRssMb(pgid: number): number {
-  let kb = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd") continue;
-      if (Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
-      const line = readFileSync(`/proc/${pid}/status`, "utf8")
-        .split("\n")
-        .find((l) => l.startsWith("VmRSS:"));
-      kb += Number(line?.match(/\d+/)?.[0] ?? 0);
-    } catch {
-      // the process ended between the listing and the read
-    }
-  }
-  return Math.round(kb / 1024);
-}
+/** Resident MB of the workerd in the dev server's process group `pgid`. */
+const workerdRssMb = (pgid: number): number => Math.round(groupRssMb(pgid).workerd);
 
 const env = await startBenchEnv(false);
 const fleet: FakeDevice[] = [];

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** A process's memory from /proc (Linux): current RSS, peak RSS (VmHWM), anonymous RSS, in MB. */
 function statusField(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon"): number {
@@ -13,6 +13,39 @@ export const rssMb = (pid: number): number => statusField(pid, "VmRSS");
 export const peakRssMb = (pid: number): number => statusField(pid, "VmHWM");
 /** What a fork must copy-on-write: its price grows with it (bench/lib/spawn-floor.mjs). */
 export const anonRssMb = (pid: number): number => statusField(pid, "RssAnon");
+
+/** RSS in MB, or 0 for a process that ended meanwhile (or never started). */
+export function rssMbOrZero(pid: number): number {
+  try {
+    return rssMb(pid);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * RSS in MB summed over the processes whose process group is `pgid` (a local runtime: wrangler's
+ * dev server, workerd, esbuild; see startChild), and that of the workerd among them.
+ */
+export function groupRssMb(pgid: number): { all: number; workerd: number } {
+  let all = 0;
+  let workerd = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces), "pid (comm) state ppid pgrp ...".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      const rss = rssMbOrZero(Number(name));
+      all += rss;
+      if (stat.includes("(workerd)")) workerd += rss;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { all, workerd };
+}
 
 /** Resets VmHWM to the current RSS (`5` > clear_refs), so the next peak is this run's own. */
 export function resetPeakRss(pid: number): void {

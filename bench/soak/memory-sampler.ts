@@ -3,7 +3,7 @@
  * runtime's process group: wrangler's dev server and workerd), the agents (summed, and the largest
  * one), the bridge and the broker. "Flat" compares the first minute of the load with its last.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { groupRssMb, rssMbOrZero } from "../lib/memory.js";
 import type { Check } from "./checks.js";
 import type { Fleet } from "./fleet.js";
 
@@ -18,38 +18,6 @@ export type MemorySample = {
   bridge_mb: number;
   broker_mb: number;
 };
-
-function rssOf(pid: number): number {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("VmRSS:"));
-    return line ? Number(line.split(/\s+/)[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Sum of RSS over the processes whose process group is `pgid`, and that of the workerd among them. */
-function groupRss(pgid: number): { all: number; workerd: number } {
-  let sum = 0;
-  let workerd = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces), "pid (comm) state ppid pgrp ...".
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid) continue;
-      const rss = rssOf(Number(name));
-      sum += rss;
-      if (stat.includes("(workerd)")) workerd += rss;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return { all: sum, workerd };
-}
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
@@ -71,8 +39,8 @@ export class MemorySampler {
 
   private sample(): void {
     const runtimePid = this.fleet.runtime().child.proc.pid;
-    const runtime = runtimePid ? groupRss(runtimePid) : { all: 0, workerd: 0 };
-    const agentRss = this.fleet.agents.flatMap((a) => (a.proc.pid && a.proc.running ? [rssOf(a.proc.pid)] : []));
+    const runtime = runtimePid ? groupRssMb(runtimePid) : { all: 0, workerd: 0 };
+    const agentRss = this.fleet.agents.flatMap((a) => (a.proc.pid && a.proc.running ? [rssMbOrZero(a.proc.pid)] : []));
     const bridgePid = this.fleet.bridge.pid;
     const brokerPid = this.fleet.broker.pid();
     this.samples.push({
@@ -82,8 +50,8 @@ export class MemorySampler {
       agents_mb: round(agentRss.reduce((n, x) => n + x, 0)),
       agent_max_mb: round(Math.max(0, ...agentRss)),
       agents_up: agentRss.length,
-      bridge_mb: round(bridgePid ? rssOf(bridgePid) : 0),
-      broker_mb: round(brokerPid ? rssOf(brokerPid) : 0),
+      bridge_mb: round(bridgePid ? rssMbOrZero(bridgePid) : 0),
+      broker_mb: round(brokerPid ? rssMbOrZero(brokerPid) : 0),
     });
   }
 }
