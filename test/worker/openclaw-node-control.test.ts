@@ -23,10 +23,13 @@ describe("an OpenClaw node's Claude CLI turns", () => {
         await say(0, "running");
         return { ok: true, payload: { exitCode: 0, success: true, stdout: "ok", stderr: "" } };
       }
+      // Read before the progress goes out: the test lets go of `hold` once the hub has kept this turn's progress,
+      // which can be before the node's last `say` has its answer.
+      const held = hold && req.id === "oc-claude-2";
       await say(0, "Hello, ");
       await say(1, "");
       await say(2, "world");
-      if (hold && req.id === "oc-claude-2") return null;
+      if (held) return null;
       return { ok: true, payloadJSON: JSON.stringify({ exitCode: 0, stderrTail: "", truncated: false }) };
     };
     const { node, key } = await paired(agent, { commands, onInvoke });
