@@ -202,7 +202,12 @@ describe("installed from their tarballs into an empty prefix", () => {
     );
     stops.push(() => agent.stop());
     const code = await shownCode(agent);
-    expect(agent.output()).toContain(`edgeloop devices approve ${code}`);
+    // The approve line is the agent's next write after the code: it may reach the pipe a moment later.
+    await waitUntil(
+      async () => agent.output(),
+      (out) => out.includes(`edgeloop devices approve ${code}`),
+      { timeoutMs: 10_000, what: "the approve line after the pairing code" },
+    );
     const pending = run("edgeloop", ["devices", "pending", "--json", ...admin]);
     expect(JSON.parse(pending.out).pending).toContainEqual(expect.objectContaining({ code, agent_id: "paired-1" }));
     const approved = run("edgeloop", ["devices", "approve", code.toLowerCase(), ...admin]);
