@@ -23,8 +23,13 @@ process.env.NODE_COMPILE_CACHE ??= resolve("node_modules/.cache/node-compile-cac
 const SOAK = "test/e2e/soak-quick.test.ts";
 const E2E: InlineConfig = {
   environment: "node",
-  // The run's temp directory, then the agent, bridge and CLI bundled into it once for every file.
-  globalSetup: ["test/helpers/test-run-dir.ts", "test/helpers/package-bundles-setup.ts"],
+  // The run's temp directory, then the agent, bridge and CLI bundled into it once for every file,
+  // and the worker too (worker-bundle-setup.ts).
+  globalSetup: [
+    "test/helpers/test-run-dir.ts",
+    "test/helpers/package-bundles-setup.ts",
+    "test/helpers/worker-bundle-setup.ts",
+  ],
   testTimeout: 120_000,
   hookTimeout: 120_000,
   // Nothing leaves the machine: wrangler sends no metrics and fetches no `request.cf` sample.

@@ -26,6 +26,9 @@ beforeAll(async () => {
   worker = await startLocalWorker({
     vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: llm.url, LLM_MODEL: "scripted", DEVICE_TOKENS: "pi-x:t" },
     env: loggedOut(),
+    // The repository's own config, bundled at start as a user's `wrangler dev` does, not the run's
+    // prebuilt bundle the other files share (worker-bundle-setup.ts).
+    config: "wrangler.toml",
   });
 });
 

@@ -3,6 +3,7 @@ import { canListen, freePort } from "./free-port.js";
 import { type Child, REPO_ROOT, startChild } from "./processes.js";
 import { tempDir } from "./temp-dir.js";
 import { waitUntil } from "./wait.js";
+import { productWorkerConfig } from "./worker-bundle.js";
 
 export const API_TOKEN = "e2e-api-token";
 export const ADMIN_TOKEN = "e2e-admin-token";
@@ -23,7 +24,8 @@ export type LocalWorker = {
  * The real worker under `wrangler dev` as users start it (no `--local`: wrangler.toml's top level
  * has no remote binding, so no login and no network), on a free port, with its state in a temp
  * dir. `env` adds to the process environment (e.g. HOME, to run with no stored login). `config`
- * runs another wrangler.toml in the same way (the benchmark's floor worker). `inspector: false`
+ * runs another wrangler.toml in the same way (the benchmark's floor worker); without it, the
+ * product's worker: in the suite, the run's prebuilt bundle (worker-bundle-setup.ts). `inspector: false`
  * runs the same dev server without the DevTools inspector (see dev-worker-launcher.mjs).
  */
 export async function startLocalWorker(opts: {
@@ -68,6 +70,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
     NO_COLOR: "1",
     ...opts.env,
   };
+  const config = opts.config ? resolve(REPO_ROOT, opts.config) : productWorkerConfig();
   const inspectorPort = opts.inspector === false ? undefined : await freePort();
   const child =
     opts.inspector === false
@@ -76,7 +79,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
           [
             join(REPO_ROOT, "test/helpers/dev-worker-launcher.mjs"),
             JSON.stringify({
-              config: resolve(REPO_ROOT, opts.config ?? "wrangler.toml"),
+              config,
               port,
               persist: persistDir,
               vars,
@@ -86,7 +89,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
         )
       : startChild(
           join(REPO_ROOT, "node_modules/.bin/wrangler"),
-          wranglerDevArgs(opts.config, port, persistDir, vars, inspectorPort!),
+          wranglerDevArgs(config, port, persistDir, vars, inspectorPort!),
           { name: opts.name ?? "worker", env },
         );
   const url = `http://127.0.0.1:${port}`;
@@ -111,7 +114,7 @@ async function startOnce(opts: Parameters<typeof startLocalWorker>[0]): Promise<
 }
 
 function wranglerDevArgs(
-  config: string | undefined,
+  config: string,
   port: number,
   persistDir: string,
   vars: Record<string, string>,
@@ -119,7 +122,8 @@ function wranglerDevArgs(
 ): string[] {
   return [
     "dev",
-    ...(config ? ["-c", config] : []),
+    "-c",
+    config,
     "--ip",
     "127.0.0.1",
     "--port",
