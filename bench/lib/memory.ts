@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { groupMembers } from "./process-group.js";
 
 /** A process's memory from /proc (Linux): current RSS, peak RSS (VmHWM), anonymous RSS, in MB. */
 function statusField(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon"): number {
@@ -30,19 +31,10 @@ export function rssMbOrZero(pid: number): number {
 export function groupRssMb(pgid: number): { all: number; workerd: number } {
   let all = 0;
   let workerd = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces), "pid (comm) state ppid pgrp ...".
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid) continue;
-      const rss = rssMbOrZero(Number(name));
-      all += rss;
-      if (stat.includes("(workerd)")) workerd += rss;
-    } catch {
-      // gone meanwhile
-    }
+  for (const m of groupMembers(pgid)) {
+    const rss = rssMbOrZero(m.pid);
+    all += rss;
+    if (m.comm === "workerd") workerd += rss;
   }
   return { all, workerd };
 }
