@@ -6,11 +6,10 @@
 import type { ToolSpec } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, initialState, type LoopState } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, spec } from "./fixtures.js";
 
-const respond = (state: LoopState, ...list: [string, unknown, string][]) =>
-  advance(state, { type: "llm_response", call_id: llmCallId(state), turn: calls(...list) }, NOW);
+const respond = (state: LoopState, ...list: [string, unknown, string][]) => answer(state, calls(...list));
 
 describe("a late result", () => {
   it("of an earlier call is not taken for a running call that reuses its id", () => {

@@ -1,7 +1,7 @@
 /** advance(): the iteration cap, the error limit, parallel calls, duplicate results and deadlines. */
 import { describe, expect, it } from "vitest";
 import { advance } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, fail, ok, only, text } from "./fixtures.js";
 
 describe("loop core: advance()", () => {
@@ -9,11 +9,7 @@ describe("loop core: advance()", () => {
     let s = start({ max_iterations: 10 }).state;
     let dispatched = 0;
     for (let i = 0; i < 10; i++) {
-      const r = advance(
-        s,
-        { type: "llm_response", call_id: llmCallId(s), turn: calls(["bash", { command: `echo ${i}` }, `c${i}`]) },
-        NOW,
-      );
+      const r = answer(s, calls(["bash", { command: `echo ${i}` }, `c${i}`]));
       const d = only(r.effects, "dispatch_tool")[0]!;
       dispatched++;
       const after = advance(
@@ -46,11 +42,7 @@ describe("loop core: advance()", () => {
   it("stops after tool_error_limit consecutive all-failed rounds", () => {
     let s = start({ tool_error_limit: 3 }).state;
     for (let i = 0; i < 3; i++) {
-      const r = advance(
-        s,
-        { type: "llm_response", call_id: llmCallId(s), turn: calls(["bash", { command: "false" }, `c${i}`]) },
-        NOW,
-      );
+      const r = answer(s, calls(["bash", { command: "false" }, `c${i}`]));
       const d = only(r.effects, "dispatch_tool")[0]!;
       s = advance(
         r.state,
@@ -64,7 +56,7 @@ describe("loop core: advance()", () => {
       ).state;
     }
     expect(s.run?.stopping).toBe("tool_errors");
-    const end = advance(s, { type: "llm_response", call_id: llmCallId(s), turn: text("Everything failed.") }, NOW);
+    const end = answer(s, text("Everything failed."));
     expect(only(end.effects, "reply")[0]!.reply).toMatchObject({ stop_reason: "tool_errors", status: "completed" });
   });
 
@@ -72,11 +64,7 @@ describe("loop core: advance()", () => {
     let s = start({ tool_error_limit: 2 }).state;
     const outcomes = [fail("bash", "x"), ok("bash", "y"), fail("bash", "z")];
     outcomes.forEach((outcome, i) => {
-      const r = advance(
-        s,
-        { type: "llm_response", call_id: llmCallId(s), turn: calls(["bash", { command: "c" }, `c${i}`]) },
-        NOW,
-      );
+      const r = answer(s, calls(["bash", { command: "c" }, `c${i}`]));
       const d = only(r.effects, "dispatch_tool")[0]!;
       s = advance(
         r.state,
@@ -89,18 +77,9 @@ describe("loop core: advance()", () => {
 
   it("dispatches parallel calls up to max_parallel and appends results in call order", () => {
     const a = start({ max_parallel: 2 });
-    const b = advance(
+    const b = answer(
       a.state,
-      {
-        type: "llm_response",
-        call_id: llmCallId(a.state),
-        turn: calls(
-          ["bash", { command: "a" }, "c1"],
-          ["bash", { command: "b" }, "c2"],
-          ["bash", { command: "c" }, "c3"],
-        ),
-      },
-      NOW,
+      calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"], ["bash", { command: "c" }, "c3"]),
     );
     const first = only(b.effects, "dispatch_tool");
     expect(first.map((d) => d.tool_call_id)).toEqual(["c1", "c2"]);
@@ -132,15 +111,7 @@ describe("loop core: advance()", () => {
 
   it("ignores a duplicate or late result: a tool result counts once", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      {
-        type: "llm_response",
-        call_id: llmCallId(a.state),
-        turn: calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]),
-      },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]));
     const [d1] = only(b.effects, "dispatch_tool");
     const c = advance(
       b.state,
@@ -164,11 +135,7 @@ describe("loop core: advance()", () => {
 
   it("a device call's own deadline, without word from the hub, is outcome_unknown and cancels the command", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "sleep 600" }, "c1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "sleep 600" }, "c1"]));
     const key = only(b.effects, "set_deadline")[0]!.key;
     const c = advance(b.state, { type: "deadline", key }, NOW + 50_000);
     expect(only(c.effects, "cancel_tool")).toHaveLength(1);

@@ -1,7 +1,7 @@
 /** advance(): stale and failed LLM calls, cancel, queued messages, and that it never changes its input. */
 import { describe, expect, it } from "vitest";
 import { advance, initialState, type LoopState } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, TOOLS, text } from "./fixtures.js";
 
 describe("loop core: advance()", () => {
@@ -21,11 +21,7 @@ describe("loop core: advance()", () => {
 
   it("cancels a running loop and its in-flight tool calls", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "sleep 9" }, "c1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "sleep 9" }, "c1"]));
     const c = advance(b.state, { type: "cancel" }, NOW);
     expect(c.state.status).toBe("cancelled");
     expect(only(c.effects, "cancel_tool")).toHaveLength(1);
@@ -36,7 +32,7 @@ describe("loop core: advance()", () => {
     const a = start();
     const b = advance(a.state, { type: "user_message", message_id: "msg-2", text: "second", tools: TOOLS }, NOW);
     expect(only(b.effects, "call_llm")).toHaveLength(0);
-    const c = advance(b.state, { type: "llm_response", call_id: llmCallId(b.state), turn: text("first answer") }, NOW);
+    const c = answer(b.state, text("first answer"));
     expect(only(c.effects, "reply")[0]!.reply.message_id).toBe("msg-1");
     expect(c.state.run?.message_id).toBe("msg-2");
     expect(only(c.effects, "call_llm")).toHaveLength(1);
@@ -45,11 +41,7 @@ describe("loop core: advance()", () => {
   it("does not mutate the previous state", () => {
     const a = start();
     const snapshot = structuredClone(a.state);
-    advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "x" }]) },
-      NOW,
-    );
+    answer(a.state, calls(["bash", { command: "x" }]));
     expect(a.state).toEqual(snapshot);
   });
 

@@ -1,7 +1,7 @@
 /** advance(): a turn from the user's message to the reply, and how tool calls are checked and dispatched. */
 import { describe, expect, it } from "vitest";
 import { advance, initialState } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, spec, text } from "./fixtures.js";
 
 describe("loop core: advance()", () => {
@@ -14,7 +14,7 @@ describe("loop core: advance()", () => {
 
   it("ends the loop on a text answer", () => {
     const a = start();
-    const b = advance(a.state, { type: "llm_response", call_id: llmCallId(a.state), turn: text("Hi there") }, NOW);
+    const b = answer(a.state, text("Hi there"));
     expect(b.state.status).toBe("completed");
     expect(b.state.run).toBeNull();
     const [reply] = only(b.effects, "reply");
@@ -30,11 +30,7 @@ describe("loop core: advance()", () => {
 
   it("runs one tool call and feeds the result back as a role:tool message", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "uname -a" }, "call_1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "uname -a" }, "call_1"]));
     const [dispatch] = only(b.effects, "dispatch_tool");
     expect(dispatch).toMatchObject({
       tool: "bash",
@@ -57,11 +53,7 @@ describe("loop core: advance()", () => {
     );
     expect(c.state.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "Linux pi 6.1" });
     expect(only(c.effects, "call_llm")).toHaveLength(1);
-    const d = advance(
-      c.state,
-      { type: "llm_response", call_id: llmCallId(c.state), turn: text("It runs Linux pi 6.1") },
-      NOW,
-    );
+    const d = answer(c.state, text("It runs Linux pi 6.1"));
     expect(only(d.effects, "reply")[0]!.reply).toMatchObject({
       reply: "It runs Linux pi 6.1",
       iterations: 2,
@@ -71,22 +63,14 @@ describe("loop core: advance()", () => {
 
   it("chains two tools in order across two rounds", () => {
     let s = start().state;
-    let r = advance(
-      s,
-      { type: "llm_response", call_id: llmCallId(s), turn: calls(["git_log", { max_count: 3 }, "c1"]) },
-      NOW,
-    );
+    let r = answer(s, calls(["git_log", { max_count: 3 }, "c1"]));
     const first = only(r.effects, "dispatch_tool")[0]!;
     s = advance(
       r.state,
       { type: "tool_result", tool_call_id: "c1", request_id: first.request_id, outcome: ok("git_log", "commit abc") },
       NOW,
     ).state;
-    r = advance(
-      s,
-      { type: "llm_response", call_id: llmCallId(s), turn: calls(["read", { path: "main.go" }, "c2"]) },
-      NOW,
-    );
+    r = answer(s, calls(["read", { path: "main.go" }, "c2"]));
     const second = only(r.effects, "dispatch_tool")[0]!;
     expect(second.request_id).not.toBe(first.request_id);
     s = advance(
@@ -100,11 +84,7 @@ describe("loop core: advance()", () => {
 
   it("answers an unknown tool with an error naming the available tools, without dispatching", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["git_status", {}, "c1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["git_status", {}, "c1"]));
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     const toolMsg = b.state.messages.at(-1) as { role: string; content: string };
     expect(toolMsg.role).toBe("tool");
@@ -114,11 +94,7 @@ describe("loop core: advance()", () => {
 
   it("validates arguments before dispatch and tells the model the required and optional fields", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["read", { limit: 3 }, "c1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["read", { limit: 3 }, "c1"]));
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     const content = (b.state.messages.at(-1) as { content: string }).content;
     expect(content).toContain("missing 'path'");
@@ -128,11 +104,7 @@ describe("loop core: advance()", () => {
 
   it("refuses arguments that are not JSON", () => {
     const a = start();
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", "{command: ls"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", "{command: ls"]));
     expect(only(b.effects, "dispatch_tool")).toHaveLength(0);
     expect((b.state.messages.at(-1) as { content: string }).content).toMatch(/not valid JSON/);
   });
@@ -170,15 +142,7 @@ describe("loop core: advance()", () => {
       },
     ];
     const a = advance(initialState("c", "pi-1"), { type: "user_message", message_id: "m", text: "x", tools }, NOW);
-    const b = advance(
-      a.state,
-      {
-        type: "llm_response",
-        call_id: llmCallId(a.state),
-        turn: calls(["bash", { command: "sleep 1", timeout_ms: 999_999 }]),
-      },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "sleep 1", timeout_ms: 999_999 }]));
     expect(only(b.effects, "dispatch_tool")[0]!.timeout_ms).toBe(60_000);
   });
 });

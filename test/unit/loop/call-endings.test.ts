@@ -2,7 +2,7 @@ import type { ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, type LoopState } from "../../../durable-objects/conversation/core/index.js";
 import { toolMessageText } from "../../../durable-objects/conversation/core/tool-messages.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, text } from "./fixtures.js";
 
 /** docs/architecture.md#call-endings and #late-results, as the loop core applies them. */
@@ -33,11 +33,7 @@ function lastMessage(state: LoopState): string {
 /** A run whose one bash call (c1) is dispatched; returns that state. */
 function dispatched(config = {}): LoopState {
   const a = start(config);
-  return advance(
-    a.state,
-    { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "git commit" }, "c1"]) },
-    NOW,
-  ).state;
+  return answer(a.state, calls(["bash", { command: "git commit" }, "c1"])).state;
 }
 
 function ended(outcome: ToolOutcome, config = {}): ReturnType<typeof advance> {
@@ -81,11 +77,7 @@ describe("the three endings of a device call without a result, as the model read
   it("an approval-required call that ended outcome_unknown is not dispatched again: the model decides", () => {
     const config = { policies: { bash: "requires_approval" as const } };
     const a = start(config);
-    const b = advance(
-      a.state,
-      { type: "llm_response", call_id: llmCallId(a.state), turn: calls(["bash", { command: "git commit" }, "c1"]) },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "git commit" }, "c1"]));
     const c = advance(b.state, { type: "approval", tool_call_id: "c1", approve: true }, NOW);
     expect(only(c.effects, "dispatch_tool")).toHaveLength(1);
     const requestId = c.state.run!.round![0]!.request_id;
@@ -132,11 +124,7 @@ describe("late results", () => {
     ]);
     // Not yet in the history: the model is waited on; the note comes with its next call.
     expect(late.state.messages).toEqual(c.state.messages);
-    const next = advance(
-      late.state,
-      { type: "llm_response", call_id: llmCallId(late.state), turn: calls(["read", { path: "README" }, "c2"]) },
-      NOW,
-    );
+    const next = answer(late.state, calls(["read", { path: "README" }, "c2"]));
     const done = advance(
       next.state,
       {
@@ -158,7 +146,7 @@ describe("late results", () => {
 
   it("a late result after the run ended is given at the start of the next turn", () => {
     const c = ended(notSent);
-    const idle = advance(c.state, { type: "llm_response", call_id: llmCallId(c.state), turn: text("sorry") }, NOW);
+    const idle = answer(c.state, text("sorry"));
     expect(idle.state.run).toBeNull();
     const late = advance(
       idle.state,

@@ -10,11 +10,11 @@ import { describe, expect, it } from "vitest";
 import { advance, initialState, type LoopState } from "../../../durable-objects/conversation/core/index.js";
 import { parseIpv4 } from "../../../runtime/ip-address.js";
 import { blockedHost } from "../../../runtime/outbound-url.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, NOW, start } from "./advance-helpers.js";
 import { calls, only, spec, TOOLS } from "./fixtures.js";
 
 function respond(state: LoopState, ...list: [string, unknown, string][]) {
-  return advance(state, { type: "llm_response", call_id: llmCallId(state), turn: calls(...list) }, NOW);
+  return answer(state, calls(...list));
 }
 
 describe("approval-rules.ts: a rule's pattern reads the call's own arguments", () => {

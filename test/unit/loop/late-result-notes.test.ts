@@ -2,7 +2,7 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, type LoopState } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, text } from "./fixtures.js";
 
 const notSent: ToolOutcome = { status: "error", tool: "bash", error: "device offline", error_type: "not_sent" };
@@ -26,7 +26,7 @@ function late(state: LoopState, id: string, outcome: ToolOutcome, requestId = `m
 /** The one call ended not_sent, the run over: a conversation waiting for its next message. */
 function idleAfterNotSent(config = {}): LoopState {
   const ended = settle(round(["c1"], config), "c1", notSent).state;
-  const done = advance(ended, { type: "llm_response", call_id: llmCallId(ended), turn: text("sorry") }, NOW).state;
+  const done = answer(ended, text("sorry")).state;
   expect(done.run).toBeNull();
   return done;
 }
@@ -111,7 +111,7 @@ describe("late results: calls of the round under way", () => {
       "[edgeloop] A late result: the earlier `bash` call (c1) did finish after its outcome was reported to you:\none ran",
     ]);
     expect(e.state.late_results).toEqual([]);
-    const f = advance(e.state, { type: "llm_response", call_id: llmCallId(e.state), turn: text("ok") }, NOW);
+    const f = answer(e.state, text("ok"));
     expect(f.state.messages.filter((m) => m.role === "user" && m.content.includes("late result"))).toHaveLength(1);
   });
 

@@ -13,7 +13,7 @@ import {
   type LoopState,
 } from "../../../durable-objects/conversation/core/index.js";
 import { redactForPersist, redactOutcome } from "../../../durable-objects/conversation/core/tool-policy.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, llmCallId, NOW, start } from "./advance-helpers.js";
 import { calls, ok, only, TOOLS, text } from "./fixtures.js";
 
 const BEARER = { redact_patterns: ["Bearer \\S+"] };
@@ -146,7 +146,7 @@ describe("advance() with a pattern that matches JSON's own characters", () => {
   it("a late result: its event and its note are redacted, and the next message goes on", () => {
     const notSent: ToolOutcome = { status: "error", tool: "bash", error: "device offline", error_type: "not_sent" };
     const ended = result(dispatched(BEARER), "c1", notSent).state;
-    const idle = advance(ended, { type: "llm_response", call_id: llmCallId(ended), turn: text("sorry") }, NOW).state;
+    const idle = answer(ended, text("sorry")).state;
     const late = advance(
       idle,
       { type: "late_tool_result", tool_call_id: "c1", request_id: "msg-1.1.0", outcome: ok("bash", "Bearer abc123") },

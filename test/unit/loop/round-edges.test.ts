@@ -17,7 +17,7 @@ import {
   dispatchQueued,
   emitDecided,
 } from "../../../durable-objects/conversation/core/round.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, NOW, start } from "./advance-helpers.js";
 import { calls, fail, ok, only, spec } from "./fixtures.js";
 
 function roundCall(id: string, outcome: RoundCall["outcome"]): RoundCall {
@@ -53,15 +53,7 @@ describe("a refused call", () => {
   it("is kept in the round as a device call with no timeout, beside the calls still running", () => {
     // Mutants: `spec?.timeout_ms ?? 0` → `spec?.timeout_ms && 0`, and `spec?.kind ?? "device"` → `?? ""`.
     const a = start();
-    const b = advance(
-      a.state,
-      {
-        type: "llm_response",
-        call_id: llmCallId(a.state),
-        turn: calls(["nope", {}, "c1"], ["bash", { command: "x" }, "c2"]),
-      },
-      NOW,
-    );
+    const b = answer(a.state, calls(["nope", {}, "c1"], ["bash", { command: "x" }, "c2"]));
     expect(b.state.run!.round![0]).toMatchObject({ id: "c1", state: "done", timeout_ms: 0, kind: "device" });
   });
 });
@@ -71,15 +63,7 @@ describe("a call's summary", () => {
     // Mutants: `outcome.status === "error"` → `true`, and the `elapsed_ms !== undefined` test → `true`:
     // either adds a key whose value is undefined.
     const a = start();
-    const b = advance(
-      a.state,
-      {
-        type: "llm_response",
-        call_id: llmCallId(a.state),
-        turn: calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]),
-      },
-      NOW,
-    );
+    const b = answer(a.state, calls(["bash", { command: "a" }, "c1"], ["bash", { command: "b" }, "c2"]));
     const [r1, r2] = only(b.effects, "dispatch_tool").map((d) => d.request_id);
     const c = advance(
       b.state,

@@ -2,11 +2,11 @@
 import type { ToolOutcome } from "@edgeloop/protocol";
 import { describe, expect, it } from "vitest";
 import { advance, deadlineKey, type LoopState } from "../../../durable-objects/conversation/core/index.js";
-import { llmCallId, NOW, start } from "./advance-helpers.js";
+import { answer, NOW, start } from "./advance-helpers.js";
 import { calls, fail, ok, only } from "./fixtures.js";
 
 function round(state: LoopState, ...list: [string, unknown, string][]) {
-  return advance(state, { type: "llm_response", call_id: llmCallId(state), turn: calls(...list) }, NOW);
+  return answer(state, calls(...list));
 }
 
 function result(state: LoopState, id: string, outcome: ToolOutcome) {
